@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Latchkey",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "latchkey", targets: ["latchkey"]),
+        .library(name: "WebAuthn", targets: ["WebAuthn"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries, through pkg-config.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The few C lines Swift cannot import: OpenSSL macros and OSSL_PARAM builders.
+        .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
+
+        // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
+        .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
+        // Users, credentials, pending challenges and sessions behind one interface; SQLite inside.
+        .target(name: "LatchkeyStore", dependencies: ["CSQLite"]),
+        // The Hummingbird application: routes, JSON bodies, sessions, well-known files.
+        .target(
+            name: "LatchkeyServer",
+            dependencies: [
+                "WebAuthn", "LatchkeyStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "latchkey",
+            dependencies: [
+                "LatchkeyServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn"]),
+        .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
+        .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer"]),
+    ]
+)

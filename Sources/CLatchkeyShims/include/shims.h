@@ -1,0 +1,38 @@
+#ifndef LATCHKEY_SHIMS_H
+#define LATCHKEY_SHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+
+/// Builds an EC public key from an uncompressed point on the named group ("P-256", "P-384",
+/// "P-521", "secp256k1"). Returns NULL when the point is not on the curve.
+EVP_PKEY *latchkey_ec_public_key(const char *group_name, const uint8_t *point, size_t point_length);
+
+/// Builds an RSA public key from big-endian modulus and exponent bytes.
+EVP_PKEY *latchkey_rsa_public_key(const uint8_t *modulus, size_t modulus_length,
+                                  const uint8_t *exponent, size_t exponent_length);
+
+/// Verifies a signature. `digest_name` is NULL for EdDSA; `pss` selects RSASSA-PSS with a salt as
+/// long as the digest. Returns 1 for a valid signature, 0 for an invalid one, -1 on other errors.
+int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
+                    const uint8_t *signature, size_t signature_length,
+                    const uint8_t *message, size_t message_length);
+
+/// The key's type name as OpenSSL reports it ("EC", "RSA", "ED25519", ...), written into `buffer`.
+int latchkey_key_type_name(EVP_PKEY *key, char *buffer, size_t buffer_length);
+
+/// The EC group name of an EC key ("prime256v1", ...), written into `buffer`.
+int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length);
+
+/// The uncompressed EC point of an EC key; returns its length, or 0 on error.
+size_t latchkey_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
+
+/// X509_get_version, which is a macro-free function in OpenSSL 3 but kept here for one import site.
+long latchkey_x509_version(const X509 *certificate);
+
+/// Whether the certificate's basic constraints mark it as a CA (1), not a CA (0).
+int latchkey_x509_is_ca(X509 *certificate);
+
+#endif

@@ -1,0 +1,120 @@
+#include "shims.h"
+
+#include <string.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/rsa.h>
+#include <openssl/x509v3.h>
+#include <openssl/err.h>
+
+static EVP_PKEY *key_from_params(const char *type, OSSL_PARAM *params) {
+    EVP_PKEY *key = NULL;
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, type, NULL);
+    if (context == NULL) return NULL;
+    if (EVP_PKEY_fromdata_init(context) != 1 ||
+        EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+        key = NULL;
+    }
+    EVP_PKEY_CTX_free(context);
+    return key;
+}
+
+static int public_key_is_valid(EVP_PKEY *key) {
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+    if (context == NULL) return 0;
+    int valid = EVP_PKEY_public_check(context) == 1;
+    EVP_PKEY_CTX_free(context);
+    return valid;
+}
+
+EVP_PKEY *latchkey_ec_public_key(const char *group_name, const uint8_t *point, size_t point_length) {
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    if (builder == NULL) return NULL;
+    EVP_PKEY *key = NULL;
+    if (OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, group_name, 0) == 1 &&
+        OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, point, point_length) == 1) {
+        OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(builder);
+        if (params != NULL) {
+            key = key_from_params("EC", params);
+            OSSL_PARAM_free(params);
+        }
+    }
+    OSSL_PARAM_BLD_free(builder);
+    if (key != NULL && !public_key_is_valid(key)) {
+        EVP_PKEY_free(key);
+        key = NULL;
+    }
+    return key;
+}
+
+EVP_PKEY *latchkey_rsa_public_key(const uint8_t *modulus, size_t modulus_length,
+                                  const uint8_t *exponent, size_t exponent_length) {
+    BIGNUM *n = BN_bin2bn(modulus, (int)modulus_length, NULL);
+    BIGNUM *e = BN_bin2bn(exponent, (int)exponent_length, NULL);
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    EVP_PKEY *key = NULL;
+    if (n != NULL && e != NULL && builder != NULL &&
+        OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, n) == 1 &&
+        OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, e) == 1) {
+        OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(builder);
+        if (params != NULL) {
+            key = key_from_params("RSA", params);
+            OSSL_PARAM_free(params);
+        }
+    }
+    OSSL_PARAM_BLD_free(builder);
+    BN_free(n);
+    BN_free(e);
+    return key;
+}
+
+int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
+                    const uint8_t *signature, size_t signature_length,
+                    const uint8_t *message, size_t message_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return -1;
+    EVP_PKEY_CTX *key_context = NULL;
+    int result = -1;
+    if (EVP_DigestVerifyInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) == 1) {
+        if (pss) {
+            if (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) != 1 ||
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) != 1) {
+                EVP_MD_CTX_free(context);
+                return -1;
+            }
+        }
+        int verified = EVP_DigestVerify(context, signature, signature_length, message, message_length);
+        result = verified == 1 ? 1 : 0;
+    }
+    EVP_MD_CTX_free(context);
+    ERR_clear_error();
+    return result;
+}
+
+int latchkey_key_type_name(EVP_PKEY *key, char *buffer, size_t buffer_length) {
+    const char *name = EVP_PKEY_get0_type_name(key);
+    if (name == NULL || strlen(name) + 1 > buffer_length) return 0;
+    strcpy(buffer, name);
+    return 1;
+}
+
+int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length) {
+    size_t written = 0;
+    return EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, buffer, buffer_length, &written) == 1;
+}
+
+size_t latchkey_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
+    size_t written = 0;
+    if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, buffer, buffer_length, &written) != 1) {
+        return 0;
+    }
+    return written;
+}
+
+long latchkey_x509_version(const X509 *certificate) {
+    return X509_get_version(certificate);
+}
+
+int latchkey_x509_is_ca(X509 *certificate) {
+    return (X509_get_extension_flags(certificate) & EXFLAG_CA) != 0;
+}

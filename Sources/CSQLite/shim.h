@@ -1,0 +1,4 @@
+#ifndef LATCHKEY_CSQLITE_H
+#define LATCHKEY_CSQLITE_H
+#include <sqlite3.h>
+#endif

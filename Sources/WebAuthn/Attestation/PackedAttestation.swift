@@ -1,0 +1,97 @@
+import COpenSSL
+
+/// The `packed` format (WebAuthn §8.2): self attestation, or basic attestation by an `x5c` chain.
+/// Chains to trust anchors are judged separately; this checks the statement and the leaf.
+public struct PackedAttestation: AttestationFormat {
+    public let identifier = "packed"
+    public init() {}
+
+    /// id-fido-gen-ce-aaguid: the AAGUID of the authenticator model, in attestation certificates.
+    static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
+
+    public func verify(_ input: AttestationInput) throws -> AttestationResult {
+        let statement = input.statement
+        // §8.2 step 1: attStmt is valid CBOR with alg, sig and optionally x5c.
+        guard statement.mapEntries != nil else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt is a CBOR \(statement.kindName), not a map")
+        }
+        guard let algValue = statement[textKey: "alg"] else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no alg")
+        }
+        guard let rawAlgorithm = algValue.int64 else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.alg is a \(algValue.kindName), not an integer")
+        }
+        let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
+        guard let sigValue = statement[textKey: "sig"] else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no sig")
+        }
+        guard let signature = sigValue.byteString else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is a \(sigValue.kindName), not a byte string")
+        }
+        guard !signature.isEmpty else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is empty")
+        }
+        if statement[textKey: "ecdaaKeyId"] != nil {
+            throw WebAuthnError(.unsupportedAttestationFormat, "packed ECDAA attestation is not supported (removed from WebAuthn Level 2)")
+        }
+
+        guard let x5cValue = statement[textKey: "x5c"] else {
+            return try verifySelfAttestation(input, algorithm: algorithm, signature: signature)
+        }
+        // §8.2 step 2: basic or AttCA attestation.
+        guard let x5c = x5cValue.arrayItems else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is a \(x5cValue.kindName), not an array")
+        }
+        guard !x5c.isEmpty else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is empty")
+        }
+        let chain: [[UInt8]] = try x5c.enumerated().map { index, item in
+            guard let der = item.byteString, !der.isEmpty else {
+                throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c[\(index)] is not a non-empty byte string")
+            }
+            return der
+        }
+        let leaf = try X509Certificate(der: chain[0])
+        try leaf.publicKey().verify(signature: signature, over: input.signedBytes, algorithm: algorithm)
+        try Self.checkCertificateRequirements(leaf, authenticatorData: input.authenticatorData)
+        return AttestationResult(type: .basic, trustPath: chain)
+    }
+
+    /// §8.2 step 3: self attestation, signed by the credential key itself.
+    private func verifySelfAttestation(_ input: AttestationInput, algorithm: COSEAlgorithm, signature: [UInt8]) throws -> AttestationResult {
+        guard algorithm == input.credentialKey.algorithm else {
+            throw WebAuthnError(.invalidAttestationStatement, "packed self attestation alg \(algorithm) differs from the credential key's \(input.credentialKey.algorithm)")
+        }
+        try input.credentialKey.verify(signature: signature, over: input.signedBytes)
+        return AttestationResult(type: .self)
+    }
+
+    /// §8.2.1: packed attestation certificate requirements.
+    static func checkCertificateRequirements(_ certificate: X509Certificate, authenticatorData: AuthenticatorData) throws {
+        guard certificate.version == 3 else {
+            throw WebAuthnError(.invalidCertificate, "packed attestation certificate is version \(certificate.version); version 3 is required")
+        }
+        guard certificate.subjectAttribute(NID_organizationalUnitName) == ["Authenticator Attestation"] else {
+            throw WebAuthnError(.invalidCertificate, "packed attestation certificate subject OU is not \"Authenticator Attestation\"")
+        }
+        for (nid, name) in [(NID_countryName, "C"), (NID_organizationName, "O"), (NID_commonName, "CN")]
+        where certificate.subjectAttribute(nid).first?.isEmpty ?? true {
+            throw WebAuthnError(.invalidCertificate, "packed attestation certificate subject has no \(name)")
+        }
+        guard !certificate.isCertificateAuthority else {
+            throw WebAuthnError(.invalidCertificate, "packed attestation certificate is a CA (basic constraints CA is true)")
+        }
+        if let (value, critical) = certificate.extensionValue(oid: aaguidExtensionOID) {
+            guard !critical else {
+                throw WebAuthnError(.invalidCertificate, "packed attestation certificate marks id-fido-gen-ce-aaguid critical")
+            }
+            // The extension value is a DER OCTET STRING holding the 16-byte AAGUID.
+            guard value.count == 18, value[0] == 0x04, value[1] == 16 else {
+                throw WebAuthnError(.invalidCertificate, "packed attestation certificate id-fido-gen-ce-aaguid is not a 16-byte OCTET STRING")
+            }
+            guard let attested = authenticatorData.attestedCredentialData, Array(value[2...]) == attested.aaguid else {
+                throw WebAuthnError(.invalidCertificate, "packed attestation certificate AAGUID does not match the authenticator data AAGUID")
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Verifies a sign-in: WebAuthn Level 3 §7.2 "Verifying an Authentication Assertion", steps 6-22.
+/// Step 5 (allowCredentials) and finding the credential record are the caller's.
+public struct AuthenticationVerifier: Sendable {
+    public let relyingParty: RelyingParty
+    public let decoder: CBORDecoder
+
+    public init(relyingParty: RelyingParty, decoder: CBORDecoder = CBORDecoder()) {
+        self.relyingParty = relyingParty
+        self.decoder = decoder
+    }
+
+    public func verify(_ response: AuthenticationResponse, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
+        // Step 6: the user handle, when given, names the credential's owner; usernameless sign-in needs it.
+        if let userHandle = response.userHandle {
+            guard constantTimeEquals(userHandle, expectation.userHandle) else {
+                throw WebAuthnError(.userHandleMismatch, "userHandle does not belong to the owner of this credential")
+            }
+        } else if expectation.userHandleRequired {
+            throw WebAuthnError(.userHandleMismatch, "userHandle is required when no username was given")
+        }
+        // Step 7: the stored credential public key.
+        let credentialKey = try COSEKey(decoder.decode(expectation.publicKey))
+
+        // Steps 8-10: parse client data; step 11-14: type, challenge, origin, cross-origin.
+        let clientData = try CollectedClientData(response.clientDataJSON)
+        try relyingParty.checkClientData(clientData, type: .get, expectedChallenge: expectation.challenge)
+
+        // Steps 15-18: RP ID hash, UP, UV, BE/BS.
+        let authenticatorData = try AuthenticatorData(response.authenticatorData, decoder: decoder)
+        try relyingParty.checkAuthenticatorData(authenticatorData, userVerification: expectation.userVerification)
+
+        // Steps 20-21: the signature over authenticatorData ‖ SHA-256(clientDataJSON).
+        let clientDataHash = Digest.sha256(response.clientDataJSON)
+        try credentialKey.verify(signature: response.signature, over: response.authenticatorData + clientDataHash)
+
+        // Step 22: the signature counter must grow unless both values are zero.
+        let received = authenticatorData.signCount
+        let stored = expectation.storedSignCount
+        let regressed = (received != 0 || stored != 0) && received <= stored
+        if regressed, relyingParty.signCount == .refuseRegression {
+            throw WebAuthnError(.signCountRegression, "signature counter \(received) is not greater than the stored \(stored): the authenticator may be cloned")
+        }
+        return VerifiedAuthentication(
+            credentialID: response.credentialID, signCount: received,
+            flags: authenticatorData.flags, signCountRegressed: regressed)
+    }
+}

@@ -1,0 +1,81 @@
+/// A credential public key in COSE_Key form (RFC 9053), validated against its algorithm.
+public struct COSEKey: Sendable {
+    /// COSE key types (`kty`).
+    public enum KeyType: Int64, Sendable {
+        case okp = 1
+        case ec2 = 2
+        case rsa = 3
+        case akp = 7
+    }
+
+    public let keyType: KeyType
+    public let algorithm: COSEAlgorithm
+    /// The key as OpenSSL holds it.
+    public let publicKey: PublicKey
+
+    /// Parses and validates a decoded COSE_Key map: the key type must fit the algorithm, EC points must
+    /// lie on the curve, and RSA moduli must be at least 2048 bits.
+    public init(_ value: CBORValue) throws {
+        guard value.mapEntries != nil else {
+            throw WebAuthnError(.malformedPublicKey, "credential public key is a CBOR \(value.kindName), not a map")
+        }
+        guard let ktyValue = value[intKey: 1]?.int64 else {
+            throw WebAuthnError(.malformedPublicKey, "credential public key has no integer kty (1)")
+        }
+        guard let algValue = value[intKey: 3]?.int64 else {
+            throw WebAuthnError(.malformedPublicKey, "credential public key has no integer alg (3)")
+        }
+        let algorithm = COSEAlgorithm(rawValue: algValue)
+        guard let keyType = KeyType(rawValue: ktyValue) else {
+            throw WebAuthnError(.unsupportedAlgorithm, "COSE key type \(ktyValue) is not supported")
+        }
+        guard let scheme = algorithm.signatureScheme else {
+            throw WebAuthnError(.unsupportedAlgorithm, "credential algorithm \(algorithm) is not supported: OpenSSL 3.0 cannot verify it")
+        }
+        self.keyType = keyType
+        self.algorithm = algorithm
+
+        switch (keyType, scheme) {
+        case (.ec2, .ecdsa(let expectedCurve, _)):
+            guard let crv = value[intKey: -1]?.int64, let curve = EllipticCurve(rawValue: crv) else {
+                throw WebAuthnError(.malformedPublicKey, "EC2 key has a missing or unknown crv (-1)")
+            }
+            guard curve == expectedCurve else {
+                throw WebAuthnError(.malformedPublicKey, "EC2 key on \(curve.groupName) does not fit \(algorithm.name), which needs \(expectedCurve.groupName)")
+            }
+            guard let x = value[intKey: -2]?.byteString, let y = value[intKey: -3]?.byteString else {
+                throw WebAuthnError(.malformedPublicKey, "EC2 key needs byte-string x (-2) and y (-3) coordinates")
+            }
+            guard x.count == curve.coordinateLength, y.count == curve.coordinateLength else {
+                throw WebAuthnError(.malformedPublicKey, "EC2 coordinates are \(x.count) and \(y.count) bytes; \(curve.groupName) needs \(curve.coordinateLength)")
+            }
+            publicKey = try .elliptic(curve: curve, x: x, y: y)
+        case (.rsa, .rsaPKCS1), (.rsa, .rsaPSS):
+            guard let n = value[intKey: -1]?.byteString, let e = value[intKey: -2]?.byteString, !n.isEmpty, !e.isEmpty else {
+                throw WebAuthnError(.malformedPublicKey, "RSA key needs byte-string n (-1) and e (-2)")
+            }
+            publicKey = try .rsa(modulus: n, exponent: e)
+            guard publicKey.bits >= 2048 else {
+                throw WebAuthnError(.malformedPublicKey, "RSA key of \(publicKey.bits) bits is shorter than 2048")
+            }
+        case (.okp, .edDSA(let fixedCurve)):
+            guard let crv = value[intKey: -1]?.int64, let curve = EdwardsCurve(rawValue: crv) else {
+                throw WebAuthnError(.malformedPublicKey, "OKP key has a missing or unknown crv (-1)")
+            }
+            if let fixedCurve, fixedCurve != curve {
+                throw WebAuthnError(.malformedPublicKey, "OKP key on curve \(crv) does not fit \(algorithm.name)")
+            }
+            guard let x = value[intKey: -2]?.byteString, x.count == curve.keyLength else {
+                throw WebAuthnError(.malformedPublicKey, "OKP key needs a \(curve.keyLength)-byte x (-2)")
+            }
+            publicKey = try .edwards(curve: curve, x: x)
+        default:
+            throw WebAuthnError(.malformedPublicKey, "COSE key type \(keyType) does not fit algorithm \(algorithm.name)")
+        }
+    }
+
+    /// Verifies a signature made with this key's own algorithm.
+    public func verify(signature: [UInt8], over message: [UInt8]) throws {
+        try publicKey.verify(signature: signature, over: message, algorithm: algorithm)
+    }
+}

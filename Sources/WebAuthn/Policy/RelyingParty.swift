@@ -1,0 +1,37 @@
+/// Everything the verification steps need to know about the relying party: identity, accepted
+/// origins and the policy decisions WebAuthn leaves to it.
+public struct RelyingParty: Sendable {
+    /// The RP ID put into options (a registrable domain, such as `example.com` or `localhost`).
+    public var id: String
+    /// The human-readable name put into creation options.
+    public var name: String
+    /// Every RP ID whose hash authenticator data may carry; `id` comes first.
+    public var acceptedRPIDs: [String]
+    /// Exact origins accepted in `clientDataJSON.origin` (`https://example.com`, `android:apk-key-hash:...`).
+    public var origins: Set<String>
+    public var crossOrigin: CrossOriginPolicy
+    public var userPresence: UserPresencePolicy
+    public var signCount: SignCountPolicy
+    /// Credential algorithms offered in `pubKeyCredParams` and accepted at registration.
+    public var algorithms: [COSEAlgorithm]
+
+    public init(
+        id: String,
+        name: String,
+        origins: Set<String>,
+        additionalRPIDs: [String] = [],
+        crossOrigin: CrossOriginPolicy = .forbid,
+        userPresence: UserPresencePolicy = .required,
+        signCount: SignCountPolicy = .refuseRegression,
+        algorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable
+    ) {
+        self.id = id
+        self.name = name
+        self.acceptedRPIDs = [id] + additionalRPIDs.filter { $0 != id }
+        self.origins = origins
+        self.crossOrigin = crossOrigin
+        self.userPresence = userPresence
+        self.signCount = signCount
+        self.algorithms = algorithms
+    }
+}

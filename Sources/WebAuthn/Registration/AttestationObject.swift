@@ -1,0 +1,40 @@
+/// A decoded attestation object (WebAuthn §6.5): `fmt`, `attStmt` and `authData`.
+public struct AttestationObject: Sendable {
+    public let format: String
+    public let statement: CBORValue
+    public let authenticatorData: AuthenticatorData
+
+    public init(_ bytes: [UInt8], decoder: CBORDecoder = CBORDecoder()) throws {
+        guard !bytes.isEmpty else {
+            throw WebAuthnError(.malformedInput, "attestationObject is empty")
+        }
+        let object = try decoder.decode(bytes)
+        guard object.mapEntries != nil else {
+            throw WebAuthnError(.malformedCBOR, "attestationObject is a CBOR \(object.kindName), not a map")
+        }
+        guard let fmtValue = object[textKey: "fmt"] else {
+            throw WebAuthnError(.malformedInput, "attestationObject has no fmt")
+        }
+        guard let format = fmtValue.textString else {
+            throw WebAuthnError(.malformedInput, "attestationObject.fmt is a \(fmtValue.kindName), not a text string")
+        }
+        guard let statement = object[textKey: "attStmt"] else {
+            throw WebAuthnError(.malformedInput, "attestationObject has no attStmt")
+        }
+        guard statement.mapEntries != nil else {
+            throw WebAuthnError(.malformedInput, "attestationObject.attStmt is a \(statement.kindName), not a map")
+        }
+        guard let authDataValue = object[textKey: "authData"] else {
+            throw WebAuthnError(.malformedInput, "attestationObject has no authData")
+        }
+        guard let authData = authDataValue.byteString else {
+            throw WebAuthnError(.malformedInput, "attestationObject.authData is a \(authDataValue.kindName), not a byte string")
+        }
+        guard !authData.isEmpty else {
+            throw WebAuthnError(.malformedInput, "attestationObject.authData is empty")
+        }
+        self.format = format
+        self.statement = statement
+        self.authenticatorData = try AuthenticatorData(authData, decoder: decoder)
+    }
+}

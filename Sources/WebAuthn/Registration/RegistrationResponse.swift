@@ -1,0 +1,50 @@
+/// The client's answer to `navigator.credentials.create()`, decoded from its JSON form.
+public struct RegistrationResponse: Sendable {
+    public var credentialID: [UInt8]
+    public var clientDataJSON: [UInt8]
+    public var attestationObject: [UInt8]
+    /// Transports reported by `getTransports()`, as given.
+    public var transports: [String]
+    /// `clientExtensionResults.credProps.rk`, when the client reported it.
+    public var residentKey: Bool?
+
+    public init(credentialID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8], transports: [String] = [], residentKey: Bool? = nil) {
+        self.credentialID = credentialID
+        self.clientDataJSON = clientDataJSON
+        self.attestationObject = attestationObject
+        self.transports = transports
+        self.residentKey = residentKey
+    }
+}
+
+/// What the server issued for one registration and now expects back.
+public struct RegistrationExpectation: Sendable {
+    public var challenge: [UInt8]
+    public var userVerification: UserVerificationRequirement
+
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement) {
+        self.challenge = challenge
+        self.userVerification = userVerification
+    }
+}
+
+/// A credential that passed every registration check, ready to be stored.
+public struct VerifiedRegistration: Sendable {
+    public let credentialID: [UInt8]
+    /// The COSE_Key bytes as the authenticator encoded them.
+    public let publicKey: [UInt8]
+    public let algorithm: COSEAlgorithm
+    public let signCount: UInt32
+    public let aaguid: [UInt8]
+    public let attestationFormat: String
+    public let attestation: AttestationResult
+    public let flags: AuthenticatorFlags
+    public let transports: [String]
+    public let residentKey: Bool?
+    /// The RP ID whose hash the authenticator data carried.
+    public let rpID: String
+
+    public var userVerified: Bool { flags.contains(.userVerified) }
+    public var backupEligible: Bool { flags.contains(.backupEligible) }
+    public var backedUp: Bool { flags.contains(.backedUp) }
+}

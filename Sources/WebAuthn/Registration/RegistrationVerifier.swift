@@ -1,0 +1,54 @@
+/// Verifies a registration: WebAuthn Level 3 §7.1 "Registering a New Credential", steps 5-24.
+/// Steps 25-27 (credential ID not yet registered, storing the record) belong to the caller's store.
+public struct RegistrationVerifier: Sendable {
+    public let relyingParty: RelyingParty
+    public let formats: AttestationFormats
+    public let decoder: CBORDecoder
+
+    public init(relyingParty: RelyingParty, formats: AttestationFormats = .all, decoder: CBORDecoder = CBORDecoder()) {
+        self.relyingParty = relyingParty
+        self.formats = formats
+        self.decoder = decoder
+    }
+
+    public func verify(_ response: RegistrationResponse, expecting expectation: RegistrationExpectation) throws -> VerifiedRegistration {
+        // Steps 5-6: parse clientDataJSON.
+        let clientData = try CollectedClientData(response.clientDataJSON)
+        // Steps 7-10: type, challenge, origin, cross-origin.
+        try relyingParty.checkClientData(clientData, type: .create, expectedChallenge: expectation.challenge)
+        // Step 11: hash the client data.
+        let clientDataHash = Digest.sha256(response.clientDataJSON)
+
+        // Step 12: decode the attestation object into fmt, authData and attStmt.
+        let attestationObject = try AttestationObject(response.attestationObject, decoder: decoder)
+        let authenticatorData = attestationObject.authenticatorData
+
+        // Steps 13-16: RP ID hash, UP, UV, BE/BS consistency.
+        let rpID = try relyingParty.checkAuthenticatorData(authenticatorData, userVerification: expectation.userVerification)
+
+        guard let attested = authenticatorData.attestedCredentialData else {
+            throw WebAuthnError(.missingAttestedCredentialData, "authenticator data carries no attested credential data (AT flag clear)")
+        }
+        // Step 19: the credential algorithm is one the relying party offered.
+        let credentialKey = try COSEKey(attested.publicKey)
+        guard relyingParty.algorithms.contains(credentialKey.algorithm) else {
+            throw WebAuthnError(.algorithmNotAllowed, "credential algorithm \(credentialKey.algorithm) was not offered in pubKeyCredParams")
+        }
+        // The credential ID kept is the one inside the signed authenticator data. §7.1 does not ask
+        // the JSON `id` to equal it, and real clients (an iOS capture among the vectors) differ.
+
+        // Steps 21-22: verify the statement of a known format.
+        let input = AttestationInput(
+            statement: attestationObject.statement, authenticatorData: authenticatorData,
+            clientDataHash: clientDataHash, credentialKey: credentialKey)
+        let attestation = try formats.verify(format: attestationObject.format, input)
+
+        // Step 24: credential IDs are at most 1023 bytes (enforced while parsing authenticator data).
+        return VerifiedRegistration(
+            credentialID: attested.credentialID, publicKey: attested.publicKeyBytes,
+            algorithm: credentialKey.algorithm, signCount: authenticatorData.signCount,
+            aaguid: attested.aaguid, attestationFormat: attestationObject.format,
+            attestation: attestation, flags: authenticatorData.flags,
+            transports: response.transports, residentKey: response.residentKey, rpID: rpID)
+    }
+}

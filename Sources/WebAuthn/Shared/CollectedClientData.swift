@@ -1,0 +1,80 @@
+import Foundation
+
+/// Parsed `clientDataJSON` (WebAuthn §5.8.1). Unknown members are ignored.
+public struct CollectedClientData: Sendable {
+    /// `webauthn.create` or `webauthn.get`.
+    public enum CeremonyType: String, Sendable {
+        case create = "webauthn.create"
+        case get = "webauthn.get"
+    }
+
+    /// The raw bytes; their SHA-256 is the `clientDataHash` signatures cover.
+    public let bytes: [UInt8]
+    public let type: String
+    /// The challenge exactly as the client wrote it (base64url).
+    public let challenge: String
+    public let origin: String
+    public let crossOrigin: Bool
+    public let topOrigin: String?
+    /// `tokenBinding.status` when present.
+    public let tokenBindingStatus: String?
+
+    public init(_ bytes: [UInt8]) throws {
+        self.bytes = bytes
+        guard !bytes.isEmpty else {
+            throw WebAuthnError(.malformedClientData, "clientDataJSON is empty")
+        }
+        let object: [String: JSONValue]
+        do {
+            let parsed = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            guard case .object(let members) = parsed else {
+                throw WebAuthnError(.malformedClientData, "clientDataJSON is not a JSON object")
+            }
+            object = members
+        } catch let error as WebAuthnError {
+            throw error
+        } catch {
+            throw WebAuthnError(.malformedClientData, "clientDataJSON is not valid JSON")
+        }
+
+        func string(_ name: String) throws -> String {
+            guard let member = object[name] else {
+                throw WebAuthnError(.malformedClientData, "clientDataJSON.\(name) is missing")
+            }
+            guard let text = member.stringValue else {
+                throw WebAuthnError(.malformedClientData, "clientDataJSON.\(name) is \(member.kindName), not a string")
+            }
+            guard !text.isEmpty else {
+                throw WebAuthnError(.malformedClientData, "clientDataJSON.\(name) is empty")
+            }
+            return text
+        }
+        type = try string("type")
+        challenge = try string("challenge")
+        origin = try string("origin")
+
+        switch object["crossOrigin"] {
+        case nil, .null?: crossOrigin = false
+        case .bool(let flag)?: crossOrigin = flag
+        case let other?: throw WebAuthnError(.malformedClientData, "clientDataJSON.crossOrigin is \(other.kindName), not a boolean")
+        }
+        switch object["topOrigin"] {
+        case nil, .null?: topOrigin = nil
+        case .string(let text)?: topOrigin = text
+        case let other?: throw WebAuthnError(.malformedClientData, "clientDataJSON.topOrigin is \(other.kindName), not a string")
+        }
+        switch object["tokenBinding"] {
+        case nil, .null?:
+            tokenBindingStatus = nil
+        case .object(let binding)?:
+            guard let status = binding["status"]?.stringValue else {
+                throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding has no string status")
+            }
+            tokenBindingStatus = status
+        default:
+            // Some old clients (Edge 2018) wrote a string here; WebAuthn Level 3 reserves the member
+            // and gives the relying party nothing to check, so it is ignored.
+            tokenBindingStatus = nil
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+@testable import WebAuthn
+
+@Suite("COSE keys")
+struct COSEKeyTests {
+    /// A real P-256 credential key from the vector swa-auth-es256.
+    static let p256Key = Base64URL.decode("pQECAyYgASFYIIheFp-u6GvFT2LNGovf3ZrT0iFVBsA_76rRysxRG9A1Ilgg8WGeA6hPmnab0HAViUYVRkwTNcN77QBf_RR0dv3lIvQ")!
+
+    func key(replacing label: Int64, with value: CBORValue) throws -> CBORValue {
+        let original = try CBORDecoder().decode(Self.p256Key)
+        let entries = original.mapEntries!.map { entry in
+            entry.key.int64 == label ? CBORMapEntry(key: entry.key, value: value) : entry
+        }
+        return .map(entries)
+    }
+
+    @Test func realP256KeyParses() throws {
+        let key = try COSEKey(CBORDecoder().decode(Self.p256Key))
+        #expect(key.algorithm == .es256)
+        #expect(key.keyType == .ec2)
+    }
+
+    @Test func offCurvePointIsRefused() throws {
+        var y = try CBORDecoder().decode(Self.p256Key)[intKey: -3]!.byteString!
+        y[31] ^= 0x01
+        let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: -3, with: .bytes(y))) }
+        #expect(error?.code == .malformedPublicKey)
+    }
+
+    @Test func curveMustFitAlgorithm() throws {
+        let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(34))) }  // ES384 on P-256
+        #expect(error?.code == .malformedPublicKey)
+    }
+
+    @Test func keyTypeMustFitAlgorithm() throws {
+        let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(256))) }  // RS256 on EC2
+        #expect(error?.code == .malformedPublicKey)
+    }
+
+    @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {
+        let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(47))) }  // ML-DSA-44
+        #expect(error?.code == .unsupportedAlgorithm)
+    }
+
+    @Test func signatureUnderAnotherAlgorithmFamilyIsRefused() throws {
+        let key = try COSEKey(CBORDecoder().decode(Self.p256Key))
+        let error = #expect(throws: WebAuthnError.self) {
+            try key.publicKey.verify(signature: [1, 2, 3], over: [4, 5, 6], algorithm: .rs256)
+        }
+        #expect(error?.code == .algorithmNotAllowed)
+    }
+}

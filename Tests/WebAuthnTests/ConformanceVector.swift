@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import WebAuthn
+
+/// One file of `../shared/conformance/vectors/`: a real ceremony and the verdict it must get.
+struct ConformanceVector: Sendable, CustomTestStringConvertible {
+    let name: String
+    let ceremony: String
+    let attestationFormat: String?
+    let expect: String
+    let failureReason: String?
+    let challenge: [UInt8]
+    let origins: [String]
+    let rpIDs: [String]
+    let requireUserVerification: Bool
+    let credentialID: [UInt8]
+    let clientDataJSON: [UInt8]
+    let attestationObject: [UInt8]?
+    let authenticatorData: [UInt8]?
+    let signature: [UInt8]?
+    let userHandle: [UInt8]?
+    let storedPublicKey: [UInt8]?
+    let storedSignCount: UInt32
+
+    var testDescription: String { name }
+    var mustPass: Bool { expect.hasPrefix("pass") }
+    var isRegistration: Bool { ceremony == "registration" }
+
+    /// The folder of vector files: `LATCHKEY_VECTORS`, else `shared/` beside the repository.
+    static var directory: URL {
+        if let path = ProcessInfo.processInfo.environment["LATCHKEY_VECTORS"] {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/conformance/vectors")
+    }
+
+    static func all() -> [ConformanceVector] {
+        let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
+        return files.filter { $0.pathExtension == "json" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+            .compactMap { try? ConformanceVector(contentsOf: $0) }
+    }
+
+    init(contentsOf url: URL) throws {
+        let root = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url))
+        func text(_ value: JSONValue?) -> String? { value?.stringValue }
+        /// Vector files keep some real-world values with padding, `+` or `/`: normalise to base64url.
+        func bytes(_ value: JSONValue?) -> [UInt8]? {
+            guard let text = value?.stringValue else { return nil }
+            let normalized = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            return Base64URL.decode(normalized)
+        }
+        func list(_ value: JSONValue?) -> [String] {
+            switch value {
+            case .string(let single)?: return [single]
+            case .array(let items)?: return items.compactMap(\.stringValue)
+            default: return []
+            }
+        }
+        let relyingParty = root["relyingParty"]
+        let credential = root["credential"]
+        let response = credential?["response"]
+        name = text(root["name"]) ?? url.deletingPathExtension().lastPathComponent
+        ceremony = text(root["ceremony"]) ?? ""
+        attestationFormat = text(root["attestationFormat"])
+        expect = text(root["expect"]) ?? ""
+        failureReason = text(root["failureReason"])
+        challenge = bytes(relyingParty?["expectedChallenge"]) ?? []
+        origins = list(relyingParty?["expectedOrigin"])
+        rpIDs = list(relyingParty?["expectedRpId"])
+        requireUserVerification = relyingParty?["requireUserVerification"]?.boolValue ?? false
+        credentialID = bytes(credential?["rawId"]) ?? bytes(credential?["id"]) ?? []
+        clientDataJSON = bytes(response?["clientDataJSON"]) ?? []
+        attestationObject = bytes(response?["attestationObject"])
+        authenticatorData = bytes(response?["authenticatorData"])
+        signature = bytes(response?["signature"])
+        let handle = bytes(response?["userHandle"])
+        userHandle = handle?.isEmpty == true ? nil : handle
+        storedPublicKey = bytes(root["storedCredential"]?["publicKey"])
+        if case .number(let count)? = root["storedCredential"]?["signCount"] {
+            storedSignCount = UInt32(count)
+        } else {
+            storedSignCount = 0
+        }
+    }
+
+    func relyingParty(crossOrigin: CrossOriginPolicy = .forbid) -> RelyingParty {
+        RelyingParty(
+            id: rpIDs.first ?? "", name: "Vector RP", origins: Set(origins),
+            additionalRPIDs: Array(rpIDs.dropFirst()), crossOrigin: crossOrigin)
+    }
+
+    var userVerification: UserVerificationRequirement { requireUserVerification ? .required : .preferred }
+
+    /// Runs the ceremony the file describes through Latchkey's verifier.
+    func verify(crossOrigin: CrossOriginPolicy = .forbid) throws {
+        let relyingParty = relyingParty(crossOrigin: crossOrigin)
+        if isRegistration {
+            let response = RegistrationResponse(
+                credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject ?? [])
+            _ = try RegistrationVerifier(relyingParty: relyingParty)
+                .verify(response, expecting: RegistrationExpectation(challenge: challenge, userVerification: userVerification))
+        } else {
+            let response = AuthenticationResponse(
+                credentialID: credentialID, clientDataJSON: clientDataJSON,
+                authenticatorData: authenticatorData ?? [], signature: signature ?? [], userHandle: userHandle)
+            let expectation = AuthenticationExpectation(
+                challenge: challenge, userVerification: userVerification, publicKey: storedPublicKey ?? [],
+                storedSignCount: storedSignCount, userHandle: userHandle ?? [], userHandleRequired: false)
+            _ = try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
+        }
+    }
+}
