@@ -1,0 +1,30 @@
+import Foundation
+
+/// Everything Latchkey keeps: users, credentials, pending challenges and sessions. Each method is
+/// one atomic step, so a failure never leaves a half-written record.
+public protocol LatchkeyStore: Sendable {
+    func user(named username: String) async throws -> UserRecord?
+    func user(handle: [UInt8]) async throws -> UserRecord?
+    func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord]
+    func credential(id: [UInt8]) async throws -> CredentialRecord?
+
+    /// Stores a verified credential. When `newUser` is given, creates that user in the same
+    /// transaction; throws ``StoreError/Code/usernameTaken`` if the username exists by then.
+    func register(_ credential: CredentialRecord, newUser: UserRecord?) async throws
+
+    /// Records a successful sign-in: the new counter, the current backup state and the time.
+    func recordSignIn(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at date: Date) async throws
+
+    func savePendingCeremony(_ ceremony: PendingCeremony) async throws
+    /// Removes and returns the pending ceremony for this challenge hash, so each challenge is
+    /// answered at most once even when two requests race. Returns expired ones too, for a clear error.
+    func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony?
+
+    func createSession(_ session: SessionRecord) async throws
+    /// The session for this token hash, if it exists and has not expired at `now`.
+    func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
+    func deleteSession(tokenHash: [UInt8]) async throws
+
+    /// Deletes expired challenges and sessions.
+    func purgeExpired(now: Date) async throws
+}

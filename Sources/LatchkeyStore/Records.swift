@@ -1,0 +1,113 @@
+import Foundation
+
+/// A person who can sign in. Created only when their first passkey is registered.
+public struct UserRecord: Sendable, Equatable {
+    /// The WebAuthn user handle: 64 random bytes, never shown to people.
+    public var handle: [UInt8]
+    public var username: String
+    public var displayName: String
+    public var createdAt: Date
+
+    public init(handle: [UInt8], username: String, displayName: String, createdAt: Date) {
+        self.handle = handle
+        self.username = username
+        self.displayName = displayName
+        self.createdAt = createdAt
+    }
+}
+
+/// A registered passkey: what §7.1 step 27 says to keep, plus bookkeeping.
+public struct CredentialRecord: Sendable, Equatable {
+    public var id: [UInt8]
+    public var userHandle: [UInt8]
+    /// The COSE_Key bytes as the authenticator encoded them.
+    public var publicKey: [UInt8]
+    public var algorithm: Int64
+    public var signCount: UInt32
+    public var transports: [String]
+    public var aaguid: [UInt8]
+    public var attestationFormat: String
+    public var attestationType: String
+    public var backupEligible: Bool
+    public var backedUp: Bool
+    /// `credProps.rk` as the client reported it, when it did.
+    public var residentKey: Bool?
+    public var userVerified: Bool
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(
+        id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: Int64, signCount: UInt32,
+        transports: [String], aaguid: [UInt8], attestationFormat: String, attestationType: String,
+        backupEligible: Bool, backedUp: Bool, residentKey: Bool?, userVerified: Bool,
+        createdAt: Date, lastUsedAt: Date? = nil
+    ) {
+        self.id = id
+        self.userHandle = userHandle
+        self.publicKey = publicKey
+        self.algorithm = algorithm
+        self.signCount = signCount
+        self.transports = transports
+        self.aaguid = aaguid
+        self.attestationFormat = attestationFormat
+        self.attestationType = attestationType
+        self.backupEligible = backupEligible
+        self.backedUp = backedUp
+        self.residentKey = residentKey
+        self.userVerified = userVerified
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// Which ceremony a challenge was issued for.
+public enum CeremonyKind: String, Sendable {
+    case registration
+    case authentication
+}
+
+/// A challenge that was issued and not yet answered, with what it was issued for.
+public struct PendingCeremony: Sendable, Equatable {
+    /// SHA-256 of the challenge: the challenge itself is never stored.
+    public var challengeHash: [UInt8]
+    public var kind: CeremonyKind
+    /// The user the ceremony is for: the existing or the new user's handle; nil for usernameless sign-in.
+    public var userHandle: [UInt8]?
+    /// For registrations: the username and display name to create the user with.
+    public var username: String?
+    public var displayName: String?
+    /// The user-verification requirement that was requested (`required`, `preferred`, `discouraged`).
+    public var userVerification: String
+    /// SHA-256 of the ceremony cookie handed out with the options, when one was.
+    public var bindingHash: [UInt8]?
+    public var expiresAt: Date
+
+    public init(
+        challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
+        displayName: String?, userVerification: String, bindingHash: [UInt8]?, expiresAt: Date
+    ) {
+        self.challengeHash = challengeHash
+        self.kind = kind
+        self.userHandle = userHandle
+        self.username = username
+        self.displayName = displayName
+        self.userVerification = userVerification
+        self.bindingHash = bindingHash
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A signed-in session. Only the SHA-256 of its token is stored.
+public struct SessionRecord: Sendable, Equatable {
+    public var tokenHash: [UInt8]
+    public var userHandle: [UInt8]
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date) {
+        self.tokenHash = tokenHash
+        self.userHandle = userHandle
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

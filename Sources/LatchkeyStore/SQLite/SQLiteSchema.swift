@@ -1,0 +1,64 @@
+/// The SQLite schema, as numbered migrations: migration N brings `user_version` from N-1 to N.
+/// Never edit a released migration; append a new one.
+enum SQLiteSchema {
+    static let migrations: [String] = [
+        """
+        CREATE TABLE users (
+            handle BLOB PRIMARY KEY,
+            username TEXT NOT NULL UNIQUE,
+            display_name TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        CREATE TABLE credentials (
+            id BLOB PRIMARY KEY,
+            user_handle BLOB NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            public_key BLOB NOT NULL,
+            algorithm INTEGER NOT NULL,
+            sign_count INTEGER NOT NULL,
+            transports TEXT NOT NULL,
+            aaguid BLOB NOT NULL,
+            attestation_format TEXT NOT NULL,
+            attestation_type TEXT NOT NULL,
+            backup_eligible INTEGER NOT NULL,
+            backed_up INTEGER NOT NULL,
+            resident_key INTEGER,
+            user_verified INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            last_used_at REAL
+        );
+        CREATE INDEX credentials_by_user ON credentials(user_handle);
+        CREATE TABLE pending_ceremonies (
+            challenge_hash BLOB PRIMARY KEY,
+            kind TEXT NOT NULL,
+            user_handle BLOB,
+            username TEXT,
+            display_name TEXT,
+            user_verification TEXT NOT NULL,
+            binding_hash BLOB,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX pending_ceremonies_by_expiry ON pending_ceremonies(expires_at);
+        CREATE TABLE sessions (
+            token_hash BLOB PRIMARY KEY,
+            user_handle BLOB NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+        """,
+    ]
+
+    /// Applies every migration the database has not seen yet, each in its own transaction.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        let current = try connection.userVersion
+        guard current <= migrations.count else {
+            throw StoreError(.database, "database schema version \(current) is newer than this Latchkey (\(migrations.count))")
+        }
+        for (index, sql) in migrations.enumerated() where index >= current {
+            try connection.transaction {
+                try connection.execute(sql)
+                try connection.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// Why the store refused a write, or failed.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// Another user already has this username (for example, a racing first registration won).
+        public static let usernameTaken = Code("usernameTaken")
+        /// The credential ID is registered already (§7.1 step 25).
+        public static let credentialAlreadyRegistered = Code("credentialAlreadyRegistered")
+        /// The user a write refers to does not exist.
+        public static let userNotFound = Code("userNotFound")
+        /// The database failed; the message has the details.
+        public static let database = Code("database")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import LatchkeyStore
+
+/// Runs against real SQLite files in a fresh temporary folder.
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    let path: String
+
+    init() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-store-\(UUID().uuidString)")
+        path = folder.appendingPathComponent("nested/latchkey.sqlite").path
+    }
+
+    static func user(_ name: String, handle: UInt8) -> UserRecord {
+        UserRecord(handle: [UInt8](repeating: handle, count: 64), username: name, displayName: name.capitalized, createdAt: Date())
+    }
+
+    static func credential(_ id: UInt8, of user: UserRecord) -> CredentialRecord {
+        CredentialRecord(
+            id: [id, id, id], userHandle: user.handle, publicKey: [0xA5, 0x01], algorithm: -7, signCount: 0,
+            transports: ["internal", "hybrid"], aaguid: [UInt8](repeating: 0, count: 16), attestationFormat: "none",
+            attestationType: "none", backupEligible: true, backedUp: true, residentKey: true, userVerified: true,
+            createdAt: Date())
+    }
+
+    @Test func registersUserWithCredentialAndReadsThemBack() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        try await store.register(Self.credential(7, of: alice), newUser: alice)
+        #expect(try await store.user(named: "alice")?.handle == alice.handle)
+        #expect(try await store.user(handle: alice.handle)?.username == "alice")
+        let stored = try #require(try await store.credential(id: [7, 7, 7]))
+        #expect(stored.transports == ["internal", "hybrid"])
+        #expect(stored.residentKey == true)
+        #expect(try await store.credentials(ofUser: alice.handle).count == 1)
+    }
+
+    @Test func reopeningKeepsDataAndSchema() async throws {
+        let alice = Self.user("alice", handle: 1)
+        try await SQLiteStore(path: path).register(Self.credential(7, of: alice), newUser: alice)
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.user(named: "alice") != nil)
+    }
+
+    @Test func duplicateCredentialLeavesNoNewUserBehind() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        try await store.register(Self.credential(7, of: alice), newUser: alice)
+        let bob = Self.user("bob", handle: 2)
+        let error = await #expect(throws: StoreError.self) { try await store.register(Self.credential(7, of: bob), newUser: bob) }
+        #expect(error?.code == .credentialAlreadyRegistered)
+        #expect(try await store.user(named: "bob") == nil, "the transaction must roll back the new user")
+    }
+
+    @Test func racingFirstRegistrationsFromTwoConnectionsLeaveOneUser() async throws {
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
+        let attempts = 20
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<attempts {
+                let store = index.isMultiple(of: 2) ? first : second
+                let user = Self.user("carol", handle: UInt8(index + 10))
+                group.addTask {
+                    do {
+                        try await store.register(Self.credential(UInt8(index + 100), of: user), newUser: user)
+                        return true
+                    } catch let error as StoreError {
+                        return error.code != .usernameTaken
+                    } catch {
+                        return true
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1, "exactly one registration must win; the rest must see usernameTaken")
+        let carol = try #require(try await first.user(named: "carol"))
+        #expect(try await second.credentials(ofUser: carol.handle).count == 1)
+    }
+
+    @Test func pendingCeremonyIsTakenOnlyOnceAcrossConnections() async throws {
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
+        let ceremony = PendingCeremony(
+            challengeHash: [9, 9], kind: .authentication, userHandle: nil, username: nil, displayName: nil,
+            userVerification: "required", bindingHash: [1], expiresAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 60).rounded()))
+        try await first.savePendingCeremony(ceremony)
+        async let a = first.takePendingCeremony(challengeHash: [9, 9])
+        async let b = second.takePendingCeremony(challengeHash: [9, 9])
+        let results = try await [a, b]
+        #expect(results.compactMap { $0 } == [ceremony])
+        #expect(try await first.takePendingCeremony(challengeHash: [9, 9]) == nil)
+    }
+
+    @Test func sessionsExpireAndCanBeDeleted() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        try await store.register(Self.credential(7, of: alice), newUser: alice)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
+        let session = SessionRecord(tokenHash: [5], userHandle: alice.handle, createdAt: now, expiresAt: now.addingTimeInterval(10))
+        try await store.createSession(session)
+        #expect(try await store.session(tokenHash: [5], now: now) == session)
+        #expect(try await store.session(tokenHash: [5], now: now.addingTimeInterval(11)) == nil)
+        try await store.deleteSession(tokenHash: [5])
+        #expect(try await store.session(tokenHash: [5], now: now) == nil)
+    }
+
+    @Test func signInUpdatesCounterBackupStateAndTime() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        try await store.register(Self.credential(7, of: alice), newUser: alice)
+        let when = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.recordSignIn(credentialID: [7, 7, 7], signCount: 42, backedUp: false, at: when)
+        let updated = try #require(try await store.credential(id: [7, 7, 7]))
+        #expect(updated.signCount == 42)
+        #expect(updated.backedUp == false)
+        #expect(updated.lastUsedAt == when)
+    }
+
+    @Test func purgeRemovesOnlyExpiredRows() async throws {
+        let store = try SQLiteStore(path: path)
+        let now = Date()
+        for (hash, offset) in [([UInt8(1)], -1.0), ([UInt8(2)], 60.0)] {
+            try await store.savePendingCeremony(PendingCeremony(
+                challengeHash: hash, kind: .registration, userHandle: [1], username: "x", displayName: "x",
+                userVerification: "preferred", bindingHash: nil, expiresAt: now.addingTimeInterval(offset)))
+        }
+        try await store.purgeExpired(now: now)
+        #expect(try await store.takePendingCeremony(challengeHash: [1]) == nil)
+        #expect(try await store.takePendingCeremony(challengeHash: [2]) != nil)
+    }
+}
