@@ -1,0 +1,91 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import WebAuthn
+
+/// `POST /assertion/options` and `POST /assertion/result`: signing in with a passkey, with or
+/// without a username.
+struct AuthenticationEndpoints: Sendable {
+    let context: CeremonyContext
+
+    func options(_ request: Request) async throws -> Response {
+        let body = try await RequestJSON.read(request)
+        let username = try body.optionalString("username").flatMap { $0.isEmpty ? nil : $0 }
+        let userVerification = try body.optionalUserVerification("userVerification") ?? .preferred
+        _ = try body.optionalObject("extensions")
+
+        var user: UserRecord?
+        var allowed: [CredentialRecord] = []
+        if let username {
+            guard let found = try await context.store.user(named: username) else {
+                throw APIError(.notFound, "user \"\(username)\" is not registered")
+            }
+            user = found
+            allowed = try await context.store.credentials(ofUser: found.handle)
+        }
+        let issued = try await context.challenges.issue(
+            .authentication, userHandle: user?.handle, username: user?.username, displayName: nil,
+            userVerification: userVerification)
+
+        var options: [String: JSONValue] = [
+            "challenge": .string(Base64URL.encode(issued.challenge)),
+            "timeout": context.timeoutMilliseconds,
+            "rpId": .string(context.relyingParty.id),
+            "allowCredentials": .array(allowed.map(\.descriptor)),
+            "userVerification": .string(userVerification.rawValue),
+        ]
+        if let requested = body.raw("extensions") { options["extensions"] = requested }
+        var response = JSONResponse.ok(options)
+        response.setCookie(issued.cookie)
+        return response
+    }
+
+    func result(_ request: Request) async throws -> Response {
+        let body = try await RequestJSON.read(request)
+        let credential = try CredentialJSON(body)
+        let authenticatorData = try credential.response.requiredBytes("authenticatorData")
+        let signature = try credential.response.requiredBytes("signature")
+        let userHandle = try credential.response.optionalBytes("userHandle")
+
+        let clientData = try CollectedClientData(credential.clientDataJSON)
+        let (pending, challenge) = try await context.challenges.take(.authentication, answeredBy: clientData, request: request)
+
+        guard let record = try await context.store.credential(id: credential.id) else {
+            throw APIError.badRequest("this passkey is not registered with \(context.relyingParty.id)")
+        }
+        // §7.2 step 5: when the user was named, the credential must be one of theirs.
+        if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
+            throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
+        }
+        let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
+        let verified = try AuthenticationVerifier(relyingParty: context.relyingParty).verify(
+            AuthenticationResponse(
+                credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
+                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
+            expecting: AuthenticationExpectation(
+                challenge: challenge, userVerification: userVerification, publicKey: record.publicKey,
+                storedSignCount: record.signCount, userHandle: record.userHandle,
+                userHandleRequired: pending.userHandle == nil))
+
+        let now = Date()
+        try await context.store.recordSignIn(credentialID: record.id, signCount: verified.signCount, backedUp: verified.backedUp, at: now)
+        guard let user = try await context.store.user(handle: record.userHandle) else {
+            throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
+        }
+        let token = try await context.sessions.start(for: user.handle, now: now)
+        context.logger.info("signed in", metadata: [
+            "user": "\(user.username)", "credential": "\(CeremonyContext.logID(record.id))",
+            "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
+        ])
+        var response = JSONResponse.ok([
+            "username": .string(user.username),
+            "displayName": .string(user.displayName),
+            "credentialId": .string(Base64URL.encode(record.id)),
+            "userVerified": .bool(verified.userVerified),
+            "sessionToken": .string(token),
+        ])
+        response.setCookie(context.challenges.clearingCookie())
+        response.setCookie(context.sessions.cookie(for: token))
+        return response
+    }
+}

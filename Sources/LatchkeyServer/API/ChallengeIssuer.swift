@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import WebAuthn
+
+/// Issues single-use, expiring challenges and finds the pending ceremony a client answers, from the
+/// challenge inside its clientDataJSON (so cookie-less clients work). The `latchkey_ceremony`
+/// cookie, when the client sends it back, must belong to that challenge.
+struct ChallengeIssuer: Sendable {
+    static let cookieName = "latchkey_ceremony"
+
+    let store: any LatchkeyStore
+    let lifetime: TimeInterval
+    let secureCookies: Bool
+    let crossSiteCookies: Bool
+
+    /// A fresh challenge and the cookie that binds it to this client.
+    struct Issued {
+        let challenge: [UInt8]
+        let cookie: Cookie
+    }
+
+    func issue(
+        _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
+        userVerification: UserVerificationRequirement, now: Date = Date()
+    ) async throws -> Issued {
+        let challenge = try SecureRandom.bytes(count: 32)
+        let binding = try SecureRandom.bytes(count: 32)
+        try await store.savePendingCeremony(PendingCeremony(
+            challengeHash: Digest.sha256(challenge), kind: kind, userHandle: userHandle, username: username,
+            displayName: displayName, userVerification: userVerification.rawValue,
+            bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime)))
+        let cookie = Cookie.make(
+            name: Self.cookieName, value: Base64URL.encode(binding), maxAge: Int(lifetime),
+            secure: secureCookies, crossSite: crossSiteCookies)
+        return Issued(challenge: challenge, cookie: cookie)
+    }
+
+    /// Consumes the ceremony the client data answers. Whatever happens next, the challenge is spent.
+    func take(_ kind: CeremonyKind, answeredBy clientData: CollectedClientData, request: Request, now: Date = Date()) async throws -> (PendingCeremony, challenge: [UInt8]) {
+        guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
+            throw APIError.badRequest("clientDataJSON.challenge is not base64url")
+        }
+        guard let pending = try await store.takePendingCeremony(challengeHash: Digest.sha256(challenge)) else {
+            throw APIError.badRequest("clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired")
+        }
+        guard pending.expiresAt > now else {
+            throw APIError.badRequest("the challenge expired \(Int(now.timeIntervalSince(pending.expiresAt))) seconds ago; request new options")
+        }
+        guard pending.kind == kind else {
+            throw APIError.badRequest("the challenge was issued for \(pending.kind == .registration ? "a registration" : "a sign-in"), not \(kind == .registration ? "a registration" : "a sign-in")")
+        }
+        if let cookie = request.cookies[Self.cookieName]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
+            guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
+                throw APIError.badRequest("the \(Self.cookieName) cookie does not belong to this challenge")
+            }
+        }
+        return (pending, challenge)
+    }
+
+    /// Expires the binding cookie once its ceremony is answered.
+    func clearingCookie() -> Cookie {
+        Cookie.make(name: Self.cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
+    }
+}

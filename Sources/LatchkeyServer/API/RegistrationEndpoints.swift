@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import WebAuthn
+
+/// `POST /attestation/options` and `POST /attestation/result`: registering a passkey.
+struct RegistrationEndpoints: Sendable {
+    let context: CeremonyContext
+
+    /// Longest accepted username and display name, in characters.
+    static let maximumNameLength = 256
+
+    func options(_ request: Request) async throws -> Response {
+        let body = try await RequestJSON.read(request)
+        let username = try body.requiredString("username")
+        let displayName = try body.optionalString("displayName").flatMap { $0.isEmpty ? nil : $0 } ?? username
+        guard username.count <= Self.maximumNameLength, displayName.count <= Self.maximumNameLength else {
+            throw APIError.badRequest("username and displayName must be at most \(Self.maximumNameLength) characters")
+        }
+        let selection = try body.optionalObject("authenticatorSelection")
+        let userVerification = try selection?.optionalUserVerification("userVerification") ?? .preferred
+        _ = try selection?.optionalString("residentKey")
+        _ = try selection?.optionalString("authenticatorAttachment")
+        let attestation = try body.optionalString("attestation") ?? "none"
+        guard ["none", "indirect", "direct", "enterprise"].contains(attestation) else {
+            throw APIError.badRequest("attestation \"\(attestation)\" is not none, indirect, direct or enterprise")
+        }
+        _ = try body.optionalObject("extensions")
+
+        // A username that exists gets another passkey only from its own signed-in session.
+        let existing = try await context.store.user(named: username)
+        var excluded: [CredentialRecord] = []
+        if let existing {
+            if !context.configuration.conformanceMode {
+                let session = try await context.sessions.current(request)
+                guard let session, session.userHandle == existing.handle else {
+                    throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
+                }
+            }
+            excluded = try await context.store.credentials(ofUser: existing.handle)
+        }
+        let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
+        let issued = try await context.challenges.issue(
+            .registration, userHandle: userHandle, username: existing?.username ?? username,
+            displayName: existing?.displayName ?? displayName, userVerification: userVerification)
+
+        var options: [String: JSONValue] = [
+            "rp": .object(["id": .string(context.relyingParty.id), "name": .string(context.relyingParty.name)]),
+            "user": .object([
+                "id": .string(Base64URL.encode(userHandle)), "name": .string(username), "displayName": .string(displayName),
+            ]),
+            "challenge": .string(Base64URL.encode(issued.challenge)),
+            "pubKeyCredParams": .array(context.relyingParty.algorithms.map {
+                .object(["type": .string("public-key"), "alg": .number(Double($0.rawValue))])
+            }),
+            "timeout": context.timeoutMilliseconds,
+            "excludeCredentials": .array(excluded.map(\.descriptor)),
+            "attestation": .string(attestation),
+        ]
+        // Echo what was asked, exactly: the conformance tools deep-compare these members.
+        if let requested = body.raw("authenticatorSelection") { options["authenticatorSelection"] = requested }
+        if let requested = body.raw("extensions") {
+            options["extensions"] = requested
+        } else {
+            options["extensions"] = .object(["credProps": .bool(true)])
+        }
+        var response = JSONResponse.ok(options)
+        response.setCookie(issued.cookie)
+        return response
+    }
+
+    func result(_ request: Request) async throws -> Response {
+        let body = try await RequestJSON.read(request)
+        let credential = try CredentialJSON(body)
+        let attestationObject = try credential.response.requiredBytes("attestationObject")
+        let transports = try credential.response.optionalStringArray("transports") ?? []
+        let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
+
+        let clientData = try CollectedClientData(credential.clientDataJSON)
+        let (pending, challenge) = try await context.challenges.take(.registration, answeredBy: clientData, request: request)
+        guard let userHandle = pending.userHandle, let username = pending.username else {
+            throw APIError.badRequest("the pending registration names no user")
+        }
+        let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
+
+        let verified = try RegistrationVerifier(relyingParty: context.relyingParty).verify(
+            RegistrationResponse(
+                credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
+                attestationObject: attestationObject, transports: transports, residentKey: residentKey),
+            expecting: RegistrationExpectation(challenge: challenge, userVerification: userVerification))
+
+        let now = Date()
+        let existing = try await context.store.user(handle: userHandle)
+        let newUser = existing == nil
+            ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
+            : nil
+        let record = CredentialRecord(
+            id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey,
+            algorithm: verified.algorithm.rawValue, signCount: verified.signCount, transports: verified.transports,
+            aaguid: verified.aaguid, attestationFormat: verified.attestationFormat,
+            attestationType: verified.attestation.type.rawValue, backupEligible: verified.backupEligible,
+            backedUp: verified.backedUp, residentKey: verified.residentKey, userVerified: verified.userVerified,
+            createdAt: now)
+        try await context.store.register(record, newUser: newUser)
+        context.logger.info("passkey registered", metadata: [
+            "user": "\(username)", "credential": "\(CeremonyContext.logID(verified.credentialID))",
+            "format": "\(verified.attestationFormat)", "newUser": "\(newUser != nil)",
+        ])
+
+        var members: [String: JSONValue] = [
+            "username": .string(existing?.username ?? username),
+            "credentialId": .string(Base64URL.encode(verified.credentialID)),
+            "attestationFormat": .string(verified.attestationFormat),
+            "userVerified": .bool(verified.userVerified),
+        ]
+        var sessionCookie: Cookie?
+        if newUser != nil {
+            // A first registration signs the new user in.
+            let token = try await context.sessions.start(for: userHandle, now: now)
+            members["sessionToken"] = .string(token)
+            sessionCookie = context.sessions.cookie(for: token)
+        }
+        var response = JSONResponse.ok(members)
+        response.setCookie(context.challenges.clearingCookie())
+        if let sessionCookie { response.setCookie(sessionCookie) }
+        return response
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import WebAuthn
+
+/// Every setting of a Latchkey server. Loaded from `Config/latchkey.json` (or the file named by
+/// `LATCHKEY_CONFIG`), then overridden key by key by `LATCHKEY_*` environment variables.
+public struct LatchkeyConfiguration: Sendable, Equatable {
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// The RP ID: the domain passkeys are bound to.
+    public var rpID = "localhost"
+    /// The name authenticators show for this relying party.
+    public var rpName = "Latchkey"
+    /// Exact origins accepted in client data (web origins, `android:apk-key-hash:...`). When not
+    /// configured: `http://localhost:PORT` for the RP ID `localhost`, else `https://RPID`.
+    public var origins = ["http://localhost:8080"]
+    /// Path of the SQLite database file; created on first run.
+    public var database = "data/latchkey.sqlite"
+    /// App IDs (`TEAMID.bundle.id`) listed under `webcredentials` in apple-app-site-association.
+    public var appleAppIDs: [String] = []
+    /// App IDs listed under `applinks` (universal links) in apple-app-site-association.
+    public var appleAppLinks: [String] = []
+    /// Lets the FIDO conformance tools register an existing username again without signing in,
+    /// and accept assertions without UP when UV is not required. Never for production.
+    public var conformanceMode = false
+    /// Seconds a challenge stays valid.
+    public var challengeTimeout = 300
+    /// Seconds a sign-in session lasts.
+    public var sessionTimeout = 86_400
+    /// Folder served at `/`.
+    public var publicDirectory = "Public"
+    /// Accept ceremonies run inside cross-origin iframes (`crossOrigin: true`).
+    public var allowCrossOrigin = false
+    /// Top-level origins accepted for cross-origin ceremonies.
+    public var topOrigins: [String] = []
+    /// `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// The relying party the verification core works with.
+    public var relyingParty: RelyingParty {
+        RelyingParty(
+            id: rpID, name: rpName, origins: Set(origins),
+            crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
+            userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required)
+    }
+
+    /// Cookies get the Secure attribute when the relying party is served over HTTPS.
+    var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import Logging
+import ServiceLifecycle
+
+/// Builds the Latchkey HTTP application: the conformance API, sessions, well-known files and the
+/// web page, over a store.
+public enum LatchkeyServer {
+    /// The router with every route and middleware, without a listening socket.
+    public static func router(configuration: LatchkeyConfiguration, store: any LatchkeyStore, logger: Logger) -> Router<BasicRequestContext> {
+        let context = CeremonyContext(configuration: configuration, store: store, logger: logger)
+        let registration = RegistrationEndpoints(context: context)
+        let authentication = AuthenticationEndpoints(context: context)
+        let sessions = SessionEndpoints(context: context)
+        let association = AppleAppSiteAssociation(webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
+
+        let router = Router()
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+
+        router.post("/attestation/options") { request, _ in try await registration.options(request) }
+        router.post("/attestation/result") { request, _ in try await registration.result(request) }
+        router.post("/assertion/options") { request, _ in try await authentication.options(request) }
+        router.post("/assertion/result") { request, _ in try await authentication.result(request) }
+        router.get("/session") { request, _ in try await sessions.current(request) }
+        router.post("/session/logout") { request, _ in try await sessions.logout(request) }
+        router.get("/.well-known/apple-app-site-association") { _, _ in association.response() }
+        return router
+    }
+
+    /// Opens the SQLite store named in the configuration and builds the application, with a
+    /// background service that purges expired challenges and sessions.
+    public static func application(configuration: LatchkeyConfiguration, logger: Logger) throws -> some ApplicationProtocol {
+        let store = try SQLiteStore(path: configuration.database)
+        return Application(
+            router: router(configuration: configuration, store: store, logger: logger),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
+            services: [ExpiredRecordPurger(store: store, logger: logger)],
+            logger: logger)
+    }
+}
+
+/// Deletes expired challenges and sessions once a minute.
+struct ExpiredRecordPurger: Service {
+    let store: any LatchkeyStore
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await store.purgeExpired(now: Date())
+                } catch {
+                    logger.warning("purging expired records failed", metadata: ["error": "\(error)"])
+                }
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+}
