@@ -46,6 +46,6 @@ let package = Package(
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn"]),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
-        .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer"]),
+        .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer", "WebAuthn"]),
     ]
 )
