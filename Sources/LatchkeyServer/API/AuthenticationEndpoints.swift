@@ -35,14 +35,11 @@ struct AuthenticationEndpoints: Sendable {
             "userVerification": .string(userVerification.rawValue),
         ]
         if let requested = body.raw("extensions") { options["extensions"] = requested }
-        var response = JSONResponse.ok(options)
-        response.setCookie(issued.cookie)
-        return response
+        return ChallengeIssuer.optionsResponse(options, issued: issued)
     }
 
     func result(_ request: Request) async throws -> Response {
-        let body = try await RequestJSON.read(request)
-        let credential = try CredentialJSON(body)
+        let credential = try await CredentialJSON.read(request)
         let authenticatorData = try credential.response.requiredBytes("authenticatorData")
         let signature = try credential.response.requiredBytes("signature")
         let userHandle = try credential.response.optionalBytes("userHandle")

@@ -58,6 +58,13 @@ struct ChallengeIssuer: Sendable {
         return (pending, challenge)
     }
 
+    /// An options reply: `status`, `errorMessage` and the options at the top level, plus the binding cookie.
+    static func optionsResponse(_ options: [String: JSONValue], issued: Issued) -> Response {
+        var response = JSONResponse.ok(options)
+        response.setCookie(issued.cookie)
+        return response
+    }
+
     /// Expires the binding cookie once its ceremony is answered.
     func clearingCookie() -> Cookie {
         Cookie.make(name: Self.cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)

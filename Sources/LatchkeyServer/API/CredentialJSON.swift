@@ -11,6 +11,11 @@ struct CredentialJSON {
     /// `clientExtensionResults`, or the conformance API's `getClientExtensionResults`.
     let clientExtensionResults: RequestJSON?
 
+    /// Reads the request body and parses it as a credential.
+    static func read(_ request: Request) async throws -> CredentialJSON {
+        try await CredentialJSON(RequestJSON.read(request))
+    }
+
     init(_ body: RequestJSON) throws {
         id = try body.requiredBytes("id")
         if let rawId = try body.optionalBytes("rawId"), rawId != id {

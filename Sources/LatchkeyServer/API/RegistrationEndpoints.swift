@@ -64,14 +64,11 @@ struct RegistrationEndpoints: Sendable {
         } else {
             options["extensions"] = .object(["credProps": .bool(true)])
         }
-        var response = JSONResponse.ok(options)
-        response.setCookie(issued.cookie)
-        return response
+        return ChallengeIssuer.optionsResponse(options, issued: issued)
     }
 
     func result(_ request: Request) async throws -> Response {
-        let body = try await RequestJSON.read(request)
-        let credential = try CredentialJSON(body)
+        let credential = try await CredentialJSON.read(request)
         let attestationObject = try credential.response.requiredBytes("attestationObject")
         let transports = try credential.response.optionalStringArray("transports") ?? []
         let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
