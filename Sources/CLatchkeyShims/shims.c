@@ -1,11 +1,13 @@
 #include "shims.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
 #include <openssl/x509v3.h>
 #include <openssl/err.h>
+#include <openssl/x509_vfy.h>
 
 static EVP_PKEY *key_from_params(const char *type, OSSL_PARAM *params) {
     EVP_PKEY *key = NULL;
@@ -117,4 +119,39 @@ long latchkey_x509_version(const X509 *certificate) {
 
 int latchkey_x509_is_ca(X509 *certificate) {
     return (X509_get_extension_flags(certificate) & EXFLAG_CA) != 0;
+}
+
+int latchkey_verify_chain(X509 *leaf, X509 *const *intermediates, int intermediate_count,
+                          X509 *const *anchors, int anchor_count, int use_time, int64_t verification_time,
+                          char *error_buffer, size_t error_buffer_length) {
+    int verified = 0;
+    const char *reason = "could not set up certificate verification";
+    X509_STORE *store = X509_STORE_new();
+    STACK_OF(X509) *untrusted = sk_X509_new_null();
+    X509_STORE_CTX *context = X509_STORE_CTX_new();
+    if (store == NULL || untrusted == NULL || context == NULL) goto done;
+    for (int i = 0; i < anchor_count; i++) {
+        if (X509_STORE_add_cert(store, anchors[i]) != 1) goto done;
+    }
+    for (int i = 0; i < intermediate_count; i++) {
+        if (sk_X509_push(untrusted, intermediates[i]) <= 0) goto done;
+    }
+    if (X509_STORE_CTX_init(context, store, leaf, untrusted) != 1) goto done;
+    X509_STORE_CTX_set_flags(context, X509_V_FLAG_PARTIAL_CHAIN);
+    if (use_time) X509_STORE_CTX_set_time(context, 0, (time_t)verification_time);
+    if (X509_verify_cert(context) == 1) {
+        verified = 1;
+        reason = "";
+    } else {
+        reason = X509_verify_cert_error_string(X509_STORE_CTX_get_error(context));
+    }
+done:
+    if (error_buffer != NULL && error_buffer_length > 0) {
+        snprintf(error_buffer, error_buffer_length, "%s", reason);
+    }
+    X509_STORE_CTX_free(context);
+    sk_X509_free(untrusted);
+    X509_STORE_free(store);
+    ERR_clear_error();
+    return verified;
 }

@@ -35,4 +35,11 @@ long latchkey_x509_version(const X509 *certificate);
 /// Whether the certificate's basic constraints mark it as a CA (1), not a CA (0).
 int latchkey_x509_is_ca(X509 *certificate);
 
+/// Verifies that `leaf` chains, through the untrusted `intermediates`, to one of `anchors`, at
+/// `verification_time` (seconds since 1970) when `use_time` is set, else now. Anchors may be
+/// intermediate CAs (partial chains are allowed). Returns 1 when the chain verifies; otherwise 0
+/// and OpenSSL's reason in `error_buffer`.
+int latchkey_verify_chain(X509 *leaf, X509 *const *intermediates, int intermediate_count,
+                          X509 *const *anchors, int anchor_count, int use_time, int64_t verification_time,
+                          char *error_buffer, size_t error_buffer_length);
 #endif

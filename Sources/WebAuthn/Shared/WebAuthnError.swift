@@ -36,6 +36,8 @@ public struct WebAuthnError: Error, Sendable, CustomStringConvertible {
         public static let unsupportedAttestationFormat = Code("unsupportedAttestationFormat")
         public static let invalidAttestationStatement = Code("invalidAttestationStatement")
         public static let invalidCertificate = Code("invalidCertificate")
+        /// The attestation chain does not lead to a configured trust anchor, or policy refuses its type.
+        public static let untrustedAttestation = Code("untrustedAttestation")
         public static let credentialIDMismatch = Code("credentialIDMismatch")
         public static let userHandleMismatch = Code("userHandleMismatch")
         /// The signature counter did not increase: a possible cloned authenticator.
