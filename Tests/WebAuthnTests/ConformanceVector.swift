@@ -21,6 +21,9 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
     let userHandle: [UInt8]?
     let storedPublicKey: [UInt8]?
     let storedSignCount: UInt32
+    /// Trust anchor files (relative to the conformance folder) and the time to check certificates at.
+    let anchorFiles: [String]
+    let verifyAt: Date?
 
     var testDescription: String { name }
     var mustPass: Bool { expect.hasPrefix("pass") }
@@ -79,6 +82,8 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
         let handle = bytes(response?["userHandle"])
         userHandle = handle?.isEmpty == true ? nil : handle
         storedPublicKey = bytes(root["storedCredential"]?["publicKey"])
+        anchorFiles = list(root["trust"]?["anchors"])
+        verifyAt = text(root["trust"]?["verifyAt"]).flatMap(Self.parseDate)
         if case .number(let count)? = root["storedCredential"]?["signCount"] {
             storedSignCount = UInt32(count)
         } else {
@@ -92,6 +97,32 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
             additionalRPIDs: Array(rpIDs.dropFirst()), crossOrigin: crossOrigin)
     }
 
+    static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// The vector's trust anchors, loaded from `../roots/`.
+    func anchors() throws -> [X509Certificate] {
+        let conformance = Self.directory.deletingLastPathComponent()
+        return try anchorFiles.flatMap { file in
+            let text = try String(contentsOf: conformance.appendingPathComponent(file), encoding: .utf8)
+            return try PEM.certificates(in: text).map { try X509Certificate(der: $0) }
+        }
+    }
+
+    /// Vectors that name anchors are held to them under the self-or-trusted policy; the rest (none,
+    /// self, and authenticators whose roots are not public, like the conformance tools' fake roots)
+    /// run under the accept-any policy, which still verifies every statement and signature.
+    func trust() throws -> AttestationTrust {
+        let anchors = try anchors()
+        return AttestationTrust(
+            policy: AttestationPolicy(mode: anchors.isEmpty ? .none : .selfOrTrusted, allowSHA1: true),
+            anchors: TrustAnchors(anchors), verificationTime: verifyAt)
+    }
+
     var userVerification: UserVerificationRequirement { requireUserVerification ? .required : .preferred }
 
     /// Runs the ceremony the file describes through Latchkey's verifier.
@@ -100,7 +131,7 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
         if isRegistration {
             let response = RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject ?? [])
-            _ = try RegistrationVerifier(relyingParty: relyingParty)
+            _ = try RegistrationVerifier(relyingParty: relyingParty, trust: trust())
                 .verify(response, expecting: RegistrationExpectation(challenge: challenge, userVerification: userVerification))
         } else {
             let response = AuthenticationResponse(

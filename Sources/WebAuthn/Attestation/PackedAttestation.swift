@@ -22,6 +22,7 @@ public struct PackedAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.alg is a \(algValue.kindName), not an integer")
         }
         let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
+        try input.checkSignatureAlgorithm(algorithm)
         guard let sigValue = statement[textKey: "sig"] else {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no sig")
         }

@@ -38,6 +38,8 @@ public struct VerifiedRegistration: Sendable {
     public let aaguid: [UInt8]
     public let attestationFormat: String
     public let attestation: AttestationResult
+    /// True when the statement's certificate path verified to a trust anchor.
+    public let attestationTrusted: Bool
     public let flags: AuthenticatorFlags
     public let transports: [String]
     public let residentKey: Bool?

@@ -3,10 +3,12 @@
 public struct RegistrationVerifier: Sendable {
     public let relyingParty: RelyingParty
     public let formats: AttestationFormats
+    public let trust: AttestationTrust
     public let decoder: CBORDecoder
 
-    public init(relyingParty: RelyingParty, formats: AttestationFormats = .all, decoder: CBORDecoder = CBORDecoder()) {
+    public init(relyingParty: RelyingParty, trust: AttestationTrust = .acceptAny, formats: AttestationFormats = .all, decoder: CBORDecoder = CBORDecoder()) {
         self.relyingParty = relyingParty
+        self.trust = trust
         self.formats = formats
         self.decoder = decoder
     }
@@ -31,7 +33,10 @@ public struct RegistrationVerifier: Sendable {
         }
         // Step 19: the credential algorithm is one the relying party offered.
         let credentialKey = try COSEKey(attested.publicKey)
-        guard relyingParty.algorithms.contains(credentialKey.algorithm) else {
+        if credentialKey.algorithm == .rs1, !trust.policy.allowSHA1 {
+            throw WebAuthnError(.algorithmNotAllowed, "RS1 (SHA-1) credentials are refused; enable allowSHA1 to accept them")
+        }
+        guard relyingParty.algorithms.contains(credentialKey.algorithm) || credentialKey.algorithm == .rs1 else {
             throw WebAuthnError(.algorithmNotAllowed, "credential algorithm \(credentialKey.algorithm) was not offered in pubKeyCredParams")
         }
         // The credential ID kept is the one inside the signed authenticator data. §7.1 does not ask
@@ -40,15 +45,18 @@ public struct RegistrationVerifier: Sendable {
         // Steps 21-22: verify the statement of a known format.
         let input = AttestationInput(
             statement: attestationObject.statement, authenticatorData: authenticatorData,
-            clientDataHash: clientDataHash, credentialKey: credentialKey)
+            clientDataHash: clientDataHash, credentialKey: credentialKey,
+            verificationTime: trust.verificationTime, allowSHA1: trust.policy.allowSHA1)
         let attestation = try formats.verify(format: attestationObject.format, input)
+        // Step 23: is the attestation trustworthy enough for the policy?
+        let trusted = try trust.evaluate(attestation, format: attestationObject.format, aaguid: attested.aaguid)
 
         // Step 24: credential IDs are at most 1023 bytes (enforced while parsing authenticator data).
         return VerifiedRegistration(
             credentialID: attested.credentialID, publicKey: attested.publicKeyBytes,
             algorithm: credentialKey.algorithm, signCount: authenticatorData.signCount,
             aaguid: attested.aaguid, attestationFormat: attestationObject.format,
-            attestation: attestation, flags: authenticatorData.flags,
+            attestation: attestation, attestationTrusted: trusted, flags: authenticatorData.flags,
             transports: response.transports, residentKey: response.residentKey, rpID: rpID)
     }
 }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Decides whether a verified attestation statement is trusted enough to register (§7.1 steps 22-23):
+/// the AAGUID lists, the policy mode, and the statement's certificate path checked by OpenSSL against
+/// the trust anchors at the verification time.
+public struct AttestationTrust: Sendable {
+    public var policy: AttestationPolicy
+    public var anchors: any TrustAnchorSource
+    /// The time certificates are checked at; nil means now. Tests of captured data fix it.
+    public var verificationTime: Date?
+
+    public init(policy: AttestationPolicy = AttestationPolicy(), anchors: any TrustAnchorSource = TrustAnchors.empty, verificationTime: Date? = nil) {
+        self.policy = policy
+        self.anchors = anchors
+        self.verificationTime = verificationTime
+    }
+
+    /// Accepts everything; chains are still checked when anchors exist and the outcome recorded.
+    public static let acceptAny = AttestationTrust()
+
+    /// Returns whether the statement chained to a trust anchor, or throws when the policy refuses it.
+    public func evaluate(_ result: AttestationResult, format: String, aaguid: [UInt8]) throws -> Bool {
+        let model = AAGUID.string(aaguid)
+        if policy.deniedAAGUIDs.contains(aaguid) {
+            throw WebAuthnError(.untrustedAttestation, "authenticator model \(model) is on the deny-list")
+        }
+        if let allowed = policy.allowedAAGUIDs, !allowed.contains(aaguid) {
+            throw WebAuthnError(.untrustedAttestation, "authenticator model \(model) is not on the allow-list")
+        }
+        switch result.type {
+        case .none:
+            guard policy.mode == .none else {
+                throw WebAuthnError(.untrustedAttestation, "attestation \"none\" is refused by the \(policy.mode.rawValue) policy: the authenticator is unknown")
+            }
+            return false
+        case .self:
+            guard policy.mode != .trustedOnly else {
+                throw WebAuthnError(.untrustedAttestation, "self attestation is refused by the trusted-only policy")
+            }
+            return false
+        case .basic, .attCA, .anonCA:
+            let roots = anchors.anchors(format: format, aaguid: aaguid)
+            guard !roots.isEmpty else {
+                if policy.mode == .none { return false }
+                throw WebAuthnError(.untrustedAttestation, "no trust anchors are configured for \(format) attestation from \(model)")
+            }
+            do {
+                let chain = try result.trustPath.map { try X509Certificate(der: $0) }
+                try CertificateChain.verify(chain, anchors: roots, at: verificationTime)
+                return true
+            } catch let error as WebAuthnError where policy.mode == .none && error.code == .untrustedAttestation {
+                return false
+            }
+        }
+    }
+}
+
+/// AAGUID formatting.
+public enum AAGUID {
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.
+    public static func string(_ bytes: [UInt8]) -> String {
+        guard bytes.count == 16 else { return bytes.map { String(format: "%02x", $0) }.joined() }
+        let hex = bytes.map { String(format: "%02x", $0) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+    }
+
+    /// Parses the dashed or plain hexadecimal form.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let hex = Array(text.replacingOccurrences(of: "-", with: "").lowercased())
+        guard hex.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(hex[index...index + 1]), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
