@@ -7,7 +7,7 @@ import WebAuthn
 @Suite("Conformance vectors")
 struct ConformanceVectorTests {
     static let vectors = ConformanceVector.all()
-    static let implementedFormats: Set<String> = ["none", "packed"]
+    static let implementedFormats = AttestationFormats.all.identifiers
 
     /// Why each must-fail vector must fail, as Latchkey's error code.
     static let failureCodes: [String: WebAuthnError.Code] = [

@@ -49,6 +49,9 @@ public struct AttestationFormats: Sendable {
         self.formats = Dictionary(formats.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// The `fmt` identifiers this set verifies.
+    public var identifiers: Set<String> { Set(formats.keys) }
+
     /// Every format implemented so far.
     public static let all = AttestationFormats([NoneAttestation(), PackedAttestation()])
 
