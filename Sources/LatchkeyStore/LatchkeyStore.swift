@@ -15,6 +15,9 @@ public protocol LatchkeyStore: Sendable {
     /// Records a successful sign-in: the new counter, the current backup state and the time.
     func recordSignIn(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at date: Date) async throws
 
+    /// Marks a credential whose counter went backwards: a possible cloned authenticator.
+    func recordSignCountRegression(credentialID: [UInt8]) async throws
+
     func savePendingCeremony(_ ceremony: PendingCeremony) async throws
     /// Removes and returns the pending ceremony for this challenge hash, so each challenge is
     /// answered at most once even when two requests race. Returns expired ones too, for a clear error.

@@ -28,6 +28,14 @@ public struct CredentialRecord: Sendable, Equatable {
     public var aaguid: [UInt8]
     public var attestationFormat: String
     public var attestationType: String
+    /// Whether the attestation's certificate path verified to a trust anchor.
+    public var attestationTrusted: Bool
+    /// The attestation certificates, leaf first (DER), kept to re-evaluate trust later.
+    public var trustPath: [[UInt8]]
+    /// The credProtect level the authenticator reported, when it did.
+    public var credentialProtectionPolicy: UInt8?
+    /// How many sign-ins were refused because the counter went backwards (a possible clone).
+    public var signCountRegressions: Int
     public var backupEligible: Bool
     public var backedUp: Bool
     /// `credProps.rk` as the client reported it, when it did.
@@ -39,6 +47,8 @@ public struct CredentialRecord: Sendable, Equatable {
     public init(
         id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: Int64, signCount: UInt32,
         transports: [String], aaguid: [UInt8], attestationFormat: String, attestationType: String,
+        attestationTrusted: Bool = false, trustPath: [[UInt8]] = [], credentialProtectionPolicy: UInt8? = nil,
+        signCountRegressions: Int = 0,
         backupEligible: Bool, backedUp: Bool, residentKey: Bool?, userVerified: Bool,
         createdAt: Date, lastUsedAt: Date? = nil
     ) {
@@ -51,6 +61,10 @@ public struct CredentialRecord: Sendable, Equatable {
         self.aaguid = aaguid
         self.attestationFormat = attestationFormat
         self.attestationType = attestationType
+        self.attestationTrusted = attestationTrusted
+        self.trustPath = trustPath
+        self.credentialProtectionPolicy = credentialProtectionPolicy
+        self.signCountRegressions = signCountRegressions
         self.backupEligible = backupEligible
         self.backedUp = backedUp
         self.residentKey = residentKey

@@ -130,4 +130,46 @@ struct SQLiteStoreTests {
         #expect(try await store.takePendingCeremony(challengeHash: [1]) == nil)
         #expect(try await store.takePendingCeremony(challengeHash: [2]) != nil)
     }
+
+    @Test func trustDetailsRoundTripAndRegressionsAreCounted() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        var credential = Self.credential(7, of: alice)
+        credential.attestationTrusted = true
+        credential.trustPath = [[0x30, 0x01, 0x02], [0x30, 0x03]]
+        credential.credentialProtectionPolicy = 2
+        try await store.register(credential, newUser: alice)
+        try await store.recordSignCountRegression(credentialID: credential.id)
+        try await store.recordSignCountRegression(credentialID: credential.id)
+        let stored = try #require(try await store.credential(id: credential.id))
+        #expect(stored.attestationTrusted)
+        #expect(stored.trustPath == credential.trustPath)
+        #expect(stored.credentialProtectionPolicy == 2)
+        #expect(stored.signCountRegressions == 2)
+    }
+
+    @Test func firstSchemaVersionIsMigratedKeepingItsRows() async throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            let old = try SQLiteConnection(path: path)
+            try old.execute(SQLiteSchema.migrations[0])
+            try old.execute("PRAGMA user_version = 1")
+            try old.execute("""
+                INSERT INTO users VALUES (x'01', 'dora', 'Dora', 0);
+                INSERT INTO credentials (id, user_handle, public_key, algorithm, sign_count, transports, aaguid,
+                    attestation_format, attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at)
+                VALUES (x'0A0B', x'01', x'A5', -7, 5, 'usb', zeroblob(16), 'none', 'none', 0, 0, NULL, 1, 0);
+                """)
+        }
+        let store = try SQLiteStore(path: path)
+        let migrated = try #require(try await store.credential(id: [0x0A, 0x0B]))
+        #expect(migrated.signCount == 5)
+        #expect(migrated.transports == ["usb"])
+        #expect(migrated.attestationTrusted == false)
+        #expect(migrated.trustPath.isEmpty)
+        #expect(migrated.signCountRegressions == 0)
+        let version = try SQLiteConnection(path: path).userVersion
+        #expect(version == SQLiteSchema.migrations.count)
+    }
 }

@@ -46,6 +46,12 @@ enum SQLiteSchema {
         );
         CREATE INDEX sessions_by_expiry ON sessions(expires_at);
         """,
+        """
+        ALTER TABLE credentials ADD COLUMN attestation_trusted INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE credentials ADD COLUMN trust_path TEXT NOT NULL DEFAULT '';
+        ALTER TABLE credentials ADD COLUMN cred_protect INTEGER;
+        ALTER TABLE credentials ADD COLUMN sign_count_regressions INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction.

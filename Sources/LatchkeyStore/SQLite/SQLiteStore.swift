@@ -29,7 +29,8 @@ public actor SQLiteStore: LatchkeyStore {
 
     private static let credentialColumns = """
         id, user_handle, public_key, algorithm, sign_count, transports, aaguid, attestation_format,
-        attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at, last_used_at
+        attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at, last_used_at,
+        attestation_trusted, trust_path, cred_protect, sign_count_regressions
         """
 
     public func credentials(ofUser handle: [UInt8]) throws -> [CredentialRecord] {
@@ -63,7 +64,7 @@ public actor SQLiteStore: LatchkeyStore {
                 throw StoreError(.credentialAlreadyRegistered, "this credential is already registered")
             }
             let insert = try connection.prepare("""
-                INSERT INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO credentials (\(Self.credentialColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             try insert.bind(
                 .blob(credential.id), .blob(credential.userHandle), .blob(credential.publicKey),
@@ -72,7 +73,11 @@ public actor SQLiteStore: LatchkeyStore {
                 .text(credential.attestationFormat), .text(credential.attestationType),
                 .bool(credential.backupEligible), .bool(credential.backedUp),
                 credential.residentKey.map(SQLiteValue.bool), .bool(credential.userVerified),
-                .date(credential.createdAt), credential.lastUsedAt.map(SQLiteValue.date))
+                .date(credential.createdAt), credential.lastUsedAt.map(SQLiteValue.date),
+                .bool(credential.attestationTrusted),
+                .text(credential.trustPath.map { Data($0).base64EncodedString() }.joined(separator: ",")),
+                credential.credentialProtectionPolicy.map { .integer(Int64($0)) },
+                .integer(Int64(credential.signCountRegressions)))
             do {
                 try insert.step()
             } catch is SQLiteConstraintError {
@@ -84,6 +89,12 @@ public actor SQLiteStore: LatchkeyStore {
     public func recordSignIn(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at date: Date) throws {
         let statement = try connection.prepare("UPDATE credentials SET sign_count = ?, backed_up = ?, last_used_at = ? WHERE id = ?")
         try statement.bind(.integer(Int64(signCount)), .bool(backedUp), .date(date), .blob(credentialID))
+        try statement.step()
+    }
+
+    public func recordSignCountRegression(credentialID: [UInt8]) throws {
+        let statement = try connection.prepare("UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?")
+        try statement.bind(.blob(credentialID))
         try statement.step()
     }
 
@@ -164,6 +175,10 @@ public actor SQLiteStore: LatchkeyStore {
             signCount: UInt32(clamping: row.int64(4)),
             transports: transports.isEmpty ? [] : transports.split(separator: ",").map(String.init),
             aaguid: row.blob(6), attestationFormat: row.text(7), attestationType: row.text(8),
+            attestationTrusted: row.int(15) != 0,
+            trustPath: row.text(16).split(separator: ",").compactMap { Data(base64Encoded: String($0)).map(Array.init) },
+            credentialProtectionPolicy: row.isNull(17) ? nil : UInt8(clamping: row.int(17)),
+            signCountRegressions: row.int(18),
             backupEligible: row.int(9) != 0, backedUp: row.int(10) != 0,
             residentKey: row.isNull(11) ? nil : row.int(11) != 0, userVerified: row.int(12) != 0,
             createdAt: row.date(13), lastUsedAt: row.optionalDate(14))

@@ -28,14 +28,17 @@ public struct AuthenticationExpectation: Sendable {
     /// True when the user was not named before the ceremony (usernameless sign-in): the response
     /// must then carry the user handle (§7.2 step 6).
     public var userHandleRequired: Bool
+    /// The BE flag recorded at registration, when known.
+    public var storedBackupEligible: Bool?
 
-    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, publicKey: [UInt8], storedSignCount: UInt32, userHandle: [UInt8], userHandleRequired: Bool) {
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, publicKey: [UInt8], storedSignCount: UInt32, userHandle: [UInt8], userHandleRequired: Bool, storedBackupEligible: Bool? = nil) {
         self.challenge = challenge
         self.userVerification = userVerification
         self.publicKey = publicKey
         self.storedSignCount = storedSignCount
         self.userHandle = userHandle
         self.userHandleRequired = userHandleRequired
+        self.storedBackupEligible = storedBackupEligible
     }
 }
 
@@ -46,6 +49,9 @@ public struct VerifiedAuthentication: Sendable {
     public let flags: AuthenticatorFlags
     /// True when the counter did not increase and the policy accepted it anyway.
     public let signCountRegressed: Bool
+    /// True when BE differs from the registered value and the policy accepted it.
+    public let backupEligibilityChanged: Bool
+    public let extensions: AuthenticatorExtensionOutputs
 
     public var userVerified: Bool { flags.contains(.userVerified) }
     public var backupEligible: Bool { flags.contains(.backupEligible) }

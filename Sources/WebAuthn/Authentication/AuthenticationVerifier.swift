@@ -40,8 +40,16 @@ public struct AuthenticationVerifier: Sendable {
         if regressed, relyingParty.signCount == .refuseRegression {
             throw WebAuthnError(.signCountRegression, "signature counter \(received) is not greater than the stored \(stored): the authenticator may be cloned")
         }
+        // §7.2 step 18: BE must not change over a credential's life; the policy decides what a change means.
+        let eligible = authenticatorData.flags.contains(.backupEligible)
+        let eligibilityChanged = expectation.storedBackupEligible.map { $0 != eligible } ?? false
+        if eligibilityChanged, relyingParty.backupEligibility == .refuseChange {
+            throw WebAuthnError(.invalidBackupFlags, "authenticator data BE is \(eligible ? 1 : 0) but was \(eligible ? 0 : 1) at registration")
+        }
         return VerifiedAuthentication(
             credentialID: response.credentialID, signCount: received,
-            flags: authenticatorData.flags, signCountRegressed: regressed)
+            flags: authenticatorData.flags, signCountRegressed: regressed,
+            backupEligibilityChanged: eligibilityChanged,
+            extensions: AuthenticatorExtensionOutputs(authenticatorData.extensions))
     }
 }

@@ -12,6 +12,7 @@ public struct RelyingParty: Sendable {
     public var crossOrigin: CrossOriginPolicy
     public var userPresence: UserPresencePolicy
     public var signCount: SignCountPolicy
+    public var backupEligibility: BackupEligibilityPolicy
     /// Credential algorithms offered in `pubKeyCredParams` and accepted at registration.
     public var algorithms: [COSEAlgorithm]
 
@@ -23,6 +24,7 @@ public struct RelyingParty: Sendable {
         crossOrigin: CrossOriginPolicy = .forbid,
         userPresence: UserPresencePolicy = .required,
         signCount: SignCountPolicy = .refuseRegression,
+        backupEligibility: BackupEligibilityPolicy = .reportChange,
         algorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable
     ) {
         self.id = id
@@ -32,6 +34,7 @@ public struct RelyingParty: Sendable {
         self.crossOrigin = crossOrigin
         self.userPresence = userPresence
         self.signCount = signCount
+        self.backupEligibility = backupEligibility
         self.algorithms = algorithms
     }
 }

@@ -45,6 +45,7 @@ public struct VerifiedRegistration: Sendable {
     public let residentKey: Bool?
     /// The RP ID whose hash the authenticator data carried.
     public let rpID: String
+    public let extensions: AuthenticatorExtensionOutputs
 
     public var userVerified: Bool { flags.contains(.userVerified) }
     public var backupEligible: Bool { flags.contains(.backupEligible) }

@@ -57,6 +57,7 @@ public struct RegistrationVerifier: Sendable {
             algorithm: credentialKey.algorithm, signCount: authenticatorData.signCount,
             aaguid: attested.aaguid, attestationFormat: attestationObject.format,
             attestation: attestation, attestationTrusted: trusted, flags: authenticatorData.flags,
-            transports: response.transports, residentKey: response.residentKey, rpID: rpID)
+            transports: response.transports, residentKey: response.residentKey, rpID: rpID,
+            extensions: AuthenticatorExtensionOutputs(authenticatorData.extensions))
     }
 }
