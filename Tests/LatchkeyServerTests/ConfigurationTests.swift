@@ -75,6 +75,23 @@ struct ConfigurationTests {
         expectError(["LATCHKEY_RP_ID": "https://example.com"], naming: "LATCHKEY_RP_ID")
     }
 
+    @Test func attestationSettingsBecomeAPolicyValue() throws {
+        let configuration = try load([
+            "LATCHKEY_ATTESTATION_POLICY": "trusted-only", "LATCHKEY_ALLOW_SHA1": "true",
+            "LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c-4913-9775-3dfcce97072a",
+            "LATCHKEY_DENIED_AAGUIDS": "00000000000000000000000000000000",
+        ])
+        let policy = configuration.attestation
+        #expect(policy.mode == .trustedOnly)
+        #expect(policy.allowSHA1)
+        #expect(policy.allowedAAGUIDs == [AAGUID.bytes("ee882879721c491397753dfcce97072a")!])
+        #expect(policy.deniedAAGUIDs == [[UInt8](repeating: 0, count: 16)])
+        #expect(configuration.relyingParty.algorithms.contains(.rs1))
+        #expect(try !load([:]).relyingParty.algorithms.contains(.rs1), "RS1 is off by default")
+        expectError(["LATCHKEY_ATTESTATION_POLICY": "trust-me"], naming: "LATCHKEY_ATTESTATION_POLICY")
+        expectError(["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], naming: "LATCHKEY_DENIED_AAGUIDS")
+    }
+
     @Test func anotherFileIsReadAndCheckedStrictly() throws {
         let good = try temporaryFile(#"{"port": 9000, "rpName": "From file", "conformanceMode": true}"#)
         let configuration = try load(["LATCHKEY_CONFIG": good, "LATCHKEY_RP_NAME": "From environment"])

@@ -55,14 +55,29 @@ struct AuthenticationEndpoints: Sendable {
             throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
         }
         let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
-        let verified = try AuthenticationVerifier(relyingParty: context.relyingParty).verify(
-            AuthenticationResponse(
-                credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
-                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
-            expecting: AuthenticationExpectation(
-                challenge: challenge, userVerification: userVerification, publicKey: record.publicKey,
-                storedSignCount: record.signCount, userHandle: record.userHandle,
-                userHandleRequired: pending.userHandle == nil))
+        let verified: VerifiedAuthentication
+        do {
+            verified = try AuthenticationVerifier(relyingParty: context.relyingParty).verify(
+                AuthenticationResponse(
+                    credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
+                    authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
+                expecting: AuthenticationExpectation(
+                    challenge: challenge, userVerification: userVerification, publicKey: record.publicKey,
+                    storedSignCount: record.signCount, userHandle: record.userHandle,
+                    userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible))
+        } catch let error as WebAuthnError where error.code == .signCountRegression {
+            // A counter that goes backwards may mean a cloned authenticator: refuse, and mark the passkey.
+            try await context.store.recordSignCountRegression(credentialID: record.id)
+            context.logger.warning("signature counter regression: possible cloned authenticator", metadata: [
+                "credential": "\(CeremonyContext.logID(record.id))", "stored": "\(record.signCount)",
+            ])
+            throw error
+        }
+        if verified.backupEligibilityChanged {
+            context.logger.warning("backup eligibility (BE) changed since registration", metadata: [
+                "credential": "\(CeremonyContext.logID(record.id))", "registered": "\(record.backupEligible)",
+            ])
+        }
 
         let now = Date()
         try await context.store.recordSignIn(credentialID: record.id, signCount: verified.signCount, backedUp: verified.backedUp, at: now)

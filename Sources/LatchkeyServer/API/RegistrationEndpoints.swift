@@ -21,7 +21,9 @@ struct RegistrationEndpoints: Sendable {
         let userVerification = try selection?.optionalUserVerification("userVerification") ?? .preferred
         _ = try selection?.optionalString("residentKey")
         _ = try selection?.optionalString("authenticatorAttachment")
-        let attestation = try body.optionalString("attestation") ?? "none"
+        // Ask for a statement when the policy needs one to judge the authenticator.
+        let attestation = try body.optionalString("attestation")
+            ?? (context.attestationTrust.policy.wantsAttestationStatement ? "direct" : "none")
         guard ["none", "indirect", "direct", "enterprise"].contains(attestation) else {
             throw APIError.badRequest("attestation \"\(attestation)\" is not none, indirect, direct or enterprise")
         }
@@ -80,7 +82,7 @@ struct RegistrationEndpoints: Sendable {
         }
         let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
 
-        let verified = try RegistrationVerifier(relyingParty: context.relyingParty).verify(
+        let verified = try RegistrationVerifier(relyingParty: context.relyingParty, trust: context.attestationTrust).verify(
             RegistrationResponse(
                 credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
                 attestationObject: attestationObject, transports: transports, residentKey: residentKey),
@@ -95,19 +97,25 @@ struct RegistrationEndpoints: Sendable {
             id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey,
             algorithm: verified.algorithm.rawValue, signCount: verified.signCount, transports: verified.transports,
             aaguid: verified.aaguid, attestationFormat: verified.attestationFormat,
-            attestationType: verified.attestation.type.rawValue, backupEligible: verified.backupEligible,
+            attestationType: verified.attestation.type.rawValue, attestationTrusted: verified.attestationTrusted,
+            trustPath: verified.attestation.trustPath,
+            credentialProtectionPolicy: verified.extensions.credentialProtectionPolicy,
+            backupEligible: verified.backupEligible,
             backedUp: verified.backedUp, residentKey: verified.residentKey, userVerified: verified.userVerified,
             createdAt: now)
         try await context.store.register(record, newUser: newUser)
         context.logger.info("passkey registered", metadata: [
             "user": "\(username)", "credential": "\(CeremonyContext.logID(verified.credentialID))",
-            "format": "\(verified.attestationFormat)", "newUser": "\(newUser != nil)",
+            "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
+            "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)",
         ])
 
         var members: [String: JSONValue] = [
             "username": .string(existing?.username ?? username),
             "credentialId": .string(Base64URL.encode(verified.credentialID)),
             "attestationFormat": .string(verified.attestationFormat),
+            "attestationType": .string(verified.attestation.type.rawValue),
+            "attestationTrusted": .bool(verified.attestationTrusted),
             "userVerified": .bool(verified.userVerified),
         ]
         var sessionCookie: Cookie?

@@ -13,7 +13,7 @@ extension LatchkeyConfiguration {
     static let keys = [
         "host", "port", "rpID", "rpName", "origins", "database", "appleAppIDs", "appleAppLinks",
         "conformanceMode", "challengeTimeout", "sessionTimeout", "publicDirectory", "allowCrossOrigin",
-        "topOrigins", "logLevel",
+        "topOrigins", "logLevel", "attestationPolicy", "trustAnchors", "allowedAAGUIDs", "deniedAAGUIDs", "allowSHA1",
     ]
 
     /// `rpID` → `LATCHKEY_RP_ID`, `appleAppIDs` → `LATCHKEY_APPLE_APP_IDS`.
@@ -68,6 +68,16 @@ extension LatchkeyConfiguration {
         if let value = try sources.boolean("allowCrossOrigin") { allowCrossOrigin = value }
         if let value = try sources.list("topOrigins") { topOrigins = value }
         if let value = try sources.string("logLevel") { logLevel = value }
+        if let value = try sources.string("attestationPolicy") {
+            guard let mode = AttestationPolicy.Mode(rawValue: value) else {
+                throw ConfigurationError("\(sources.origin(of: "attestationPolicy")): \"\(value)\" is not one of \(AttestationPolicy.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            attestationPolicy = mode
+        }
+        if let value = try sources.string("trustAnchors") { trustAnchors = value }
+        if let value = try sources.list("allowedAAGUIDs") { allowedAAGUIDs = value }
+        if let value = try sources.list("deniedAAGUIDs") { deniedAAGUIDs = value }
+        if let value = try sources.boolean("allowSHA1") { allowSHA1 = value }
     }
 
     /// Checks values against each other and against what WebAuthn allows.
@@ -104,6 +114,11 @@ extension LatchkeyConfiguration {
         guard (1...3_600).contains(challengeTimeout) else { throw fail("challengeTimeout", "\(challengeTimeout) is not between 1 and 3600 seconds") }
         guard (60...31_536_000).contains(sessionTimeout) else { throw fail("sessionTimeout", "\(sessionTimeout) is not between 60 seconds and one year") }
         guard !database.isEmpty else { throw fail("database", "must not be empty") }
+        for (key, list) in [("allowedAAGUIDs", allowedAAGUIDs), ("deniedAAGUIDs", deniedAAGUIDs)] {
+            if let bad = list.first(where: { AAGUID.bytes($0) == nil }) {
+                throw fail(key, "\"\(bad)\" is not an AAGUID (32 hexadecimal digits, dashes optional)")
+            }
+        }
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(logLevel) else { throw fail("logLevel", "\"\(logLevel)\" is not one of \(levels.joined(separator: ", "))") }
     }
@@ -139,6 +154,9 @@ struct ConfigurationSources {
             values[key] = (.file(value), "\(key) in \(path)")
         }
     }
+
+    /// Where a key's value came from: its environment variable, or the file.
+    func origin(of key: String) -> String { values[key]?.1 ?? key }
 
     func string(_ key: String) throws -> String? {
         guard let (raw, origin) = values[key] else { return nil }

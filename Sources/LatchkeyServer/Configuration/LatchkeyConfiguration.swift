@@ -35,6 +35,18 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var topOrigins: [String] = []
     /// `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
     public var logLevel = "info"
+    /// `none`, `self-or-trusted` or `trusted-only` (see ``AttestationPolicy/Mode``).
+    public var attestationPolicy = AttestationPolicy.Mode.none
+    /// Folder of PEM trust anchors for attestation certificates, in addition to `Config/roots`.
+    public var trustAnchors = "Config/trust-anchors"
+    /// Folder of the roots shipped with Latchkey (Apple WebAuthn, Google hardware attestation).
+    public var shippedTrustAnchors = "Config/roots"
+    /// When not empty, only these authenticator models (AAGUIDs) may register.
+    public var allowedAAGUIDs: [String] = []
+    /// Authenticator models (AAGUIDs) that may never register.
+    public var deniedAAGUIDs: [String] = []
+    /// Accept RS1 (SHA-1) signatures; the FIDO conformance tools need it.
+    public var allowSHA1 = false
 
     public init() {}
 
@@ -43,7 +55,17 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
         RelyingParty(
             id: rpID, name: rpName, origins: Set(origins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
-            userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required)
+            userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
+            algorithms: COSEAlgorithm.verifiable + (allowSHA1 ? [.rs1] : []))
+    }
+
+    /// The attestation policy as a value; AAGUIDs were validated when loading.
+    public var attestation: AttestationPolicy {
+        AttestationPolicy(
+            mode: attestationPolicy,
+            allowedAAGUIDs: allowedAAGUIDs.isEmpty ? nil : Set(allowedAAGUIDs.compactMap(AAGUID.bytes)),
+            deniedAAGUIDs: Set(deniedAAGUIDs.compactMap(AAGUID.bytes)),
+            allowSHA1: allowSHA1)
     }
 
     /// Cookies get the Secure attribute when the relying party is served over HTTPS.
