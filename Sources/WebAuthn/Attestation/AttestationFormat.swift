@@ -53,10 +53,10 @@ public struct AttestationFormats: Sendable {
     public var identifiers: Set<String> { Set(formats.keys) }
 
     /// Every format implemented so far.
-    public static let all = AttestationFormats([NoneAttestation(), PackedAttestation()])
+    public static let all = AttestationFormats([NoneAttestation(), PackedAttestation(), TPMAttestation(), AndroidKeyAttestation()])
 
     /// Formats that are registered in WebAuthn but whose verification is not implemented yet.
-    static let registeredButUnsupported: Set<String> = ["tpm", "android-key", "android-safetynet", "fido-u2f", "apple", "compound"]
+    static let registeredButUnsupported: Set<String> = ["android-safetynet", "fido-u2f", "apple", "compound"]
 
     public func verify(format identifier: String, _ input: AttestationInput) throws -> AttestationResult {
         guard let format = formats[identifier] else {

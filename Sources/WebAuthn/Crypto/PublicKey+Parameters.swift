@@ -1,0 +1,31 @@
+import COpenSSL
+
+/// Key parameters read back from OpenSSL, for comparing a key with one described elsewhere
+/// (a TPM public area, an attestation certificate).
+extension PublicKey {
+    /// The RSA modulus `n`, big-endian without leading zero bytes; nil for keys that are not RSA.
+    public var rsaModulus: [UInt8]? { bigNumberParameter("n") }
+
+    /// The RSA public exponent `e`, big-endian without leading zero bytes; nil for keys that are not RSA.
+    public var rsaPublicExponent: [UInt8]? { bigNumberParameter("e") }
+
+    /// Whether `other` is the same public key (same type, parameters and public value), as
+    /// OpenSSL's `EVP_PKEY_eq` judges it.
+    public func isSameKey(as other: PublicKey) -> Bool {
+        EVP_PKEY_eq(key, other.key) == 1
+    }
+
+    /// One BIGNUM parameter of the key (OpenSSL parameter names such as "n" and "e").
+    private func bigNumberParameter(_ name: String) -> [UInt8]? {
+        let type = typeName
+        guard type == "RSA" || type == "RSA-PSS" else { return nil }
+        var number: OpaquePointer?
+        guard EVP_PKEY_get_bn_param(key, name, &number) == 1, let number else { return nil }
+        defer { BN_free(number) }
+        let length = (Int(BN_num_bits(number)) + 7) / 8
+        guard length > 0 else { return [0] }
+        var bytes = [UInt8](repeating: 0, count: length)
+        guard Int(BN_bn2bin(number, &bytes)) == length else { return nil }
+        return bytes
+    }
+}
