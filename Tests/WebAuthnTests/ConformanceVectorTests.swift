@@ -1,9 +1,10 @@
 import Testing
 import WebAuthn
 
-/// Every vector in `../shared/conformance/vectors/` whose format this release verifies (`none`,
-/// `packed`, and every authentication) gets the verdict its file states; must-fail vectors fail
-/// with the error code their `failureReason` describes.
+/// Every vector in `../shared/conformance/vectors/` whose format this release verifies (see
+/// ``AttestationFormats/all``, and every authentication) gets the verdict its file states; must-fail
+/// vectors fail with the error code their `failureReason` describes, and the few disputed vectors
+/// Latchkey decides against fail with the code in `refusedByDecision`.
 @Suite("Conformance vectors")
 struct ConformanceVectorTests {
     static let vectors = ConformanceVector.all()
@@ -22,6 +23,16 @@ struct ConformanceVectorTests {
         "swa-none-wrong-origin-reg": .originMismatch,
         "swa-packed-aaguid-ext-mismatch-reg": .invalidCertificate,
         "pywebauthn-packed-yubikey-wrong-root-reg": .untrustedAttestation,
+        "pywebauthn-fido-u2f-tokenbinding-status-not-supported-reg": .invalidTokenBinding,
+        "swa-android-safetynet-2019-stale-reg": .invalidAttestationStatement,
+        "swa-safetynet-cts-false-reg": .invalidAttestationStatement,
+    ]
+
+    /// Disputed vectors whose file expects a pass that Latchkey refuses by decision, with the code.
+    /// w3c-fido-u2f-es256-reg: its AAGUID is non-zero; fido-u2f requires the all-zero AAGUID, which
+    /// the U2F signature does not cover (FIDO conformance Resp-8 F-1; see FIDOU2FAttestation).
+    static let refusedByDecision: [String: WebAuthnError.Code] = [
+        "w3c-fido-u2f-es256-reg": .invalidAttestationStatement,
     ]
 
     /// ML-DSA vectors expect a pass from a post-quantum-capable verifier; OpenSSL 3.0 (Debian 12)
@@ -56,6 +67,11 @@ struct ConformanceVectorTests {
             let refused = #expect(throws: WebAuthnError.self) { try vector.verify(crossOrigin: .forbid) }
             #expect(refused?.code == .crossOriginNotAllowed)
             try vector.verify(crossOrigin: .allow(topOrigins: ["https://example.com"]))
+            return
+        }
+        if let code = Self.refusedByDecision[vector.name] {
+            let error = #expect(throws: WebAuthnError.self) { try vector.verify() }
+            #expect(error?.code == code, "\(vector.name) is refused by decision; got: \(error?.message ?? "no error")")
             return
         }
         if vector.mustPass {

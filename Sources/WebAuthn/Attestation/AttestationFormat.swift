@@ -52,11 +52,16 @@ public struct AttestationFormats: Sendable {
     /// The `fmt` identifiers this set verifies.
     public var identifiers: Set<String> { Set(formats.keys) }
 
-    /// Every format implemented so far.
-    public static let all = AttestationFormats([NoneAttestation(), PackedAttestation()])
+    /// Every format implemented so far, compound included.
+    public static let all = AttestationFormats(single + [CompoundAttestation(members: AttestationFormats(single))])
+
+    /// Every implemented format except `compound`: the formats a compound statement's members may use.
+    static let single: [any AttestationFormat] = [
+        NoneAttestation(), PackedAttestation(), FIDOU2FAttestation(), AppleAttestation(), AndroidSafetyNetAttestation(),
+    ]
 
     /// Formats that are registered in WebAuthn but whose verification is not implemented yet.
-    static let registeredButUnsupported: Set<String> = ["tpm", "android-key", "android-safetynet", "fido-u2f", "apple", "compound"]
+    static let registeredButUnsupported: Set<String> = ["tpm", "android-key"]
 
     public func verify(format identifier: String, _ input: AttestationInput) throws -> AttestationResult {
         guard let format = formats[identifier] else {
