@@ -52,17 +52,17 @@ public struct AttestationFormats: Sendable {
     /// The `fmt` identifiers this set verifies.
     public var identifiers: Set<String> { Set(formats.keys) }
 
-    /// Every format implemented so far.
-    public static let all = AttestationFormats([NoneAttestation(), PackedAttestation(), TPMAttestation(), AndroidKeyAttestation()])
+    /// Every format implemented, compound included.
+    public static let all = AttestationFormats(single + [CompoundAttestation(members: AttestationFormats(single))])
 
-    /// Formats that are registered in WebAuthn but whose verification is not implemented yet.
-    static let registeredButUnsupported: Set<String> = ["android-safetynet", "fido-u2f", "apple", "compound"]
+    /// Every implemented format except `compound`: the formats a compound statement's members may use.
+    static let single: [any AttestationFormat] = [
+        NoneAttestation(), PackedAttestation(), TPMAttestation(), AndroidKeyAttestation(),
+        AndroidSafetyNetAttestation(), FIDOU2FAttestation(), AppleAttestation(),
+    ]
 
     public func verify(format identifier: String, _ input: AttestationInput) throws -> AttestationResult {
         guard let format = formats[identifier] else {
-            if Self.registeredButUnsupported.contains(identifier) {
-                throw WebAuthnError(.unsupportedAttestationFormat, "attestation format \"\(identifier)\" is not supported yet")
-            }
             throw WebAuthnError(.unsupportedAttestationFormat, "attestation format \"\(identifier)\" is unknown")
         }
         return try format.verify(input)

@@ -9,12 +9,6 @@ extension PublicKey {
     /// The RSA public exponent `e`, big-endian without leading zero bytes; nil for keys that are not RSA.
     public var rsaPublicExponent: [UInt8]? { bigNumberParameter("e") }
 
-    /// Whether `other` is the same public key (same type, parameters and public value), as
-    /// OpenSSL's `EVP_PKEY_eq` judges it.
-    public func isSameKey(as other: PublicKey) -> Bool {
-        EVP_PKEY_eq(key, other.key) == 1
-    }
-
     /// One BIGNUM parameter of the key (OpenSSL parameter names such as "n" and "e").
     private func bigNumberParameter(_ name: String) -> [UInt8]? {
         let type = typeName

@@ -21,7 +21,8 @@ public struct AttestationObject: Sendable {
         guard let statement = object[textKey: "attStmt"] else {
             throw WebAuthnError(.malformedInput, "attestationObject has no attStmt")
         }
-        guard statement.mapEntries != nil else {
+        // attStmt is a map, except for `compound` (§8.9), whose statement is an array of statements.
+        guard statement.mapEntries != nil || (format == "compound" && statement.arrayItems != nil) else {
             throw WebAuthnError(.malformedInput, "attestationObject.attStmt is a \(statement.kindName), not a map")
         }
         guard let authDataValue = object[textKey: "authData"] else {
