@@ -46,6 +46,8 @@ public struct MetadataService: TrustAnchorSource, AuthenticatorStatusSource {
         entries(aaguid: aaguid).flatMap(\.attestationRootCertificates)
     }
 
+    /// Names the refused status in force for the model, if any. An ATTESTATION_KEY_COMPROMISE report
+    /// refuses the whole model even when it names one compromised certificate.
     public func refusalReason(aaguid: [UInt8], at time: Date?) -> String? {
         for entry in entries(aaguid: aaguid) {
             guard let report = entry.latestStatusReport(at: time), refusedStatuses.contains(report.status) else { continue }
