@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The few C lines Swift cannot import: OpenSSL macros and OSSL_PARAM builders.
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
+        // Test-only OpenSSL helpers (key generation, certificate issuing, signing); used by WebAuthnTests only.
+        .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
@@ -44,7 +46,7 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
         .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer", "WebAuthn"]),
     ]

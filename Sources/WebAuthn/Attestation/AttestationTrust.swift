@@ -8,11 +8,16 @@ public struct AttestationTrust: Sendable {
     public var anchors: any TrustAnchorSource
     /// The time certificates are checked at; nil means now. Tests of captured data fix it.
     public var verificationTime: Date?
+    /// Vetoes models by certification status (for example FIDO metadata); consulted for every
+    /// attestation type and policy mode, like the deny-list.
+    public var statusSource: (any AuthenticatorStatusSource)?
 
-    public init(policy: AttestationPolicy = AttestationPolicy(), anchors: any TrustAnchorSource = TrustAnchors.empty, verificationTime: Date? = nil) {
+    public init(policy: AttestationPolicy = AttestationPolicy(), anchors: any TrustAnchorSource = TrustAnchors.empty,
+                verificationTime: Date? = nil, statusSource: (any AuthenticatorStatusSource)? = nil) {
         self.policy = policy
         self.anchors = anchors
         self.verificationTime = verificationTime
+        self.statusSource = statusSource
     }
 
     /// Accepts everything; chains are still checked when anchors exist and the outcome recorded.
@@ -26,6 +31,9 @@ public struct AttestationTrust: Sendable {
         }
         if let allowed = policy.allowedAAGUIDs, !allowed.contains(aaguid) {
             throw WebAuthnError(.untrustedAttestation, "authenticator model \(model) is not on the allow-list")
+        }
+        if let reason = statusSource?.refusalReason(aaguid: aaguid, at: verificationTime) {
+            throw WebAuthnError(.untrustedAttestation, "authenticator model \(model) is refused: \(reason)")
         }
         switch result.type {
         case .none:

@@ -1,0 +1,106 @@
+#include "test_support.h"
+
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/err.h>
+#include <openssl/rsa.h>
+#include <openssl/x509v3.h>
+
+EVP_PKEY *lkt_generate_p256(void) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+}
+
+EVP_PKEY *lkt_generate_rsa(int bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
+
+static int add_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
+    X509V3_CTX context;
+    X509V3_set_ctx_nodb(&context);
+    X509V3_set_ctx(&context, issuer, certificate, NULL, NULL, 0);
+    X509_EXTENSION *extension = X509V3_EXT_conf_nid(NULL, &context, nid, value);
+    if (extension == NULL) return 0;
+    int added = X509_add_ext(certificate, extension, -1);
+    X509_EXTENSION_free(extension);
+    return added == 1;
+}
+
+X509 *lkt_issue_certificate(EVP_PKEY *subject_key, const char *common_name, X509 *issuer,
+                            EVP_PKEY *issuer_key, int is_ca, long serial,
+                            int64_t not_before, int64_t not_after) {
+    X509 *certificate = X509_new();
+    if (certificate == NULL) return NULL;
+    X509_NAME *name = X509_get_subject_name(certificate);
+    int ok = X509_set_version(certificate, 2) == 1 &&
+             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1 &&
+             X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &(time_t){(time_t)not_before}) != NULL &&
+             X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &(time_t){(time_t)not_after}) != NULL &&
+             X509_set_pubkey(certificate, subject_key) == 1 &&
+             X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Tests", -1, -1, 0) == 1 &&
+             X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
+             X509_set_issuer_name(certificate, issuer != NULL ? X509_get_subject_name(issuer) : name) == 1;
+    X509 *issuing = issuer != NULL ? issuer : certificate;
+    if (ok) {
+        ok = add_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
+             add_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
+             add_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
+             (issuer == NULL || add_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always"));
+    }
+    if (ok) ok = X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
+    ERR_clear_error();
+    if (!ok) {
+        X509_free(certificate);
+        return NULL;
+    }
+    return certificate;
+}
+
+size_t lkt_certificate_der(X509 *certificate, uint8_t *buffer, size_t buffer_length) {
+    int length = i2d_X509(certificate, NULL);
+    if (length <= 0 || (size_t)length > buffer_length) return 0;
+    unsigned char *cursor = buffer;
+    return i2d_X509(certificate, &cursor) == length ? (size_t)length : 0;
+}
+
+static size_t der_to_raw(const uint8_t *der, size_t der_length, size_t coordinate_length,
+                         uint8_t *raw, size_t raw_length) {
+    const unsigned char *cursor = der;
+    ECDSA_SIG *parsed = d2i_ECDSA_SIG(NULL, &cursor, (long)der_length);
+    if (parsed == NULL || raw_length < 2 * coordinate_length) {
+        ECDSA_SIG_free(parsed);
+        return 0;
+    }
+    const BIGNUM *r = ECDSA_SIG_get0_r(parsed);
+    const BIGNUM *s = ECDSA_SIG_get0_s(parsed);
+    int ok = BN_bn2binpad(r, raw, (int)coordinate_length) == (int)coordinate_length &&
+             BN_bn2binpad(s, raw + coordinate_length, (int)coordinate_length) == (int)coordinate_length;
+    ECDSA_SIG_free(parsed);
+    return ok ? 2 * coordinate_length : 0;
+}
+
+size_t lkt_sign(EVP_PKEY *key, const char *digest_name, int pss, size_t coordinate_length,
+                const uint8_t *message, size_t message_length, uint8_t *signature, size_t signature_length) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    EVP_PKEY_CTX *key_context = NULL;
+    uint8_t der[1024];
+    size_t written = sizeof der;
+    size_t result = 0;
+    int is_ec = EVP_PKEY_is_a(key, "EC");
+    if (context == NULL || EVP_DigestSignInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) != 1) goto done;
+    if (pss && (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) != 1 ||
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) != 1)) goto done;
+    if (EVP_DigestSign(context, der, &written, message, message_length) != 1) goto done;
+    if (is_ec) {
+        result = der_to_raw(der, written, coordinate_length, signature, signature_length);
+    } else if (written <= signature_length) {
+        for (size_t i = 0; i < written; i++) signature[i] = der[i];
+        result = written;
+    }
+done:
+    EVP_MD_CTX_free(context);
+    ERR_clear_error();
+    return result;
+}
+
+void lkt_free_key(EVP_PKEY *key) { EVP_PKEY_free(key); }
+void lkt_free_certificate(X509 *certificate) { X509_free(certificate); }

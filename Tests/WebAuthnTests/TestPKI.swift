@@ -1,0 +1,84 @@
+import CLatchkeyTestSupport
+import Foundation
+@testable import WebAuthn
+
+/// A key pair made at test time by OpenSSL.
+final class TestKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// "EC" or "RSA".
+    let type: String
+
+    private init(pointer: OpaquePointer, type: String) {
+        self.pointer = pointer
+        self.type = type
+    }
+
+    deinit { lkt_free_key(pointer) }
+
+    static func p256() throws -> TestKey {
+        guard let key = lkt_generate_p256() else { throw TestPKIError("P-256 key generation failed") }
+        return TestKey(pointer: key, type: "EC")
+    }
+
+    static func rsa(bits: Int32 = 2048) throws -> TestKey {
+        guard let key = lkt_generate_rsa(bits) else { throw TestPKIError("RSA key generation failed") }
+        return TestKey(pointer: key, type: "RSA")
+    }
+
+    /// A signature as JWS writes it (raw r‖s for ECDSA).
+    func sign(_ message: [UInt8], digest: String = "SHA256", pss: Bool = false, coordinateLength: Int = 32) throws -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: 1024)
+        let length = lkt_sign(pointer, digest, pss ? 1 : 0, coordinateLength, message, message.count, &signature, signature.count)
+        guard length > 0 else { throw TestPKIError("signing failed") }
+        return Array(signature.prefix(length))
+    }
+}
+
+/// A certificate made at test time, with the key it certifies.
+final class TestCertificate: @unchecked Sendable {
+    let key: TestKey
+    let pointer: OpaquePointer
+    let der: [UInt8]
+
+    private init(key: TestKey, pointer: OpaquePointer) throws {
+        self.key = key
+        self.pointer = pointer
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let length = lkt_certificate_der(pointer, &buffer, buffer.count)
+        guard length > 0 else {
+            lkt_free_certificate(pointer)
+            throw TestPKIError("DER encoding failed")
+        }
+        der = Array(buffer.prefix(length))
+    }
+
+    deinit { lkt_free_certificate(pointer) }
+
+    var certificate: X509Certificate { get throws { try X509Certificate(der: der) } }
+    var base64: String { Data(der).base64EncodedString() }
+
+    /// A self-signed CA.
+    static func root(_ name: String, key: TestKey? = nil) throws -> TestCertificate {
+        let key = try key ?? TestKey.p256()
+        let now = Int64(Date().timeIntervalSince1970)
+        guard let issued = lkt_issue_certificate(key.pointer, name, nil, key.pointer, 1, 1, now - 86_400, now + 365 * 86_400) else {
+            throw TestPKIError("issuing \(name) failed")
+        }
+        return try TestCertificate(key: key, pointer: issued)
+    }
+
+    /// A certificate for `key` (a new P-256 key when nil) signed by this one.
+    func issue(_ name: String, key: TestKey? = nil, isCA: Bool = false, serial: Int = 2) throws -> TestCertificate {
+        let key = try key ?? TestKey.p256()
+        let now = Int64(Date().timeIntervalSince1970)
+        guard let issued = lkt_issue_certificate(key.pointer, name, pointer, self.key.pointer, isCA ? 1 : 0, serial, now - 86_400, now + 365 * 86_400) else {
+            throw TestPKIError("issuing \(name) failed")
+        }
+        return try TestCertificate(key: key, pointer: issued)
+    }
+}
+
+struct TestPKIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
