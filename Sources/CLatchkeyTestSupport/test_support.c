@@ -90,7 +90,7 @@ size_t lkt_sign(EVP_PKEY *key, const char *digest_name, int pss, size_t coordina
     if (pss && (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) != 1 ||
                 EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) != 1)) goto done;
     if (EVP_DigestSign(context, der, &written, message, message_length) != 1) goto done;
-    if (is_ec) {
+    if (is_ec && coordinate_length > 0) {
         result = der_to_raw(der, written, coordinate_length, signature, signature_length);
     } else if (written <= signature_length) {
         for (size_t i = 0; i < written; i++) signature[i] = der[i];
@@ -100,6 +100,54 @@ done:
     EVP_MD_CTX_free(context);
     ERR_clear_error();
     return result;
+}
+
+X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *common_name,
+                                        const char *organizational_unit, const uint8_t *aaguid,
+                                        X509 *issuer, EVP_PKEY *issuer_key, long serial,
+                                        int64_t not_before, int64_t not_after) {
+    X509 *certificate = X509_new();
+    if (certificate == NULL) return NULL;
+    X509_NAME *name = X509_get_subject_name(certificate);
+    int ok = X509_set_version(certificate, 2) == 1 &&
+             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1 &&
+             X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &(time_t){(time_t)not_before}) != NULL &&
+             X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &(time_t){(time_t)not_after}) != NULL &&
+             X509_set_pubkey(certificate, subject_key) == 1 &&
+             X509_NAME_add_entry_by_txt(name, "C", MBSTRING_UTF8, (const unsigned char *)"US", -1, -1, 0) == 1 &&
+             X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Tests", -1, -1, 0) == 1 &&
+             (organizational_unit == NULL ||
+              X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, (const unsigned char *)organizational_unit, -1, -1, 0) == 1) &&
+             X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
+             X509_set_issuer_name(certificate, X509_get_subject_name(issuer)) == 1 &&
+             add_extension(certificate, issuer, NID_basic_constraints, "critical,CA:FALSE") &&
+             add_extension(certificate, issuer, NID_authority_key_identifier, "keyid:always");
+    if (ok && aaguid != NULL) {
+        uint8_t value[18] = {0x04, 16};
+        for (int i = 0; i < 16; i++) value[2 + i] = aaguid[i];
+        ASN1_OBJECT *oid = OBJ_txt2obj("1.3.6.1.4.1.45724.1.1.4", 1);
+        ASN1_OCTET_STRING *data = ASN1_OCTET_STRING_new();
+        X509_EXTENSION *extension = NULL;
+        ok = oid != NULL && data != NULL && ASN1_OCTET_STRING_set(data, value, sizeof value) == 1 &&
+             (extension = X509_EXTENSION_create_by_OBJ(NULL, oid, 0, data)) != NULL &&
+             X509_add_ext(certificate, extension, -1) == 1;
+        X509_EXTENSION_free(extension);
+        ASN1_OCTET_STRING_free(data);
+        ASN1_OBJECT_free(oid);
+    }
+    if (ok) ok = X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
+    ERR_clear_error();
+    if (!ok) {
+        X509_free(certificate);
+        return NULL;
+    }
+    return certificate;
+}
+
+size_t lkt_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
+    size_t written = 0;
+    if (EVP_PKEY_get_octet_string_param(key, "encoded-pub-key", buffer, buffer_length, &written) != 1) return 0;
+    return written;
 }
 
 void lkt_free_key(EVP_PKEY *key) { EVP_PKEY_free(key); }

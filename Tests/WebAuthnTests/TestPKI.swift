@@ -25,6 +25,24 @@ final class TestKey: @unchecked Sendable {
         return TestKey(pointer: key, type: "RSA")
     }
 
+    /// The COSE_Key of a P-256 key, as authenticator data carries it.
+    func coseKey() throws -> [UInt8] {
+        var point = [UInt8](repeating: 0, count: 133)
+        let length = lkt_ec_point(pointer, &point, point.count)
+        guard length == 65 else { throw TestPKIError("not a P-256 key") }
+        return CBOREncoder.encode(.map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(2)), CBORMapEntry(key: .unsigned(3), value: .negative(6)),
+            CBORMapEntry(key: .negative(0), value: .unsigned(1)),
+            CBORMapEntry(key: .negative(1), value: .bytes(Array(point[1..<33]))),
+            CBORMapEntry(key: .negative(2), value: .bytes(Array(point[33..<65]))),
+        ]))
+    }
+
+    /// A signature as WebAuthn carries it (DER for ECDSA).
+    func signDER(_ message: [UInt8]) throws -> [UInt8] {
+        try sign(message, coordinateLength: 0)
+    }
+
     /// A signature as JWS writes it (raw r‖s for ECDSA).
     func sign(_ message: [UInt8], digest: String = "SHA256", pss: Bool = false, coordinateLength: Int = 32) throws -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: 1024)
@@ -39,6 +57,10 @@ final class TestCertificate: @unchecked Sendable {
     let key: TestKey
     let pointer: OpaquePointer
     let der: [UInt8]
+
+    convenience init(adopting key: TestKey, pointer: OpaquePointer) throws {
+        try self.init(key: key, pointer: pointer)
+    }
 
     private init(key: TestKey, pointer: OpaquePointer) throws {
         self.key = key
@@ -75,6 +97,25 @@ final class TestCertificate: @unchecked Sendable {
             throw TestPKIError("issuing \(name) failed")
         }
         return try TestCertificate(key: key, pointer: issued)
+    }
+}
+
+extension TestCertificate {
+    /// A packed-style attestation certificate issued by this CA, valid in `validity` (default: a
+    /// year around now), with subject OU `organizationalUnit` and the AAGUID extension when given.
+    func issueAttestation(
+        key: TestKey? = nil, organizationalUnit: String? = "Authenticator Attestation", aaguid: [UInt8]? = nil,
+        validity: ClosedRange<Date>? = nil, serial: Int = 3
+    ) throws -> TestCertificate {
+        let key = try key ?? TestKey.p256()
+        let now = Date()
+        let window = validity ?? now.addingTimeInterval(-86_400)...now.addingTimeInterval(365 * 86_400)
+        guard let issued = lkt_issue_attestation_certificate(
+            key.pointer, "Latchkey Test Authenticator", organizationalUnit, aaguid, pointer, self.key.pointer, serial,
+            Int64(window.lowerBound.timeIntervalSince1970), Int64(window.upperBound.timeIntervalSince1970)) else {
+            throw TestPKIError("issuing the attestation certificate failed")
+        }
+        return try TestCertificate(adopting: key, pointer: issued)
     }
 }
 

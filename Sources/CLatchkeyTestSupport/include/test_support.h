@@ -27,9 +27,21 @@ size_t lkt_certificate_der(X509 *certificate, uint8_t *buffer, size_t buffer_len
 
 /// Signs `message` with `key` and `digest_name` ("SHA256", ...). RSA uses PKCS#1 v1.5, or PSS with a
 /// salt as long as the digest when `pss` is set. EC signatures are written as JWS raw r||s, each
-/// half `coordinate_length` bytes. Returns the signature length, or 0 on error.
+/// half `coordinate_length` bytes, or DER as WebAuthn carries them when `coordinate_length` is 0.
+/// Returns the signature length, or 0 on error.
 size_t lkt_sign(EVP_PKEY *key, const char *digest_name, int pss, size_t coordinate_length,
                 const uint8_t *message, size_t message_length, uint8_t *signature, size_t signature_length);
+
+/// An attestation certificate (CA:FALSE) for `subject_key`, issued by `issuer` with `issuer_key`,
+/// subject C=US, O=Latchkey Tests, OU=`organizational_unit` (omitted when NULL), CN=`common_name`,
+/// and the id-fido-gen-ce-aaguid extension when `aaguid` (16 bytes) is not NULL.
+X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *common_name,
+                                        const char *organizational_unit, const uint8_t *aaguid,
+                                        X509 *issuer, EVP_PKEY *issuer_key, long serial,
+                                        int64_t not_before, int64_t not_after);
+
+/// The uncompressed point (04 || x || y) of an EC key; returns its length, or 0.
+size_t lkt_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
 
 void lkt_free_key(EVP_PKEY *key);
 void lkt_free_certificate(X509 *certificate);
