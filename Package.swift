@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer",
+                "LatchkeyServer", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -10,9 +10,9 @@ import WebAuthn
 public enum LatchkeyServer {
     /// The router with every route and middleware, without a listening socket.
     public static func router(
-        configuration: LatchkeyConfiguration, store: any LatchkeyStore, anchors: any TrustAnchorSource, logger: Logger
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger
     ) -> Router<BasicRequestContext> {
-        let context = CeremonyContext(configuration: configuration, store: store, anchors: anchors, logger: logger)
+        let context = CeremonyContext(configuration: configuration, store: store, attestationTrust: attestationTrust, logger: logger)
         let registration = RegistrationEndpoints(context: context)
         let authentication = AuthenticationEndpoints(context: context)
         let sessions = SessionEndpoints(context: context)
@@ -35,26 +35,13 @@ public enum LatchkeyServer {
     /// Opens the SQLite store named in the configuration and builds the application, with a
     /// background service that purges expired challenges and sessions.
     public static func application(configuration: LatchkeyConfiguration, logger: Logger) throws -> some ApplicationProtocol {
-        let anchors = try loadTrustAnchors(configuration, logger: logger)
+        let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let store = try SQLiteStore(path: configuration.database)
         return Application(
-            router: router(configuration: configuration, store: store, anchors: anchors, logger: logger),
+            router: router(configuration: configuration, store: store, attestationTrust: trust, logger: logger),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: [ExpiredRecordPurger(store: store, logger: logger)],
             logger: logger)
-    }
-}
-
-extension LatchkeyServer {
-    /// The shipped roots plus the configured anchor folder; a file that is not PEM stops the server.
-    static func loadTrustAnchors(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> TrustAnchors {
-        do {
-            let anchors = try TrustAnchors.load(directories: [configuration.shippedTrustAnchors, configuration.trustAnchors])
-            logger.info("trust anchors loaded", metadata: ["count": "\(anchors.certificates.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
-            return anchors
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): \(error.message)")
-        }
     }
 }
 

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import LatchkeyServer
 import Logging
+import WebAuthn
 
 /// The `latchkey` command.
 @main
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
-        subcommands: [Serve.self, CheckConfig.self])
+        subcommands: [Serve.self, CheckConfig.self, Metadata.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
@@ -36,6 +37,37 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         let settings = try loadConfiguration()
         print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.database)")
+    }
+}
+
+/// `latchkey mds ...`: FIDO metadata.
+struct Metadata: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mds", abstract: "FIDO Metadata Service (MDS3) BLOBs.", subcommands: [Import.self])
+
+    /// `latchkey mds import FILE`: verifies a BLOB and installs it where the server loads it.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Verify a metadata BLOB and install it for the server (restart it to load).")
+
+        @Argument(help: "A metadata BLOB (JWT) downloaded from the FIDO Metadata Service.")
+        var file: String
+
+        func run() async throws {
+            let settings = try loadConfiguration()
+            let metadata: MetadataService
+            do {
+                metadata = try AttestationTrustLoader.loadMetadata(from: file, configuration: settings)
+            } catch let error as ConfigurationError {
+                FileHandle.standardError.write(Data("latchkey: \(error.message)\n".utf8))
+                throw ExitCode(65)  // EX_DATAERR
+            }
+            let destination = URL(fileURLWithPath: settings.metadataBLOB)
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let temporary = destination.appendingPathExtension("tmp")
+            try Data(contentsOf: URL(fileURLWithPath: file)).write(to: temporary)
+            _ = try? FileManager.default.removeItem(at: destination)
+            try FileManager.default.moveItem(at: temporary, to: destination)
+            print("imported metadata BLOB no. \(metadata.blob.number) with \(metadata.blob.entries.count) entries (next update \(metadata.blob.nextUpdate)) to \(settings.metadataBLOB)")
+        }
     }
 }
 

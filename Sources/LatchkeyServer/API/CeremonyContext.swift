@@ -8,17 +8,17 @@ struct CeremonyContext: Sendable {
     let configuration: LatchkeyConfiguration
     let store: any LatchkeyStore
     let relyingParty: RelyingParty
-    /// Attestation policy, trust anchors and (later) metadata, as the registration verifier uses them.
+    /// Attestation policy, trust anchors and metadata, as the registration verifier uses them.
     let attestationTrust: AttestationTrust
     let challenges: ChallengeIssuer
     let sessions: SessionAuthority
     let logger: Logger
 
-    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, anchors: any TrustAnchorSource, logger: Logger) {
+    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.relyingParty = configuration.relyingParty
-        self.attestationTrust = AttestationTrust(policy: configuration.attestation, anchors: anchors)
+        self.attestationTrust = attestationTrust
         self.logger = logger
         let secure = configuration.usesHTTPS
         let crossSite = configuration.conformanceMode

@@ -14,6 +14,7 @@ extension LatchkeyConfiguration {
         "host", "port", "rpID", "rpName", "origins", "database", "appleAppIDs", "appleAppLinks",
         "conformanceMode", "challengeTimeout", "sessionTimeout", "publicDirectory", "allowCrossOrigin",
         "topOrigins", "logLevel", "attestationPolicy", "trustAnchors", "allowedAAGUIDs", "deniedAAGUIDs", "allowSHA1",
+        "metadataBLOB", "metadataRoots",
     ]
 
     /// `rpID` → `LATCHKEY_RP_ID`, `appleAppIDs` → `LATCHKEY_APPLE_APP_IDS`.
@@ -78,6 +79,8 @@ extension LatchkeyConfiguration {
         if let value = try sources.list("allowedAAGUIDs") { allowedAAGUIDs = value }
         if let value = try sources.list("deniedAAGUIDs") { deniedAAGUIDs = value }
         if let value = try sources.boolean("allowSHA1") { allowSHA1 = value }
+        if let value = try sources.string("metadataBLOB") { metadataBLOB = value }
+        if let value = try sources.string("metadataRoots") { metadataRoots = value }
     }
 
     /// Checks values against each other and against what WebAuthn allows.

@@ -47,6 +47,10 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var deniedAAGUIDs: [String] = []
     /// Accept RS1 (SHA-1) signatures; the FIDO conformance tools need it.
     public var allowSHA1 = false
+    /// The FIDO metadata BLOB (MDS3) loaded on start when the file exists; `latchkey mds import` writes it.
+    public var metadataBLOB = "data/mds-blob.jwt"
+    /// Folder of PEM roots a metadata BLOB's signing chain must lead to (the FIDO MDS root).
+    public var metadataRoots = "Config/mds-roots"
 
     public init() {}
 

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import WebAuthn
+
+/// Builds the attestation trust the server verifies registrations with: the shipped roots, the
+/// configured anchor folder and, when a metadata BLOB is present, FIDO metadata (roots per
+/// authenticator model and status reports).
+public enum AttestationTrustLoader {
+    /// Loads everything; a broken anchor file or metadata BLOB stops the server with a message.
+    public static func load(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> AttestationTrust {
+        let anchors: TrustAnchors
+        do {
+            anchors = try TrustAnchors.load(directories: [configuration.shippedTrustAnchors, configuration.trustAnchors])
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): \(error.message)")
+        }
+        var trust = AttestationTrust(policy: configuration.attestation, anchors: anchors)
+        if FileManager.default.fileExists(atPath: configuration.metadataBLOB) {
+            let metadata = try loadMetadata(from: configuration.metadataBLOB, configuration: configuration)
+            if metadata.blob.isOutdated() {
+                logger.warning("the metadata BLOB is past its nextUpdate; import a newer one", metadata: ["nextUpdate": "\(metadata.blob.nextUpdate)"])
+            }
+            trust.anchors = CombinedTrustAnchors([anchors, metadata])
+            trust.statusSource = metadata
+            logger.info("metadata loaded", metadata: ["entries": "\(metadata.blob.entries.count)", "no": "\(metadata.blob.number)"])
+        }
+        logger.info("trust anchors loaded", metadata: ["count": "\(anchors.certificates.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
+        return trust
+    }
+
+    /// Reads and verifies a metadata BLOB against the configured metadata roots.
+    public static func loadMetadata(from path: String, configuration: LatchkeyConfiguration) throws -> MetadataService {
+        let roots: [X509Certificate]
+        do {
+            roots = try TrustAnchors.load(directories: [configuration.metadataRoots]).certificates
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
+        }
+        guard !roots.isEmpty else {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(configuration.metadataRoots) to verify the metadata BLOB with")
+        }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
+        }
+        do {
+            return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): \(path) was refused: \(error.message)")
+        }
+    }
+}
