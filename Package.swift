@@ -45,6 +45,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Verification throughput on real vectors: swift run -c release latchkey-benchmarks
+        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),

@@ -1,0 +1,97 @@
+import Foundation
+import WebAuthn
+
+// Measures verification throughput on real vectors from ../shared/conformance/vectors:
+// a whole §7.2 sign-in check, the bare OpenSSL signature check inside it, and §7.1 registrations.
+// Usage: swift run -c release latchkey-benchmarks [VECTOR_FOLDER] [SECONDS_PER_CASE]
+
+let arguments = CommandLine.arguments
+let folder = URL(fileURLWithPath: arguments.count > 1 ? arguments[1] : "../shared/conformance/vectors")
+let secondsPerCase = arguments.count > 2 ? Double(arguments[2]) ?? 1 : 1
+
+/// The members of a vector file a benchmark needs.
+struct Vector {
+    let root: JSONValue
+
+    init(_ name: String) throws {
+        root = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: folder.appendingPathComponent(name + ".json")))
+    }
+
+    func bytes(_ path: String...) -> [UInt8] {
+        var value: JSONValue? = root
+        for member in path { value = value?[member] }
+        let text = (value?.stringValue ?? "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return Base64URL.decode(text) ?? []
+    }
+
+    func text(_ path: String...) -> String {
+        var value: JSONValue? = root
+        for member in path { value = value?[member] }
+        return value?.stringValue ?? ""
+    }
+
+    var relyingParty: RelyingParty {
+        RelyingParty(id: text("relyingParty", "expectedRpId"), name: "Benchmark", origins: [text("relyingParty", "expectedOrigin")])
+    }
+}
+
+/// Runs `body` repeatedly for about `secondsPerCase` and returns operations per second.
+func rate(_ body: () throws -> Void) rethrows -> Double {
+    try body()  // warm up, and fail early
+    var iterations = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    var elapsed: UInt64 = 0
+    while elapsed < UInt64(secondsPerCase * 1e9) {
+        for _ in 0..<50 { try body() }
+        iterations += 50
+        elapsed = DispatchTime.now().uptimeNanoseconds - start
+    }
+    return Double(iterations) / (Double(elapsed) / 1e9)
+}
+
+func row(_ columns: [String]) { print("| " + columns.joined(separator: " | ") + " |") }
+func format(_ value: Double) -> String { String(format: "%.0f", value) }
+
+print("Latchkey verification throughput, one thread, \(ProcessInfo.processInfo.processorCount) cores visible, \(secondsPerCase) s per case\n")
+row(["Sign-in vector", "Algorithm", "Full §7.2 check / s", "OpenSSL verify alone / s", "Overhead"])
+row(["---", "---", "---:", "---:", "---:"])
+for (name, algorithm) in [
+    ("w3c-packed-es256-auth", "ES256"), ("w3c-packed-es384-auth", "ES384"), ("w3c-packed-es512-auth", "ES512"),
+    ("w3c-packed-rs256-auth", "RS256"), ("w3c-packed-eddsa-auth", "EdDSA (Ed25519)"), ("w3c-packed-ed448-auth", "Ed448"),
+] {
+    let vector = try Vector(name)
+    let clientDataJSON = vector.bytes("credential", "response", "clientDataJSON")
+    let authenticatorData = vector.bytes("credential", "response", "authenticatorData")
+    let signature = vector.bytes("credential", "response", "signature")
+    let publicKey = vector.bytes("storedCredential", "publicKey")
+    let response = AuthenticationResponse(
+        credentialID: vector.bytes("credential", "rawId"), clientDataJSON: clientDataJSON,
+        authenticatorData: authenticatorData, signature: signature, userHandle: nil)
+    let expectation = AuthenticationExpectation(
+        challenge: vector.bytes("relyingParty", "expectedChallenge"), userVerification: .preferred, publicKey: publicKey,
+        storedSignCount: 0, userHandle: [], userHandleRequired: false)
+    let verifier = AuthenticationVerifier(relyingParty: vector.relyingParty)
+    let full = try rate { _ = try verifier.verify(response, expecting: expectation) }
+    let key = try COSEKey(CBORDecoder().decode(publicKey))
+    let message = authenticatorData + Digest.sha256(clientDataJSON)
+    let bare = try rate { try key.verify(signature: signature, over: message) }
+    row([name, algorithm, format(full), format(bare), String(format: "%.0f%%", (bare / full - 1) * 100)])
+}
+
+print("")
+row(["Registration vector", "Format", "Full §7.1 check with chain / s"])
+row(["---", "---", "---:"])
+for (name, label) in [
+    ("w3c-none-es256-reg", "none"), ("w3c-packed-self-es256-reg", "packed self"), ("w3c-packed-es256-reg", "packed x5c"),
+    ("w3c-tpm-es256-reg", "tpm"), ("w3c-apple-es256-reg", "apple"),
+] {
+    let vector = try Vector(name)
+    let anchors = try PEM.certificates(in: String(contentsOf: folder.deletingLastPathComponent()
+        .appendingPathComponent("roots/w3c-webauthn-test-vectors-attestation-ca.pem"), encoding: .utf8)).map { try X509Certificate(der: $0) }
+    let verifier = RegistrationVerifier(relyingParty: vector.relyingParty, trust: AttestationTrust(anchors: TrustAnchors(anchors)))
+    let response = RegistrationResponse(
+        credentialID: vector.bytes("credential", "rawId"), clientDataJSON: vector.bytes("credential", "response", "clientDataJSON"),
+        attestationObject: vector.bytes("credential", "response", "attestationObject"))
+    let expectation = RegistrationExpectation(challenge: vector.bytes("relyingParty", "expectedChallenge"), userVerification: .preferred)
+    row([name, label, format(try rate { _ = try verifier.verify(response, expecting: expectation) })])
+}
