@@ -128,4 +128,37 @@ struct AndroidSafetyNetAttestationTests {
             #expect(error?.code == .invalidAttestationStatement, "\(error?.message ?? "no error")")
         }
     }
+
+    /// A SafetyNet response signed by a self-made attest.android.com certificate: nothing about it
+    /// is trusted yet (the chain is judged later), so every field must be handled safely.
+    static func selfSignedResponse(_ fixture: AttestationFixture, payload: JSONValue) throws -> CBORValue {
+        let signer = try TestCertificate.root("attest.android.com")
+        let header = JSONValue.object(["alg": .string("ES256"), "x5c": .array([.string(signer.base64)])])
+        let parts = try [header, payload].map { Base64URL.encode(Array(try JSONEncoder().encode($0))) }
+        let signature = try signer.key.sign(Array(parts.joined(separator: ".").utf8))
+        let jws = parts.joined(separator: ".") + "." + Base64URL.encode(signature)
+        return .map([
+            CBORMapEntry(key: .text("ver"), value: .text("1")),
+            CBORMapEntry(key: .text("response"), value: .bytes(Array(jws.utf8))),
+        ])
+    }
+
+    @Test(arguments: [1e300, 1e16, -1.0])
+    func absurdTimestampsAreRefusedWithoutTrapping(_ timestampMs: Double) throws {
+        let fixture = try AttestationFixture(Self.fresh)
+        let nonce = Data(Digest.sha256(fixture.input().signedBytes)).base64EncodedString()
+        let payload = JSONValue.object([
+            "nonce": .string(nonce), "ctsProfileMatch": .bool(true), "timestampMs": .number(timestampMs),
+        ])
+        let statement = try Self.selfSignedResponse(fixture, payload: payload)
+        let error = webAuthnError { _ = try format.verify(fixture.input(statement: statement)) }
+        #expect(error?.code == .invalidAttestationStatement)
+        #expect(error?.message.contains("timestampMs") == true, "message: \(error?.message ?? "")")
+        // The same response with a sane, fresh timestamp passes the format (its chain is judged later).
+        let fresh = JSONValue.object([
+            "nonce": .string(nonce), "ctsProfileMatch": .bool(true),
+            "timestampMs": .number((Date().timeIntervalSince1970 * 1000).rounded()),
+        ])
+        #expect(throws: Never.self) { _ = try format.verify(fixture.input(statement: Self.selfSignedResponse(fixture, payload: fresh), at: Date())) }
+    }
 }

@@ -92,8 +92,9 @@ public struct AndroidSafetyNetAttestation: AttestationFormat {
 
         // SafetyNet response freshness (Google's verification steps; FIDO conformance Resp-B F-6/F-7):
         // timestampMs lies at most maximumAge before and maximumClockSkew after the verification time.
-        guard case .number(let timestampMs)? = payload["timestampMs"], timestampMs.isFinite, timestampMs >= 0 else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet JWS payload has no non-negative number timestampMs")
+        // Bounded before any date arithmetic: 1e15 ms is far beyond any real clock (year 33658).
+        guard case .number(let timestampMs)? = payload["timestampMs"], timestampMs.isFinite, timestampMs >= 0, timestampMs <= 1e15 else {
+            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet JWS payload has no timestampMs between 0 and 1e15")
         }
         let issued = Date(timeIntervalSince1970: timestampMs / 1000)
         let age = input.now.timeIntervalSince(issued)
