@@ -48,8 +48,13 @@ struct AttestationChainTests {
         }
     }
 
-    func verify(_ registration: Registration, anchors: [TestCertificate], at time: Date? = nil, mode: AttestationPolicy.Mode = .trustedOnly) throws -> VerifiedRegistration {
-        let trust = AttestationTrust(policy: AttestationPolicy(mode: mode), anchors: TrustAnchors(try anchors.map { try $0.certificate }), verificationTime: time)
+    func verify(
+        _ registration: Registration, anchors: [TestCertificate], at time: Date? = nil,
+        policy: AttestationPolicy = AttestationPolicy(mode: .trustedOnly), modelAnchors: [TestCertificate] = []
+    ) throws -> VerifiedRegistration {
+        let trust = AttestationTrust(
+            policy: policy, anchors: TrustAnchors(try anchors.map { try $0.certificate }),
+            modelAnchors: TrustAnchors(try modelAnchors.map { try $0.certificate }), verificationTime: time)
         return try RegistrationVerifier(relyingParty: Self.relyingParty, trust: trust)
             .verify(registration.response, expecting: RegistrationExpectation(challenge: registration.challenge, userVerification: .preferred))
     }
@@ -129,5 +134,52 @@ struct AttestationChainTests {
         let other = try root.issueAttestation(aaguid: Self.aaguid, serial: 9)
         let registration = try Self.registration(statement: Self.packed(signedBy: other, chain: [leaf]))
         expectRefused(registration, anchors: [root], code: .invalidSignature, mentioning: "does not verify")
+    }
+
+    @Test func anAllowListAdmitsOnlyModelsACertificateVouchesFor() throws {
+        let root = try TestCertificate.root("Latchkey Test Vendor Root")
+        let allowOurModel = AttestationPolicy(mode: .trustedOnly, allowedAAGUIDs: [Self.aaguid])
+        // The leaf names the model: attested.
+        let named = try root.issueAttestation(aaguid: Self.aaguid)
+        let attested = try Self.registration(statement: Self.packed(signedBy: named, chain: [named]))
+        #expect(try verify(attested, anchors: [root], policy: allowOurModel).attestationTrusted)
+        // A trusted chain whose leaf does not name a model cannot claim an allowed AAGUID (the
+        // android-key case: the authenticator data AAGUID is not covered by any certificate).
+        let unnamed = try root.issueAttestation(aaguid: nil)
+        let claimed = try Self.registration(statement: Self.packed(signedBy: unnamed, chain: [unnamed]))
+        let error = #expect(throws: WebAuthnError.self) { try verify(claimed, anchors: [root], policy: allowOurModel) }
+        #expect(error?.code == .untrustedAttestation)
+        #expect(error?.message.contains("no certificate vouches") == true, "message: \(error?.message ?? "")")
+        // Roots that belong to this model alone (FIDO metadata) vouch for it even without the extension.
+        #expect(try verify(claimed, anchors: [], policy: allowOurModel, modelAnchors: [root]).attestationTrusted)
+    }
+
+    @Test func formatScopedAnchorsDoNotVouchForOtherFormats() throws {
+        let root = try TestCertificate.root("Latchkey Test Apple-only Root")
+        let leaf = try root.issueAttestation(aaguid: Self.aaguid)
+        let registration = try Self.registration(statement: Self.packed(signedBy: leaf, chain: [leaf]))
+        let appleOnly = AttestationTrust(
+            policy: AttestationPolicy(mode: .trustedOnly), anchors: TrustAnchors([], byFormat: ["apple": [try root.certificate]]))
+        let error = #expect(throws: WebAuthnError.self) {
+            try RegistrationVerifier(relyingParty: Self.relyingParty, trust: appleOnly)
+                .verify(registration.response, expecting: RegistrationExpectation(challenge: registration.challenge, userVerification: .preferred))
+        }
+        #expect(error?.message.contains("no trust anchors") == true, "message: \(error?.message ?? "")")
+    }
+
+    @Test func anchorFoldersScopeSubfoldersToTheirFormat() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-anchors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("apple"), withIntermediateDirectories: true)
+        func pem(_ certificate: TestCertificate) -> String {
+            "-----BEGIN CERTIFICATE-----\n\(certificate.base64)\n-----END CERTIFICATE-----\n"
+        }
+        try pem(TestCertificate.root("Every Format")).write(to: folder.appendingPathComponent("any.pem"), atomically: true, encoding: .utf8)
+        try pem(TestCertificate.root("Apple Only")).write(to: folder.appendingPathComponent("apple/root.pem"), atomically: true, encoding: .utf8)
+        try "not a certificate".write(to: folder.appendingPathComponent("apple/README.txt"), atomically: true, encoding: .utf8)
+        let anchors = try TrustAnchors.load(directories: [folder.path, folder.appendingPathComponent("missing").path])
+        #expect(anchors.anchors(format: "packed", aaguid: []).count == 1)
+        #expect(anchors.anchors(format: "apple", aaguid: []).count == 2)
+        try "garbage".write(to: folder.appendingPathComponent("broken.pem"), atomically: true, encoding: .utf8)
+        #expect(throws: WebAuthnError.self) { try TrustAnchors.load(directories: [folder.path]) }
     }
 }

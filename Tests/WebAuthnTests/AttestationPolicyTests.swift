@@ -56,7 +56,11 @@ struct AttestationPolicyTests {
         let aaguid = try register(vector.name, policy: AttestationPolicy()).aaguid
         expectRefused(vector.name, policy: AttestationPolicy(deniedAAGUIDs: [aaguid]), mentioning: "deny-list")
         expectRefused(vector.name, policy: AttestationPolicy(allowedAAGUIDs: [[UInt8](repeating: 7, count: 16)]), mentioning: "allow-list")
-        #expect(throws: Never.self) { try register(vector.name, policy: AttestationPolicy(allowedAAGUIDs: [aaguid])) }
+        // An allowed model is admitted only when a certificate vouches for it: the YubiKey leaf
+        // carries id-fido-gen-ce-aaguid, so with its root configured it is attested.
+        let anchors = try vector.anchors()
+        #expect(throws: Never.self) { try register(vector.name, policy: AttestationPolicy(allowedAAGUIDs: [aaguid]), anchors: anchors) }
+        expectRefused(vector.name, policy: AttestationPolicy(allowedAAGUIDs: [aaguid]), mentioning: "no certificate vouches")
     }
 
     @Test func sha1IsOffByDefault() throws {

@@ -94,7 +94,8 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
     func relyingParty(crossOrigin: CrossOriginPolicy = .forbid) -> RelyingParty {
         RelyingParty(
             id: rpIDs.first ?? "", name: "Vector RP", origins: Set(origins),
-            additionalRPIDs: Array(rpIDs.dropFirst()), crossOrigin: crossOrigin)
+            additionalRPIDs: Array(rpIDs.dropFirst()), crossOrigin: crossOrigin,
+            algorithms: COSEAlgorithm.verifiable + [.rs1])
     }
 
     static func parseDate(_ text: String) -> Date? {

@@ -20,11 +20,11 @@ public enum AttestationTrustLoader {
             if metadata.blob.isOutdated() {
                 logger.warning("the metadata BLOB is past its nextUpdate; import a newer one", metadata: ["nextUpdate": "\(metadata.blob.nextUpdate)"])
             }
-            trust.anchors = CombinedTrustAnchors([anchors, metadata])
+            trust.modelAnchors = metadata
             trust.statusSource = metadata
             logger.info("metadata loaded", metadata: ["entries": "\(metadata.blob.entries.count)", "no": "\(metadata.blob.number)"])
         }
-        logger.info("trust anchors loaded", metadata: ["count": "\(anchors.certificates.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
+        logger.info("trust anchors loaded", metadata: ["count": "\(anchors.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
         return trust
     }
 

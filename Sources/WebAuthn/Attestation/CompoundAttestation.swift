@@ -53,7 +53,9 @@ public struct CompoundAttestation: AttestationFormat {
                 clientDataHash: input.clientDataHash, credentialKey: input.credentialKey,
                 verificationTime: input.verificationTime, allowSHA1: input.allowSHA1)
             do {
-                results.append(try members.verify(format: format, memberInput))
+                var result = try members.verify(format: format, memberInput)
+                result.format = result.format ?? format
+                results.append(result)
             } catch let error as WebAuthnError {
                 throw WebAuthnError(error.code, "compound attStmt[\(index)] (\(format)): \(error.message)")
             }

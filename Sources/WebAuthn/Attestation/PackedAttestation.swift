@@ -6,8 +6,6 @@ public struct PackedAttestation: AttestationFormat {
     public let identifier = "packed"
     public init() {}
 
-    /// id-fido-gen-ce-aaguid: the AAGUID of the authenticator model, in attestation certificates.
-    static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
         let statement = input.statement
@@ -82,7 +80,7 @@ public struct PackedAttestation: AttestationFormat {
         guard !certificate.isCertificateAuthority else {
             throw WebAuthnError(.invalidCertificate, "packed attestation certificate is a CA (basic constraints CA is true)")
         }
-        if let (value, critical) = certificate.extensionValue(oid: aaguidExtensionOID) {
+        if let (value, critical) = certificate.extensionValue(oid: AttestationTrust.aaguidExtensionOID) {
             guard !critical else {
                 throw WebAuthnError(.invalidCertificate, "packed attestation certificate marks id-fido-gen-ce-aaguid critical")
             }

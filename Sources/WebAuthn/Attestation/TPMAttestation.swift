@@ -207,7 +207,10 @@ public struct TPMAttestation: AttestationFormat {
             throw WebAuthnError(.invalidCertificate, "tpm AIK certificate is a CA (basic constraints CA is true)")
         }
         // If aikCert contains id-fido-gen-ce-aaguid, its value matches the aaguid in authenticatorData.
-        if let (value, _) = certificate.extensionValue(oid: PackedAttestation.aaguidExtensionOID) {
+        if let (value, critical) = certificate.extensionValue(oid: AttestationTrust.aaguidExtensionOID) {
+            guard !critical else {
+                throw WebAuthnError(.invalidCertificate, "tpm AIK certificate marks id-fido-gen-ce-aaguid critical")
+            }
             // The extension value is a DER OCTET STRING holding the 16-byte AAGUID.
             guard value.count == 18, value[0] == 0x04, value[1] == 16 else {
                 throw WebAuthnError(.invalidCertificate, "tpm AIK certificate id-fido-gen-ce-aaguid is not a 16-byte OCTET STRING")

@@ -3,7 +3,7 @@ import Foundation
 /// The contents of a verified metadata BLOB, looked up by AAGUID: trust anchors for attestation,
 /// a status veto for registration, and descriptions for display.
 ///
-/// Use it both as ``AttestationTrust/anchors`` (or inside ``CombinedTrustAnchors``) and as
+/// Use it both as ``AttestationTrust/modelAnchors`` and as
 /// ``AttestationTrust/statusSource``.
 public struct MetadataService: TrustAnchorSource, AuthenticatorStatusSource {
     public let blob: MetadataBLOB

@@ -36,7 +36,7 @@ public struct RegistrationVerifier: Sendable {
         if credentialKey.algorithm == .rs1, !trust.policy.allowSHA1 {
             throw WebAuthnError(.algorithmNotAllowed, "RS1 (SHA-1) credentials are refused; enable allowSHA1 to accept them")
         }
-        guard relyingParty.algorithms.contains(credentialKey.algorithm) || credentialKey.algorithm == .rs1 else {
+        guard relyingParty.algorithms.contains(credentialKey.algorithm) else {
             throw WebAuthnError(.algorithmNotAllowed, "credential algorithm \(credentialKey.algorithm) was not offered in pubKeyCredParams")
         }
         // The credential ID kept is the one inside the signed authenticator data. §7.1 does not ask
@@ -49,7 +49,7 @@ public struct RegistrationVerifier: Sendable {
             verificationTime: trust.verificationTime, allowSHA1: trust.policy.allowSHA1)
         let attestation = try formats.verify(format: attestationObject.format, input)
         // Step 23: is the attestation trustworthy enough for the policy?
-        let trusted = try trust.evaluate(attestation, format: attestationObject.format, aaguid: attested.aaguid)
+        let trusted = try trust.evaluate(attestation, format: attestation.format ?? attestationObject.format, aaguid: attested.aaguid)
 
         // Step 24: credential IDs are at most 1023 bytes (enforced while parsing authenticator data).
         return VerifiedRegistration(
