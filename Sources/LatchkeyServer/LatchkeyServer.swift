@@ -20,6 +20,13 @@ public enum LatchkeyServer {
 
         let router = Router()
         router.add(middleware: ErrorMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware())
+        if configuration.conformanceMode {
+            // The FIDO conformance tool calls from its own origin, with credentials.
+            router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
+        } else {
+            router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
+        }
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
 
         router.post("/attestation/options") { request, _ in try await registration.options(request) }
@@ -29,6 +36,11 @@ public enum LatchkeyServer {
         router.get("/session") { request, _ in try await sessions.current(request) }
         router.post("/session/logout") { request, _ in try await sessions.logout(request) }
         router.get("/.well-known/apple-app-site-association") { _, _ in association.response() }
+        for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result", "/session/logout"] {
+            router.get(RouterPath(path)) { _, _ -> Response in
+                throw APIError(.methodNotAllowed, "\(path) takes POST with a JSON body")
+            }
+        }
         return router
     }
 
@@ -39,6 +51,7 @@ public enum LatchkeyServer {
         let store = try SQLiteStore(path: configuration.database)
         return Application(
             router: router(configuration: configuration, store: store, attestationTrust: trust, logger: logger),
+            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: [ExpiredRecordPurger(store: store, logger: logger)],
             logger: logger)
@@ -59,7 +72,11 @@ struct ExpiredRecordPurger: Service {
                 } catch {
                     logger.warning("purging expired records failed", metadata: ["error": "\(error)"])
                 }
-                try await Task.sleep(for: interval)
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return  // shutting down
+                }
             }
         }
     }

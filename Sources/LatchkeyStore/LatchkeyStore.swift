@@ -12,8 +12,10 @@ public protocol LatchkeyStore: Sendable {
     /// transaction; throws ``StoreError/Code/usernameTaken`` if the username exists by then.
     func register(_ credential: CredentialRecord, newUser: UserRecord?) async throws
 
-    /// Records a successful sign-in: the new counter, the current backup state and the time.
-    func recordSignIn(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at date: Date) async throws
+    /// Records a successful sign-in: the new counter, the current backup state and the time, only if
+    /// the stored counter is still `previousSignCount`. Returns false when another sign-in changed it
+    /// first, so two racing assertions cannot both pass the counter check.
+    func recordSignIn(credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool, at date: Date) async throws -> Bool
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
     func recordSignCountRegression(credentialID: [UInt8]) async throws

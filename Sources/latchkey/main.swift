@@ -25,6 +25,9 @@ struct Serve: AsyncParsableCommand {
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.database)",
             "conformanceMode": "\(settings.conformanceMode)",
         ])
+        if settings.conformanceMode {
+            logger.warning("conformanceMode is on: anyone may add a passkey to any existing username and assertions without UP pass; use it only for the FIDO conformance tools, never in production")
+        }
         let application = try LatchkeyServer.application(configuration: settings, logger: logger)
         try await application.runService()
     }
@@ -53,9 +56,14 @@ struct Metadata: AsyncParsableCommand {
 
         func run() async throws {
             let settings = try loadConfiguration()
+            // Read once: the bytes verified are the bytes installed.
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                FileHandle.standardError.write(Data("latchkey: cannot read \(file)\n".utf8))
+                throw ExitCode(66)  // EX_NOINPUT
+            }
             let metadata: MetadataService
             do {
-                metadata = try AttestationTrustLoader.loadMetadata(from: file, configuration: settings)
+                metadata = try AttestationTrustLoader.metadata(String(decoding: bytes, as: UTF8.self), source: file, configuration: settings)
             } catch let error as ConfigurationError {
                 FileHandle.standardError.write(Data("latchkey: \(error.message)\n".utf8))
                 throw ExitCode(65)  // EX_DATAERR
@@ -63,9 +71,12 @@ struct Metadata: AsyncParsableCommand {
             let destination = URL(fileURLWithPath: settings.metadataBLOB)
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             let temporary = destination.appendingPathExtension("tmp")
-            try Data(contentsOf: URL(fileURLWithPath: file)).write(to: temporary)
-            _ = try? FileManager.default.removeItem(at: destination)
-            try FileManager.default.moveItem(at: temporary, to: destination)
+            try bytes.write(to: temporary)
+            // rename(2) replaces the old BLOB atomically: the server never sees a missing or half file.
+            guard rename(temporary.path, destination.path) == 0 else {
+                FileHandle.standardError.write(Data("latchkey: cannot install \(destination.path): \(String(cString: strerror(errno)))\n".utf8))
+                throw ExitCode(73)  // EX_CANTCREAT
+            }
             print("imported metadata BLOB no. \(metadata.blob.number) with \(metadata.blob.entries.count) entries (next update \(metadata.blob.nextUpdate)) to \(settings.metadataBLOB)")
         }
     }

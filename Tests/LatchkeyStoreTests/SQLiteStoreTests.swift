@@ -111,11 +111,30 @@ struct SQLiteStoreTests {
         let alice = Self.user("alice", handle: 1)
         try await store.register(Self.credential(7, of: alice), newUser: alice)
         let when = Date(timeIntervalSince1970: 1_800_000_000)
-        try await store.recordSignIn(credentialID: [7, 7, 7], signCount: 42, backedUp: false, at: when)
+        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 42, backedUp: false, at: when))
         let updated = try #require(try await store.credential(id: [7, 7, 7]))
         #expect(updated.signCount == 42)
         #expect(updated.backedUp == false)
         #expect(updated.lastUsedAt == when)
+    }
+
+    @Test func racingSignInsCannotBothMoveTheCounter() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Self.user("alice", handle: 1)
+        try await store.register(Self.credential(7, of: alice), newUser: alice)
+        // Two sign-ins both read counter 0 and verified 42 and 41; only the first write may land.
+        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 42, backedUp: true, at: Date()))
+        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 41, backedUp: true, at: Date()) == false)
+        #expect(try await store.credential(id: [7, 7, 7])?.signCount == 42)
+    }
+
+    @Test func textWithNULIsStoredWhole() async throws {
+        let store = try SQLiteStore(path: path)
+        let odd = Self.user("bob\u{0}evil", handle: 3)
+        try await store.register(Self.credential(8, of: odd), newUser: odd)
+        #expect(try await store.user(named: "bob") == nil)
+        #expect(try await store.user(named: "bob\u{0}evil")?.handle == odd.handle)
+        #expect(try await store.user(handle: odd.handle)?.username == "bob\u{0}evil")
     }
 
     @Test func purgeRemovesOnlyExpiredRows() async throws {

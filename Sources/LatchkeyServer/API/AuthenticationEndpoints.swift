@@ -10,7 +10,7 @@ struct AuthenticationEndpoints: Sendable {
 
     func options(_ request: Request) async throws -> Response {
         let body = try await RequestJSON.read(request)
-        let username = try body.optionalString("username").flatMap { $0.isEmpty ? nil : $0 }
+        let username = try body.optionalString("username").flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
         let userVerification = try body.optionalUserVerification("userVerification") ?? .preferred
         _ = try body.optionalObject("extensions")
 
@@ -80,13 +80,19 @@ struct AuthenticationEndpoints: Sendable {
         }
 
         let now = Date()
-        try await context.store.recordSignIn(credentialID: record.id, signCount: verified.signCount, backedUp: verified.backedUp, at: now)
+        let recorded = try await context.store.recordSignIn(
+            credentialID: record.id, previousSignCount: record.signCount, signCount: verified.signCount,
+            backedUp: verified.backedUp, at: now)
+        guard recorded else {
+            // Another sign-in with this passkey moved the counter between reading and writing it.
+            throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
+        }
         guard let user = try await context.store.user(handle: record.userHandle) else {
             throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
         }
-        let token = try await context.sessions.start(for: user.handle, now: now)
+        let token = try await context.sessions.start(for: user.handle, replacing: request, now: now)
         context.logger.info("signed in", metadata: [
-            "user": "\(user.username)", "credential": "\(CeremonyContext.logID(record.id))",
+            "user": "\(user.username.debugDescription)", "credential": "\(CeremonyContext.logID(record.id))",
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
         var response = JSONResponse.ok([

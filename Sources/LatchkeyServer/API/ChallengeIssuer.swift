@@ -7,12 +7,13 @@ import WebAuthn
 /// challenge inside its clientDataJSON (so cookie-less clients work). The `latchkey_ceremony`
 /// cookie, when the client sends it back, must belong to that challenge.
 struct ChallengeIssuer: Sendable {
-    static let cookieName = "latchkey_ceremony"
-
     let store: any LatchkeyStore
     let lifetime: TimeInterval
     let secureCookies: Bool
     let crossSiteCookies: Bool
+
+    /// `latchkey_ceremony`, or `__Host-latchkey_ceremony` over https.
+    var cookieName: String { Cookie.name("latchkey_ceremony", secure: secureCookies) }
 
     /// A fresh challenge and the cookie that binds it to this client.
     struct Issued {
@@ -31,7 +32,7 @@ struct ChallengeIssuer: Sendable {
             displayName: displayName, userVerification: userVerification.rawValue,
             bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime)))
         let cookie = Cookie.make(
-            name: Self.cookieName, value: Base64URL.encode(binding), maxAge: Int(lifetime),
+            name: cookieName, value: Base64URL.encode(binding), maxAge: Int(lifetime),
             secure: secureCookies, crossSite: crossSiteCookies)
         return Issued(challenge: challenge, cookie: cookie)
     }
@@ -50,9 +51,9 @@ struct ChallengeIssuer: Sendable {
         guard pending.kind == kind else {
             throw APIError.badRequest("the challenge was issued for \(pending.kind == .registration ? "a registration" : "a sign-in"), not \(kind == .registration ? "a registration" : "a sign-in")")
         }
-        if let cookie = request.cookies[Self.cookieName]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
+        if let cookie = request.cookies[cookieName]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
             guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
-                throw APIError.badRequest("the \(Self.cookieName) cookie does not belong to this challenge")
+                throw APIError.badRequest("the \(cookieName) cookie does not belong to this challenge")
             }
         }
         return (pending, challenge)
@@ -67,6 +68,6 @@ struct ChallengeIssuer: Sendable {
 
     /// Expires the binding cookie once its ceremony is answered.
     func clearingCookie() -> Cookie {
-        Cookie.make(name: Self.cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
+        Cookie.make(name: cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
     }
 }

@@ -7,16 +7,10 @@ import WebAuthn
 struct RegistrationEndpoints: Sendable {
     let context: CeremonyContext
 
-    /// Longest accepted username and display name, in characters.
-    static let maximumNameLength = 256
-
     func options(_ request: Request) async throws -> Response {
         let body = try await RequestJSON.read(request)
-        let username = try body.requiredString("username")
-        let displayName = try body.optionalString("displayName").flatMap { $0.isEmpty ? nil : $0 } ?? username
-        guard username.count <= Self.maximumNameLength, displayName.count <= Self.maximumNameLength else {
-            throw APIError.badRequest("username and displayName must be at most \(Self.maximumNameLength) characters")
-        }
+        let username = try UserNames.username(body.requiredString("username"))
+        let displayName = try body.optionalString("displayName").flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.displayName) ?? username
         let selection = try body.optionalObject("authenticatorSelection")
         let userVerification = try selection?.optionalUserVerification("userVerification") ?? .preferred
         _ = try selection?.optionalString("residentKey")
@@ -49,7 +43,8 @@ struct RegistrationEndpoints: Sendable {
         var options: [String: JSONValue] = [
             "rp": .object(["id": .string(context.relyingParty.id), "name": .string(context.relyingParty.name)]),
             "user": .object([
-                "id": .string(Base64URL.encode(userHandle)), "name": .string(username), "displayName": .string(displayName),
+                "id": .string(Base64URL.encode(userHandle)), "name": .string(username),
+                "displayName": .string(existing?.displayName ?? displayName),
             ]),
             "challenge": .string(Base64URL.encode(issued.challenge)),
             "pubKeyCredParams": .array(context.relyingParty.algorithms.map {
@@ -72,7 +67,7 @@ struct RegistrationEndpoints: Sendable {
     func result(_ request: Request) async throws -> Response {
         let credential = try await CredentialJSON.read(request)
         let attestationObject = try credential.response.requiredBytes("attestationObject")
-        let transports = try credential.response.optionalStringArray("transports") ?? []
+        let transports = UserNames.transports(try credential.response.optionalStringArray("transports") ?? [])
         let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
 
         let clientData = try CollectedClientData(credential.clientDataJSON)
@@ -105,7 +100,7 @@ struct RegistrationEndpoints: Sendable {
             createdAt: now)
         try await context.store.register(record, newUser: newUser)
         context.logger.info("passkey registered", metadata: [
-            "user": "\(username)", "credential": "\(CeremonyContext.logID(verified.credentialID))",
+            "user": "\(username.debugDescription)", "credential": "\(CeremonyContext.logID(verified.credentialID))",
             "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
             "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)",
         ])
@@ -121,7 +116,7 @@ struct RegistrationEndpoints: Sendable {
         var sessionCookie: Cookie?
         if newUser != nil {
             // A first registration signs the new user in.
-            let token = try await context.sessions.start(for: userHandle, now: now)
+            let token = try await context.sessions.start(for: userHandle, replacing: request, now: now)
             members["sessionToken"] = .string(token)
             sessionCookie = context.sessions.cookie(for: token)
         }

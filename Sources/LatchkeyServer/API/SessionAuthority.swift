@@ -6,52 +6,66 @@ import WebAuthn
 /// Starts, finds and ends sign-in sessions. A session token is 32 random bytes handed to the client
 /// (cookie and JSON); the store keeps only its SHA-256.
 struct SessionAuthority: Sendable {
-    static let cookieName = "latchkey_session"
-
     let store: any LatchkeyStore
     let lifetime: TimeInterval
     let secureCookies: Bool
     /// SameSite=None lets the FIDO conformance tool, on another origin, send the cookie back.
     let crossSiteCookies: Bool
 
-    /// Creates a session for `userHandle` and returns its token.
-    func start(for userHandle: [UInt8], now: Date = Date()) async throws -> String {
+    /// `latchkey_session`, or `__Host-latchkey_session` over https so no sibling domain can set it.
+    var cookieName: String { Cookie.name("latchkey_session", secure: secureCookies) }
+
+    /// Creates a session for `userHandle` and returns its token, ending any session `request` carried.
+    func start(for userHandle: [UInt8], replacing request: Request, now: Date = Date()) async throws -> String {
+        try await end(request)
         let token = try SecureRandom.bytes(count: 32)
         try await store.createSession(SessionRecord(
             tokenHash: Digest.sha256(token), userHandle: userHandle, createdAt: now, expiresAt: now.addingTimeInterval(lifetime)))
         return Base64URL.encode(token)
     }
 
-    /// The token the request carries: `Authorization: Bearer TOKEN` first, then the cookie.
-    static func token(in request: Request) -> String? {
-        if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") {
-            let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
-            return token.isEmpty ? nil : token
-        }
-        return request.cookies[cookieName]?.value
+    /// The token the request carries in `Authorization: Bearer TOKEN`.
+    static func bearerToken(in request: Request) -> String? {
+        guard let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("bearer ") else { return nil }
+        let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 
-    /// The live session the request carries, if any.
+    /// The tokens the request carries: the bearer token first, then the cookie.
+    func tokens(in request: Request) -> [[UInt8]] {
+        [Self.bearerToken(in: request), request.cookies[cookieName]?.value]
+            .compactMap { $0.flatMap(Base64URL.decode) }
+            .filter { $0.count == 32 }
+    }
+
+    /// The live session the request carries, if any (bearer token first).
     func current(_ request: Request, now: Date = Date()) async throws -> SessionRecord? {
-        guard let token = Self.token(in: request), let bytes = Base64URL.decode(token), bytes.count == 32 else { return nil }
-        return try await store.session(tokenHash: Digest.sha256(bytes), now: now)
+        guard let token = tokens(in: request).first else { return nil }
+        return try await store.session(tokenHash: Digest.sha256(token), now: now)
     }
 
+    /// Ends every session the request carries.
     func end(_ request: Request) async throws {
-        guard let token = Self.token(in: request), let bytes = Base64URL.decode(token) else { return }
-        try await store.deleteSession(tokenHash: Digest.sha256(bytes))
+        for token in tokens(in: request) {
+            try await store.deleteSession(tokenHash: Digest.sha256(token))
+        }
     }
 
     func cookie(for token: String) -> Cookie {
-        Cookie.make(name: Self.cookieName, value: token, maxAge: Int(lifetime), secure: secureCookies, crossSite: crossSiteCookies)
+        Cookie.make(name: cookieName, value: token, maxAge: Int(lifetime), secure: secureCookies, crossSite: crossSiteCookies)
     }
 
     func clearingCookie() -> Cookie {
-        Cookie.make(name: Self.cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
+        Cookie.make(name: cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
     }
 }
 
 extension Cookie {
+    /// The cookie name to use: with the `__Host-` prefix when the cookie is Secure.
+    static func name(_ base: String, secure: Bool) -> String {
+        secure ? "__Host-" + base : base
+    }
+
     /// An HttpOnly cookie for the whole site, SameSite=Lax, or None (and Secure) for cross-site use.
     static func make(name: String, value: String, maxAge: Int, secure: Bool, crossSite: Bool) -> Cookie {
         let sameSite: SameSite = crossSite && secure ? .none : .lax

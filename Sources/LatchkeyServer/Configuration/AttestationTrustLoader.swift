@@ -28,8 +28,16 @@ public enum AttestationTrustLoader {
         return trust
     }
 
-    /// Reads and verifies a metadata BLOB against the configured metadata roots.
+    /// Reads and verifies a metadata BLOB file against the configured metadata roots.
     public static func loadMetadata(from path: String, configuration: LatchkeyConfiguration) throws -> MetadataService {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
+        }
+        return try metadata(String(decoding: bytes, as: UTF8.self), source: path, configuration: configuration)
+    }
+
+    /// Verifies a metadata BLOB's text against the configured metadata roots.
+    public static func metadata(_ text: String, source path: String, configuration: LatchkeyConfiguration) throws -> MetadataService {
         let roots: [X509Certificate]
         do {
             roots = try TrustAnchors.load(directories: [configuration.metadataRoots]).certificates
@@ -38,12 +46,6 @@ public enum AttestationTrustLoader {
         }
         guard !roots.isEmpty else {
             throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(configuration.metadataRoots) to verify the metadata BLOB with")
-        }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
         }
         do {
             return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))

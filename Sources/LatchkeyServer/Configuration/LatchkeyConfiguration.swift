@@ -60,6 +60,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
             id: rpID, name: rpName, origins: Set(origins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
             userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
+            tokenBinding: conformanceMode ? .strict : .lenient,
             algorithms: COSEAlgorithm.verifiable + (allowSHA1 ? [.rs1] : []))
     }
 

@@ -13,7 +13,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return JSONResponse.failed(error.message, status: error.status)
         } catch let error as WebAuthnError {
-            context.logger.info("ceremony refused", metadata: ["path": "\(request.uri.path)", "check": "\(error.code)", "reason": "\(error.message)"])
+            context.logger.info("ceremony refused", metadata: ["path": "\(request.uri.path)", "check": "\(error.code)", "reason": "\(error.message.debugDescription)"])
             return JSONResponse.failed(error.message, status: .badRequest)
         } catch let error as StoreError {
             switch error.code {

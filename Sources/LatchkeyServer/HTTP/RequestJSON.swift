@@ -16,13 +16,20 @@ struct RequestJSON {
         self.path = path
     }
 
-    /// Reads and parses the request body, which must be one JSON object.
+    /// Reads and parses the request body, which must be one JSON object sent as `application/json`
+    /// (a type no cross-site HTML form can send).
     static func read(_ request: Request) async throws -> RequestJSON {
+        let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/json" else {
+            throw APIError(.unsupportedMediaType, "Content-Type must be application/json, not \((request.headers[.contentType] ?? "none").debugDescription)")
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodySize)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw APIError(.contentTooLarge, "request body is larger than \(maximumBodySize / 1024) KiB")
+        } catch {
+            throw APIError.badRequest("request body could not be read completely")
         }
         guard buffer.readableBytes > 0 else {
             throw APIError.badRequest("request body is empty; a JSON object is required")

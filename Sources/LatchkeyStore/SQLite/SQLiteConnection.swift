@@ -19,7 +19,18 @@ final class SQLiteConnection {
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
-        try execute("PRAGMA journal_mode = WAL")
+        // Switching to WAL needs a moment of exclusive access; another process opening the same new
+        // file can hold it, and the busy handler does not cover this step, so retry briefly.
+        var attempts = 0
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                break
+            } catch where attempts < 50 {
+                attempts += 1
+                usleep(100_000)
+            }
+        }
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA synchronous = NORMAL")
     }
@@ -61,6 +72,9 @@ final class SQLiteConnection {
 
     var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     var userVersion: Int {
         get throws {
             let statement = try prepare("PRAGMA user_version")
@@ -94,7 +108,14 @@ final class SQLiteStatement {
             case nil: status = sqlite3_bind_null(statement, index)
             case .integer(let number)?: status = sqlite3_bind_int64(statement, index, number)
             case .real(let number)?: status = sqlite3_bind_double(statement, index, number)
-            case .text(let text)?: status = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+            case .text(let text)?:
+                // An explicit byte length: a NUL inside the string must not silently end it.
+                let bytes = Array(text.utf8)
+                status = (bytes + [0]).withUnsafeBytes { buffer in
+                    sqlite3_bind_text(
+                        statement, index, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
+                        Int32(bytes.count), Self.transient)
+                }
             case .blob(let bytes)?:
                 status = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), Self.transient)
@@ -131,7 +152,8 @@ final class SQLiteStatement {
 
     func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(statement, column) else { return "" }
-        return String(cString: pointer)
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }

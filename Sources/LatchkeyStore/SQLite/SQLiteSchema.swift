@@ -54,14 +54,16 @@ enum SQLiteSchema {
         """,
     ]
 
-    /// Applies every migration the database has not seen yet, each in its own transaction.
+    /// Applies every migration the database has not seen yet, each in its own transaction. The
+    /// version is read inside the transaction, so two processes opening one new file migrate once.
     static func migrate(_ connection: SQLiteConnection) throws {
-        let current = try connection.userVersion
-        guard current <= migrations.count else {
-            throw StoreError(.database, "database schema version \(current) is newer than this Latchkey (\(migrations.count))")
-        }
-        for (index, sql) in migrations.enumerated() where index >= current {
+        for (index, sql) in migrations.enumerated() {
             try connection.transaction {
+                let current = try connection.userVersion
+                guard current <= migrations.count else {
+                    throw StoreError(.database, "database schema version \(current) is newer than this Latchkey (\(migrations.count))")
+                }
+                guard current == index else { return }
                 try connection.execute(sql)
                 try connection.execute("PRAGMA user_version = \(index + 1)")
             }

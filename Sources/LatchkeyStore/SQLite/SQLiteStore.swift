@@ -86,10 +86,13 @@ public actor SQLiteStore: LatchkeyStore {
         }
     }
 
-    public func recordSignIn(credentialID: [UInt8], signCount: UInt32, backedUp: Bool, at date: Date) throws {
-        let statement = try connection.prepare("UPDATE credentials SET sign_count = ?, backed_up = ?, last_used_at = ? WHERE id = ?")
-        try statement.bind(.integer(Int64(signCount)), .bool(backedUp), .date(date), .blob(credentialID))
+    public func recordSignIn(credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool, at date: Date) throws -> Bool {
+        let statement = try connection.prepare(
+            "UPDATE credentials SET sign_count = ?, backed_up = ?, last_used_at = ? WHERE id = ? AND sign_count = ?")
+        try statement.bind(
+            .integer(Int64(signCount)), .bool(backedUp), .date(date), .blob(credentialID), .integer(Int64(previousSignCount)))
         try statement.step()
+        return connection.changes == 1
     }
 
     public func recordSignCountRegression(credentialID: [UInt8]) throws {

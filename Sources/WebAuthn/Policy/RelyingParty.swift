@@ -13,6 +13,7 @@ public struct RelyingParty: Sendable {
     public var userPresence: UserPresencePolicy
     public var signCount: SignCountPolicy
     public var backupEligibility: BackupEligibilityPolicy
+    public var tokenBinding: TokenBindingPolicy
     /// Credential algorithms offered in `pubKeyCredParams` and accepted at registration.
     public var algorithms: [COSEAlgorithm]
 
@@ -25,6 +26,7 @@ public struct RelyingParty: Sendable {
         userPresence: UserPresencePolicy = .required,
         signCount: SignCountPolicy = .refuseRegression,
         backupEligibility: BackupEligibilityPolicy = .reportChange,
+        tokenBinding: TokenBindingPolicy = .lenient,
         algorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable
     ) {
         self.id = id
@@ -35,6 +37,7 @@ public struct RelyingParty: Sendable {
         self.userPresence = userPresence
         self.signCount = signCount
         self.backupEligibility = backupEligibility
+        self.tokenBinding = tokenBinding
         self.algorithms = algorithms
     }
 }

@@ -30,8 +30,18 @@ extension RelyingParty {
                 throw WebAuthnError(.crossOriginNotAllowed, "clientDataJSON.topOrigin \"\(topOrigin)\" is not an accepted top origin")
             }
         }
-        if let status = clientData.tokenBindingStatus, !["present", "supported"].contains(status) {
-            throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding.status \"\(status)\" is not present or supported")
+        switch tokenBinding {
+        case .lenient:
+            if let status = clientData.tokenBindingStatus, !["present", "supported"].contains(status) {
+                throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding.status \"\(status)\" is not present or supported")
+            }
+        case .strict:
+            if clientData.tokenBindingIsMalformed {
+                throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding is not an object")
+            }
+            if let status = clientData.tokenBindingStatus, !["present", "supported", "not-supported"].contains(status) {
+                throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding.status \"\(status)\" is not present, supported or not-supported")
+            }
         }
     }
 

@@ -18,6 +18,8 @@ public struct CollectedClientData: Sendable {
     public let topOrigin: String?
     /// `tokenBinding.status` when present.
     public let tokenBindingStatus: String?
+    /// True when `tokenBinding` is present but is not an object (old Edge wrote a string).
+    public let tokenBindingIsMalformed: Bool
 
     public init(_ bytes: [UInt8]) throws {
         self.bytes = bytes
@@ -66,15 +68,18 @@ public struct CollectedClientData: Sendable {
         switch object["tokenBinding"] {
         case nil, .null?:
             tokenBindingStatus = nil
+            tokenBindingIsMalformed = false
         case .object(let binding)?:
             guard let status = binding["status"]?.stringValue else {
                 throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding has no string status")
             }
             tokenBindingStatus = status
+            tokenBindingIsMalformed = false
         default:
             // Some old clients (Edge 2018) wrote a string here; WebAuthn Level 3 reserves the member
-            // and gives the relying party nothing to check, so it is ignored.
+            // and gives the relying party nothing to check; ``TokenBindingPolicy`` decides.
             tokenBindingStatus = nil
+            tokenBindingIsMalformed = true
         }
     }
 }

@@ -1,0 +1,111 @@
+"""Cross-site requests, names, cookies, sessions and conformance-mode rules, against the real server."""
+
+from __future__ import annotations
+
+import json
+
+import requests
+
+from test_http_api import (assert_failed, assert_ok, attestation_options, cookie_header, new_username,
+                           register, set_cookies, sign_in)
+
+
+def test_cross_site_posts_are_refused(server):
+    client = server.client()
+    body = {"username": new_username(), "displayName": "X"}
+    r = client.post("/attestation/options", body, headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403 and "Origin" in r.json()["errorMessage"]
+    r = client.post("/attestation/options", body, headers={"Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 403
+    # What an HTML form on another site can send: a text/plain body.
+    r = client.post("/assertion/result", raw=json.dumps({"id": "x"}).encode(), headers={"Content-Type": "text/plain"})
+    assert r.status_code == 415 and "application/json" in r.json()["errorMessage"]
+    # The page's own origin, and clients that send no Origin (apps, curl), are served.
+    assert_ok(client.post("/attestation/options", body, headers={"Origin": server.origin, "Sec-Fetch-Site": "same-origin"}))
+    server.assert_alive()
+
+
+def test_names_are_bounded_in_bytes_and_free_of_control_characters(server):
+    client = server.client()
+    for bad in ["a" * 65, "z" + "\u0301" * 40000, "line\nbreak", "nul\u0000byte", "\u2028", "   "]:
+        r = client.post("/attestation/options", {"username": bad, "displayName": "X"})
+        assert_failed(r, server, codes=(400,))
+    r = client.post("/attestation/options", {"username": new_username(), "displayName": "d" * 129})
+    assert_failed(r, server, codes=(400,))
+    # Unicode names are fine, and compared in NFC: the decomposed spelling is the same user.
+    auth = server.authenticator()
+    composed = "jos\u00e9-" + new_username()
+    register(server, auth, composed)
+    decomposed = composed.replace("\u00e9", "e\u0301")
+    r = server.client().post("/attestation/options", {"username": decomposed, "displayName": "X"})
+    assert r.status_code == 403, "the NFD spelling must find the existing NFC user"
+
+
+def test_unknown_transports_are_dropped(server):
+    auth = server.authenticator()
+    username = new_username()
+    register(server, auth, username, transports=["usb", "usb", "evil,internal", "x" * 5000, "nfc"])
+    options = assert_ok(server.client().post("/assertion/options", {"username": username}))
+    assert options["allowCredentials"][0]["transports"] == ["usb", "nfc"]
+
+
+def test_get_on_post_endpoints_is_405_and_headers_are_set(server):
+    r = requests.get(server.url + "/attestation/options", timeout=5)
+    assert r.status_code == 405 and r.json()["status"] == "failed"
+    page = requests.get(server.url + "/", timeout=5)
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+    assert page.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_a_new_sign_in_ends_the_session_the_client_had(server):
+    auth = server.authenticator()
+    username = new_username()
+    client, _, _, first = register(server, auth, username)
+    old_token = first["sessionToken"]
+    _, _, _, r = sign_in(server, auth, username, client=client)
+    new_token = assert_ok(r)["sessionToken"]
+    assert new_token != old_token
+    headers = {"Authorization": f"Bearer {old_token}"}
+    assert requests.get(server.url + "/session", headers=headers, timeout=5).status_code == 401
+    assert requests.get(server.url + "/session", headers={"Authorization": f"Bearer {new_token}"}, timeout=5).status_code == 200
+
+
+def test_logout_ends_both_the_bearer_and_the_cookie_session(server):
+    auth = server.authenticator()
+    username = new_username()
+    client, _, _, first = register(server, auth, username)
+    _, _, _, r = sign_in(server, auth, username)  # a second, independent session
+    other_token = assert_ok(r)["sessionToken"]
+    assert_ok(client.post("/session/logout", headers={"Authorization": f"Bearer {other_token}"}))
+    assert client.get("/session").status_code == 401, "the cookie session must end too"
+    assert requests.get(server.url + "/session", headers={"Authorization": f"Bearer {other_token}"}, timeout=5).status_code == 401
+
+
+def test_https_deployments_use_host_prefixed_secure_cookies(server_factory):
+    server = server_factory("https", {"LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://example.com"})
+    r = server.client().post("/assertion/options", {})
+    assert_ok(r)
+    cookie = cookie_header(r, "__Host-latchkey_ceremony")
+    assert "Secure" in cookie and "Path=/" in cookie and "Domain" not in cookie
+
+
+def test_conformance_mode_applies_level_2_token_binding_rules_and_answers_preflights(conformance_server):
+    server = conformance_server
+    preflight = requests.options(server.url + "/attestation/options", timeout=5, headers={
+        "Origin": "https://tool.example", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type"})
+    assert preflight.headers.get("Access-Control-Allow-Origin") == "https://tool.example"
+    assert preflight.headers.get("Access-Control-Allow-Credentials") == "true"
+
+    auth = server.authenticator()
+    for token_binding, accepted in [("unused", False), ({"status": "bananas"}, False),
+                                    ({"status": "not-supported"}, True), ({"status": "supported"}, True)]:
+        client = server.client()
+        options = attestation_options(client, new_username())
+        credential = auth.create(options, client_extra={"tokenBinding": token_binding})
+        r = client.post("/attestation/result", credential)
+        if accepted:
+            assert_ok(r)
+        else:
+            body = assert_failed(r, server, codes=(400,))
+            assert "tokenBinding" in body["errorMessage"]
