@@ -39,6 +39,12 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
             .deletingLastPathComponent().appendingPathComponent("shared/conformance/vectors")
     }
 
+    /// How many vector files the folder holds; every one must load.
+    static var fileCount: Int {
+        ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? [])
+            .filter { $0.pathExtension == "json" }.count
+    }
+
     static func all() -> [ConformanceVector] {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         return files.filter { $0.pathExtension == "json" }
@@ -82,6 +88,12 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
         let handle = bytes(response?["userHandle"])
         userHandle = handle?.isEmpty == true ? nil : handle
         storedPublicKey = bytes(root["storedCredential"]?["publicKey"])
+        let outcome = root["expectedOutcome"]
+        var count: UInt32?
+        if case .number(let value)? = outcome?["newSignCount"] ?? outcome?["signCount"] { count = UInt32(exactly: value) }
+        expectedOutcome = Outcome(
+            credentialID: bytes(outcome?["credentialId"]), aaguid: text(outcome?["aaguid"])?.lowercased(),
+            publicKey: bytes(outcome?["credentialPublicKey"]), signCount: count, userVerified: outcome?["userVerified"]?.boolValue)
         anchorFiles = list(root["trust"]?["anchors"])
         verifyAt = text(root["trust"]?["verifyAt"]).flatMap(Self.parseDate)
         if case .number(let count)? = root["storedCredential"]?["signCount"] {
@@ -126,14 +138,40 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
 
     var userVerification: UserVerificationRequirement { requireUserVerification ? .required : .preferred }
 
+    /// What a verified ceremony yielded, to compare with the file's `expectedOutcome`.
+    struct Outcome: Equatable {
+        var credentialID: [UInt8]?
+        var aaguid: String?
+        var publicKey: [UInt8]?
+        var signCount: UInt32?
+        var userVerified: Bool?
+    }
+
+    /// The members of `expectedOutcome` Latchkey reports; absent ones stay nil.
+    let expectedOutcome: Outcome
+
+    /// `outcome` with only the members the file states, so the two can be compared.
+    func comparable(_ outcome: Outcome) -> Outcome {
+        Outcome(
+            credentialID: expectedOutcome.credentialID == nil ? nil : outcome.credentialID,
+            aaguid: expectedOutcome.aaguid == nil ? nil : outcome.aaguid,
+            publicKey: expectedOutcome.publicKey == nil ? nil : outcome.publicKey,
+            signCount: expectedOutcome.signCount == nil ? nil : outcome.signCount,
+            userVerified: expectedOutcome.userVerified == nil ? nil : outcome.userVerified)
+    }
+
     /// Runs the ceremony the file describes through Latchkey's verifier.
-    func verify(crossOrigin: CrossOriginPolicy = .forbid) throws {
+    @discardableResult
+    func verify(crossOrigin: CrossOriginPolicy = .forbid) throws -> Outcome {
         let relyingParty = relyingParty(crossOrigin: crossOrigin)
         if isRegistration {
             let response = RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject ?? [])
-            _ = try RegistrationVerifier(relyingParty: relyingParty, trust: trust())
+            let verified = try RegistrationVerifier(relyingParty: relyingParty, trust: trust())
                 .verify(response, expecting: RegistrationExpectation(challenge: challenge, userVerification: userVerification))
+            return Outcome(
+                credentialID: verified.credentialID, aaguid: AAGUID.string(verified.aaguid), publicKey: verified.publicKey,
+                signCount: verified.signCount, userVerified: verified.userVerified)
         } else {
             let response = AuthenticationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON,
@@ -141,7 +179,8 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
             let expectation = AuthenticationExpectation(
                 challenge: challenge, userVerification: userVerification, publicKey: storedPublicKey ?? [],
                 storedSignCount: storedSignCount, userHandle: userHandle ?? [], userHandleRequired: false)
-            _ = try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
+            let verified = try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
+            return Outcome(credentialID: verified.credentialID, signCount: verified.signCount, userVerified: verified.userVerified)
         }
     }
 }
