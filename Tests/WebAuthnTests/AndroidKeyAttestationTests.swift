@@ -122,6 +122,16 @@ struct AndroidKeyAttestationTests {
         try check(der)
     }
 
+    @Test func aKeyThatMayAlsoDecryptIsRefused() throws {
+        // purpose SET { SIGN, DECRYPT (1) }: §8.4 asks for purpose equal to KM_PURPOSE_SIGN.
+        let signAndDecrypt = Self.tlv([0xA1], Self.tlv([0x31], Self.tlv([0x02], [0x01]) + Self.tlv([0x02], [0x02])))
+        let error = #expect(throws: WebAuthnError.self) {
+            try check(Self.keyDescription(software: [], tee: signAndDecrypt + Self.originGenerated))
+        }
+        #expect(error?.code == .invalidCertificate)
+        #expect(error?.message.contains("exactly KM_PURPOSE_SIGN") == true)
+    }
+
     @Test func challengeMismatchInDescription() throws {
         let der = Self.keyDescription(software: [], tee: Self.purposeSign + Self.originGenerated, challenge: [0x01])
         let error = #expect(throws: WebAuthnError.self) { try check(der) }

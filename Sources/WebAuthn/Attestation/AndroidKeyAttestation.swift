@@ -116,9 +116,10 @@ public struct AndroidKeyAttestation: AttestationFormat {
             throw WebAuthnError(.invalidCertificate, "android-key \(name) origin is \(origin); KM_ORIGIN_GENERATED (0) is required")
         }
         // purpose is KM_PURPOSE_SIGN.
+        // "equal to KM_PURPOSE_SIGN": the key may sign and do nothing else (no decrypt, no wrap).
         let purposes = lists.flatMap { $0.list.purposes ?? [] }
-        guard purposes.contains(Self.purposeSign) else {
-            throw WebAuthnError(.invalidCertificate, "android-key \(considered) purpose [1] is \(purposes); KM_PURPOSE_SIGN (2) is required")
+        guard !purposes.isEmpty, purposes.allSatisfy({ $0 == Self.purposeSign }) else {
+            throw WebAuthnError(.invalidCertificate, "android-key \(considered) purpose [1] is \(purposes); exactly KM_PURPOSE_SIGN (2) is required")
         }
     }
 

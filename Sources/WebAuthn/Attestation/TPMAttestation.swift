@@ -159,6 +159,9 @@ public struct TPMAttestation: AttestationFormat {
             guard Array(modulus.drop(while: { $0 == 0 })) == credentialModulus else {
                 throw mismatch("RSA moduli differ (\(modulus.count) and \(credentialModulus.count) bytes)")
             }
+            if let keyBits = pubArea.rsaKeyBits, Int(keyBits) != key.publicKey.bits {
+                throw mismatch("pubArea.parameters.keyBits \(keyBits) is not the modulus size \(key.publicKey.bits)")
+            }
             let exponent = pubArea.effectiveRSAExponent ?? TPMTPublic.defaultRSAExponent
             let exponentBytes = Array(withUnsafeBytes(of: exponent.bigEndian, Array.init).drop(while: { $0 == 0 }))
             guard exponentBytes == credentialExponent else {
