@@ -54,6 +54,9 @@ struct Metadata: AsyncParsableCommand {
         @Argument(help: "A metadata BLOB (JWT) downloaded from the FIDO Metadata Service.")
         var file: String
 
+        @Flag(help: "Install even when the BLOB's serial number is not newer than the installed one's.")
+        var allowOlder = false
+
         func run() async throws {
             let settings = try loadConfiguration()
             // Read once: the bytes verified are the bytes installed.
@@ -67,6 +70,13 @@ struct Metadata: AsyncParsableCommand {
             } catch let error as ConfigurationError {
                 FileHandle.standardError.write(Data("latchkey: \(error.message)\n".utf8))
                 throw ExitCode(65)  // EX_DATAERR
+            }
+            // A replayed older BLOB could bring back an entry whose revocation came later.
+            if !allowOlder, FileManager.default.fileExists(atPath: settings.metadataBLOB),
+               let installed = try? AttestationTrustLoader.loadMetadata(from: settings.metadataBLOB, configuration: settings),
+               metadata.blob.number <= installed.blob.number {
+                FileHandle.standardError.write(Data("latchkey: BLOB no. \(metadata.blob.number) is not newer than the installed no. \(installed.blob.number); use --allow-older to install it anyway\n".utf8))
+                throw ExitCode(65)
             }
             let destination = URL(fileURLWithPath: settings.metadataBLOB)
             try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)

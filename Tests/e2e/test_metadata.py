@@ -120,6 +120,9 @@ def test_revoked_model_cannot_register_after_import(tmp_path, server_factory):
     done = run_import(env, path)
     assert done.returncode == 0, done.stderr
     assert "42" in done.stdout and "1 entries" in done.stdout, done.stdout
+    # The same serial number again is not newer: refused unless asked for.
+    again = run_import(env, path)
+    assert again.returncode != 0 and "not newer" in again.stderr, again.stderr
 
     server = server_factory("mds", {"LATCHKEY_METADATA_ROOTS": str(roots),
                                     "LATCHKEY_METADATA_BLOB": env["LATCHKEY_METADATA_BLOB"]})
