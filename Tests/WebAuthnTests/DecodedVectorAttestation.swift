@@ -1,8 +1,8 @@
 import Foundation
 @testable import WebAuthn
 
-/// A registration vector's attestation, decoded so that a format can be called directly and its
-/// inputs tampered with.
+/// A registration vector's attestation as mutable parts (see ``AttestationFixture``), so that a
+/// format can be called directly with inputs tampered with in place.
 struct DecodedVectorAttestation {
     var statement: CBORValue
     let authenticatorData: AuthenticatorData
@@ -15,15 +15,12 @@ struct DecodedVectorAttestation {
     }
 
     init(_ name: String) throws {
-        let vector = try ConformanceVector(contentsOf: ConformanceVector.directory.appendingPathComponent("\(name).json"))
-        guard let attestationObject = vector.attestationObject else { throw MissingData(what: "\(name) has no attestationObject") }
-        let object = try AttestationObject(attestationObject)
-        guard let attested = object.authenticatorData.attestedCredentialData else { throw MissingData(what: "\(name) has no credential") }
-        statement = object.statement
-        authenticatorData = object.authenticatorData
-        clientDataHash = Digest.sha256(vector.clientDataJSON)
-        credentialKey = try COSEKey(attested.publicKey)
-        verificationTime = vector.verifyAt
+        let fixture = try AttestationFixture(name)
+        statement = fixture.statement
+        authenticatorData = fixture.object.authenticatorData
+        clientDataHash = fixture.clientDataHash
+        credentialKey = fixture.credentialKey
+        verificationTime = fixture.vector.verifyAt
     }
 
     func input(allowSHA1: Bool = true) -> AttestationInput {

@@ -40,14 +40,7 @@ public struct MetadataEntry: Sendable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let text = try container.decodeIfPresent(String.self, forKey: .aaguid) {
-            guard let bytes = AAGUID.bytes(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .aaguid, in: container, debugDescription: "\"\(text)\" is not an AAGUID")
-            }
-            aaguid = bytes
-        } else {
-            aaguid = nil
-        }
+        aaguid = try AAGUID.decodeIfPresent(from: container, forKey: .aaguid)
         aaid = try container.decodeIfPresent(String.self, forKey: .aaid)
         attestationCertificateKeyIdentifiers = (try container.decodeIfPresent([String].self, forKey: .attestationCertificateKeyIdentifiers) ?? [])
             .map { $0.lowercased() }

@@ -29,14 +29,7 @@ public struct MetadataStatement: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         description = try container.decodeIfPresent(String.self, forKey: .description)
-        if let text = try container.decodeIfPresent(String.self, forKey: .aaguid) {
-            guard let bytes = AAGUID.bytes(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .aaguid, in: container, debugDescription: "\"\(text)\" is not an AAGUID")
-            }
-            aaguid = bytes
-        } else {
-            aaguid = nil
-        }
+        aaguid = try AAGUID.decodeIfPresent(from: container, forKey: .aaguid)
         protocolFamily = try container.decodeIfPresent(String.self, forKey: .protocolFamily)
         authenticatorVersion = try container.decodeIfPresent(UInt64.self, forKey: .authenticatorVersion)
         attestationTypes = try container.decodeIfPresent([String].self, forKey: .attestationTypes) ?? []

@@ -1,0 +1,34 @@
+import Foundation
+
+/// AAGUID formatting.
+public enum AAGUID {
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.
+    public static func string(_ bytes: [UInt8]) -> String {
+        guard bytes.count == 16 else { return bytes.map { String(format: "%02x", $0) }.joined() }
+        let hex = bytes.map { String(format: "%02x", $0) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+    }
+
+    /// Parses the dashed or plain hexadecimal form.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        let hex = Array(text.replacingOccurrences(of: "-", with: "").lowercased())
+        guard hex.count == 32 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(hex[index...index + 1]), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension AAGUID {
+    /// An optional AAGUID member of a metadata object, in its dashed text form.
+    static func decodeIfPresent<Key: CodingKey>(from container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> [UInt8]? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let bytes = AAGUID.bytes(text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\"\(text)\" is not an AAGUID")
+        }
+        return bytes
+    }
+}
