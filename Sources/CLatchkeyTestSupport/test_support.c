@@ -25,18 +25,39 @@ static int add_extension(X509 *certificate, X509 *issuer, int nid, const char *v
     return added == 1;
 }
 
+/// A new v3 certificate with serial, validity and public key set; NULL on failure.
+static X509 *begin_certificate(EVP_PKEY *subject_key, long serial, int64_t not_before, int64_t not_after) {
+    X509 *certificate = X509_new();
+    if (certificate == NULL) return NULL;
+    if (X509_set_version(certificate, 2) != 1 ||
+        ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) != 1 ||
+        X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &(time_t){(time_t)not_before}) == NULL ||
+        X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &(time_t){(time_t)not_after}) == NULL ||
+        X509_set_pubkey(certificate, subject_key) != 1) {
+        X509_free(certificate);
+        return NULL;
+    }
+    return certificate;
+}
+
+/// Signs `certificate` when `ok`; frees it and returns NULL otherwise or when signing fails.
+static X509 *finish_certificate(X509 *certificate, EVP_PKEY *issuer_key, int ok) {
+    if (ok) ok = X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
+    ERR_clear_error();
+    if (!ok) {
+        X509_free(certificate);
+        return NULL;
+    }
+    return certificate;
+}
+
 X509 *lkt_issue_certificate(EVP_PKEY *subject_key, const char *common_name, X509 *issuer,
                             EVP_PKEY *issuer_key, int is_ca, long serial,
                             int64_t not_before, int64_t not_after) {
-    X509 *certificate = X509_new();
+    X509 *certificate = begin_certificate(subject_key, serial, not_before, not_after);
     if (certificate == NULL) return NULL;
     X509_NAME *name = X509_get_subject_name(certificate);
-    int ok = X509_set_version(certificate, 2) == 1 &&
-             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1 &&
-             X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &(time_t){(time_t)not_before}) != NULL &&
-             X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &(time_t){(time_t)not_after}) != NULL &&
-             X509_set_pubkey(certificate, subject_key) == 1 &&
-             X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Tests", -1, -1, 0) == 1 &&
+    int ok = X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Tests", -1, -1, 0) == 1 &&
              X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
              X509_set_issuer_name(certificate, issuer != NULL ? X509_get_subject_name(issuer) : name) == 1;
     X509 *issuing = issuer != NULL ? issuer : certificate;
@@ -46,13 +67,7 @@ X509 *lkt_issue_certificate(EVP_PKEY *subject_key, const char *common_name, X509
              add_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
              (issuer == NULL || add_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always"));
     }
-    if (ok) ok = X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
-    ERR_clear_error();
-    if (!ok) {
-        X509_free(certificate);
-        return NULL;
-    }
-    return certificate;
+    return finish_certificate(certificate, issuer_key, ok);
 }
 
 size_t lkt_certificate_der(X509 *certificate, uint8_t *buffer, size_t buffer_length) {
@@ -106,15 +121,10 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
                                         const char *organizational_unit, const uint8_t *aaguid,
                                         X509 *issuer, EVP_PKEY *issuer_key, long serial,
                                         int64_t not_before, int64_t not_after) {
-    X509 *certificate = X509_new();
+    X509 *certificate = begin_certificate(subject_key, serial, not_before, not_after);
     if (certificate == NULL) return NULL;
     X509_NAME *name = X509_get_subject_name(certificate);
-    int ok = X509_set_version(certificate, 2) == 1 &&
-             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1 &&
-             X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &(time_t){(time_t)not_before}) != NULL &&
-             X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &(time_t){(time_t)not_after}) != NULL &&
-             X509_set_pubkey(certificate, subject_key) == 1 &&
-             X509_NAME_add_entry_by_txt(name, "C", MBSTRING_UTF8, (const unsigned char *)"US", -1, -1, 0) == 1 &&
+    int ok = X509_NAME_add_entry_by_txt(name, "C", MBSTRING_UTF8, (const unsigned char *)"US", -1, -1, 0) == 1 &&
              X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Tests", -1, -1, 0) == 1 &&
              (organizational_unit == NULL ||
               X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, (const unsigned char *)organizational_unit, -1, -1, 0) == 1) &&
@@ -135,13 +145,7 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
         ASN1_OCTET_STRING_free(data);
         ASN1_OBJECT_free(oid);
     }
-    if (ok) ok = X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
-    ERR_clear_error();
-    if (!ok) {
-        X509_free(certificate);
-        return NULL;
-    }
-    return certificate;
+    return finish_certificate(certificate, issuer_key, ok);
 }
 
 size_t lkt_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
