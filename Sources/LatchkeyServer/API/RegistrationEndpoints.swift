@@ -40,11 +40,13 @@ struct RegistrationEndpoints: Sendable {
             .registration, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification)
 
+        // An existing user keeps their display name; the conformance tools want the request's echoed.
+        let shownName = context.configuration.conformanceMode ? displayName : (existing?.displayName ?? displayName)
         var options: [String: JSONValue] = [
             "rp": .object(["id": .string(context.relyingParty.id), "name": .string(context.relyingParty.name)]),
             "user": .object([
                 "id": .string(Base64URL.encode(userHandle)), "name": .string(username),
-                "displayName": .string(existing?.displayName ?? displayName),
+                "displayName": .string(shownName),
             ]),
             "challenge": .string(Base64URL.encode(issued.challenge)),
             "pubKeyCredParams": .array(context.relyingParty.algorithms.map {
