@@ -312,6 +312,57 @@ def test_real_browser_assertion_replay_and_tamper(driver, browser_server):
     srv.assert_alive()
 
 
+TWO_ASSERTIONS_JS = """
+const [username, mode] = arguments;
+const done = arguments[arguments.length - 1];
+const post = async (path, body) => (await fetch(path, {
+  method: 'POST', credentials: 'same-origin',
+  headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body),
+})).json();
+(async () => {
+  const json = await post('/assertion/options', {username});
+  delete json.status; delete json.errorMessage;
+  if (mode === 'registration-challenge') {
+    // A challenge the server issued for a registration, answered by a sign-in.
+    json.challenge = (await post('/attestation/options', {username: 'other-' + username, displayName: 'Other'})).challenge;
+  }
+  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  const first = await navigator.credentials.get({publicKey});
+  const second = mode === 'twice' ? await navigator.credentials.get({publicKey}) : null;
+  done({ok: true, first: first.toJSON(), second: second && second.toJSON()});
+})().catch((e) => done({ok: false, error: String(e)}));
+"""
+
+
+def test_real_browser_reused_and_cross_ceremony_challenges(driver, browser_server):
+    srv = browser_server
+    page = Page(driver, srv).open()
+    fresh_authenticator(driver)
+    username = "challenge-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.fill("displayName", "Challenge Target")
+    page.click_ok("register")
+    page.sign_out()
+
+    # Two genuine assertions over one challenge: the first spends it, the second is refused.
+    got = driver.execute_async_script(TWO_ASSERTIONS_JS, username, "twice")
+    assert got["ok"], got
+    assert got["first"]["response"]["signature"] != got["second"]["response"]["signature"]
+    first = requests.post(srv.url + "/assertion/result", json=got["first"], timeout=10)
+    assert first.status_code == 200, first.text
+    reused = requests.post(srv.url + "/assertion/result", json=got["second"], timeout=10)
+    assert 400 <= reused.status_code < 500, reused.text
+    assert "already used" in reused.json()["errorMessage"]
+
+    # A genuine assertion over a registration challenge: refused as the wrong ceremony.
+    got = driver.execute_async_script(TWO_ASSERTIONS_JS, username, "registration-challenge")
+    assert got["ok"], got
+    r = requests.post(srv.url + "/assertion/result", json=got["first"], timeout=10)
+    assert 400 <= r.status_code < 500, r.text
+    assert "registration" in r.json()["errorMessage"], r.text
+    srv.assert_alive()
+
+
 HIDE_JSON_HELPERS_JS = """
 delete PublicKeyCredential.parseCreationOptionsFromJSON;
 delete PublicKeyCredential.parseRequestOptionsFromJSON;
