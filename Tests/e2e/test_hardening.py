@@ -85,7 +85,7 @@ def test_https_deployments_use_host_prefixed_secure_cookies(server_factory):
     server = server_factory("https", {"LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://example.com"})
     r = server.client().post("/assertion/options", {})
     assert_ok(r)
-    cookie = cookie_header(r, "__Host-latchkey_ceremony")
+    cookie = cookie_header(r, "__Host-latchkey_signin")
     assert "Secure" in cookie and "Path=/" in cookie and "Domain" not in cookie
 
 
@@ -109,3 +109,16 @@ def test_conformance_mode_applies_level_2_token_binding_rules_and_answers_prefli
         else:
             body = assert_failed(r, server, codes=(400,))
             assert "tokenBinding" in body["errorMessage"]
+
+
+def test_a_registration_and_a_sign_in_can_run_side_by_side(server):
+    """One browser profile, two tabs: options for a sign-in must not break a pending registration."""
+    auth = server.authenticator()
+    signed_up = new_username()
+    register(server, auth, signed_up)
+    client = server.client()
+    registration = attestation_options(client, new_username())
+    sign_in_options = assert_ok(client.post("/assertion/options", {"username": signed_up}))
+    assert_ok(client.post("/attestation/result", auth.create(registration)))
+    assert_ok(client.post("/assertion/result", auth.get(sign_in_options)))
+

@@ -152,7 +152,7 @@ def test_attestation_options_shape(server):
     assert opts.get("excludeCredentials", []) == []
     for key in REQUEST_ONLY:
         assert key not in opts, f"creation options must not carry {key}"
-    cookie_header(r, "latchkey_ceremony")
+    cookie_header(r, "latchkey_registration")
 
 
 def test_attestation_options_fresh_challenge_and_stable_shape(server):
@@ -222,7 +222,7 @@ def test_assertion_options_for_user(server):
     assert B64URL.match(opts["challenge"]) and 16 <= len(b64url_decode(opts["challenge"])) <= 64
     for key in CREATION_ONLY:
         assert key not in opts, f"request options must not carry {key}"
-    cookie_header(r, "latchkey_ceremony")
+    cookie_header(r, "latchkey_signin")
     again = assert_ok(client.post("/assertion/options", {"username": username,
                                                          "userVerification": "discouraged"}))
     assert again["challenge"] != opts["challenge"]

@@ -102,7 +102,7 @@ struct AuthenticationEndpoints: Sendable {
             "userVerified": .bool(verified.userVerified),
             "sessionToken": .string(token),
         ])
-        response.setCookie(context.challenges.clearingCookie())
+        response.setCookie(context.challenges.clearingCookie(.authentication))
         response.setCookie(context.sessions.cookie(for: token))
         return response
     }

@@ -4,16 +4,19 @@ import LatchkeyStore
 import WebAuthn
 
 /// Issues single-use, expiring challenges and finds the pending ceremony a client answers, from the
-/// challenge inside its clientDataJSON (so cookie-less clients work). The `latchkey_ceremony`
-/// cookie, when the client sends it back, must belong to that challenge.
+/// challenge inside its clientDataJSON (so cookie-less clients work). The ceremony's cookie
+/// (`latchkey_registration` or `latchkey_signin`), when the client sends it back, must belong to that
+/// challenge; one cookie per ceremony kind lets a registration and a sign-in run side by side.
 struct ChallengeIssuer: Sendable {
     let store: any LatchkeyStore
     let lifetime: TimeInterval
     let secureCookies: Bool
     let crossSiteCookies: Bool
 
-    /// `latchkey_ceremony`, or `__Host-latchkey_ceremony` over https.
-    var cookieName: String { Cookie.name("latchkey_ceremony", secure: secureCookies) }
+    /// `latchkey_registration` or `latchkey_signin`, with the `__Host-` prefix over https.
+    func cookieName(_ kind: CeremonyKind) -> String {
+        Cookie.name(kind == .registration ? "latchkey_registration" : "latchkey_signin", secure: secureCookies)
+    }
 
     /// A fresh challenge and the cookie that binds it to this client.
     struct Issued {
@@ -32,7 +35,7 @@ struct ChallengeIssuer: Sendable {
             displayName: displayName, userVerification: userVerification.rawValue,
             bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime)))
         let cookie = Cookie.make(
-            name: cookieName, value: Base64URL.encode(binding), maxAge: Int(lifetime),
+            name: cookieName(kind), value: Base64URL.encode(binding), maxAge: Int(lifetime),
             secure: secureCookies, crossSite: crossSiteCookies)
         return Issued(challenge: challenge, cookie: cookie)
     }
@@ -51,9 +54,9 @@ struct ChallengeIssuer: Sendable {
         guard pending.kind == kind else {
             throw APIError.badRequest("the challenge was issued for \(pending.kind == .registration ? "a registration" : "a sign-in"), not \(kind == .registration ? "a registration" : "a sign-in")")
         }
-        if let cookie = request.cookies[cookieName]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
+        if let cookie = request.cookies[cookieName(kind)]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
             guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
-                throw APIError.badRequest("the \(cookieName) cookie does not belong to this challenge")
+                throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }
         }
         return (pending, challenge)
@@ -66,8 +69,8 @@ struct ChallengeIssuer: Sendable {
         return response
     }
 
-    /// Expires the binding cookie once its ceremony is answered.
-    func clearingCookie() -> Cookie {
-        Cookie.make(name: cookieName, value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
+    /// Expires a ceremony's binding cookie once it is answered.
+    func clearingCookie(_ kind: CeremonyKind) -> Cookie {
+        Cookie.make(name: cookieName(kind), value: "", maxAge: 0, secure: secureCookies, crossSite: crossSiteCookies)
     }
 }

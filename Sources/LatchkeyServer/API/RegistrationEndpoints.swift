@@ -123,7 +123,7 @@ struct RegistrationEndpoints: Sendable {
             sessionCookie = context.sessions.cookie(for: token)
         }
         var response = JSONResponse.ok(members)
-        response.setCookie(context.challenges.clearingCookie())
+        response.setCookie(context.challenges.clearingCookie(.registration))
         if let sessionCookie { response.setCookie(sessionCookie) }
         return response
     }
