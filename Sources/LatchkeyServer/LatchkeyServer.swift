@@ -18,9 +18,11 @@ public enum LatchkeyServer {
         let sessions = SessionEndpoints(context: context)
         let association = AppleAppSiteAssociation(webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
 
+        // Outermost first: headers on every reply, then JSON for every error (after CORS added its
+        // headers to it), then the request guards and static files; innermost, the error mapping.
         let router = Router()
-        router.add(middleware: ErrorMiddleware())
         router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: ErrorMiddleware())
         if configuration.conformanceMode {
             // The FIDO conformance tool calls from its own origin, with credentials.
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
@@ -28,6 +30,7 @@ public enum LatchkeyServer {
             router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
         }
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+        router.add(middleware: ErrorMapping())
 
         router.post("/attestation/options") { request, _ in try await registration.options(request) }
         router.post("/attestation/result") { request, _ in try await registration.result(request) }
@@ -38,7 +41,7 @@ public enum LatchkeyServer {
         router.get("/.well-known/apple-app-site-association") { _, _ in association.response() }
         for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result", "/session/logout"] {
             router.get(RouterPath(path)) { _, _ -> Response in
-                throw APIError(.methodNotAllowed, "\(path) takes POST with a JSON body")
+                throw APIError(.methodNotAllowed, "\(path) takes POST with a JSON body", headers: [.allow: "POST"])
             }
         }
         return router

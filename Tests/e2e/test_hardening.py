@@ -52,6 +52,8 @@ def test_unknown_transports_are_dropped(server):
 def test_get_on_post_endpoints_is_405_and_headers_are_set(server):
     r = requests.get(server.url + "/attestation/options", timeout=5)
     assert r.status_code == 405 and r.json()["status"] == "failed"
+    assert r.headers["Allow"] == "POST"
+    assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"], "error replies carry the headers too"
     page = requests.get(server.url + "/", timeout=5)
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert page.headers["X-Content-Type-Options"] == "nosniff"
@@ -96,6 +98,15 @@ def test_conformance_mode_applies_level_2_token_binding_rules_and_answers_prefli
         "Access-Control-Request-Headers": "content-type"})
     assert preflight.headers.get("Access-Control-Allow-Origin") == "https://tool.example"
     assert preflight.headers.get("Access-Control-Allow-Credentials") == "true"
+    # A failure answered to the tool's origin keeps its status, message and CORS headers.
+    failed = requests.post(server.url + "/assertion/options", json={"username": "nobody-" + new_username()},
+                           headers={"Origin": "https://tool.example"}, timeout=5)
+    assert failed.status_code == 404, failed.text
+    assert failed.json()["errorMessage"].startswith("user "), failed.text
+    assert failed.headers.get("Access-Control-Allow-Origin") == "https://tool.example"
+    missing = requests.post(server.url + "/attestation/result", json={"type": "public-key"},
+                            headers={"Origin": "https://tool.example"}, timeout=5)
+    assert missing.status_code == 400 and "id is missing" in missing.json()["errorMessage"], missing.text
 
     auth = server.authenticator()
     for token_binding, accepted in [("unused", False), ({"status": "bananas"}, False),

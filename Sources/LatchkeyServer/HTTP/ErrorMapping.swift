@@ -1,0 +1,39 @@
+import Hummingbird
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+/// The innermost middleware: turns what handlers throw into ``APIError``s with the right status.
+/// Verification and input errors become 4xx with their message; a store, cryptography or unexpected
+/// failure becomes a 500 whose details go to the log only. Hummingbird's own HTTP errors (such as
+/// "not found", which the file middleware relies on) pass through.
+struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch let error as WebAuthnError where error.code == .cryptoFailure {
+            context.logger.error("cryptography failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+            throw APIError(.internalServerError, "internal cryptography error")
+        } catch let error as WebAuthnError {
+            context.logger.info("ceremony refused", metadata: [
+                "path": "\(request.uri.path)", "check": "\(error.code)", "reason": "\(error.message.debugDescription)",
+            ])
+            throw APIError(.badRequest, error.message)
+        } catch let error as StoreError {
+            switch error.code {
+            case .usernameTaken, .credentialAlreadyRegistered:
+                throw APIError(.conflict, error.message)
+            case .userNotFound:
+                throw APIError(.notFound, error.message)
+            default:
+                context.logger.error("store failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+                throw APIError(.internalServerError, "internal storage error")
+            }
+        } catch {
+            context.logger.error("unexpected error", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            throw APIError(.internalServerError, "internal error")
+        }
+    }
+}
