@@ -35,13 +35,13 @@ public struct AndroidKeyAttestation: AttestationFormat {
         let statement = input.statement
         // §8.4 step 1: attStmt is valid CBOR with alg, sig and x5c.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt is \(statement.kindName), not a map")
         }
         guard let algValue = statement[textKey: "alg"] else {
             throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt has no alg")
         }
         guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.alg is a \(algValue.kindName), not an integer")
+            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.alg is \(algValue.kindName), not an integer")
         }
         let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
         try input.checkSignatureAlgorithm(algorithm)

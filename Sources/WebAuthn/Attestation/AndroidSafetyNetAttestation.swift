@@ -27,13 +27,13 @@ public struct AndroidSafetyNetAttestation: AttestationFormat {
         let statement = input.statement
         // §8.5 step 1: attStmt is valid CBOR with ver and response.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt is \(statement.kindName), not a map")
         }
         guard let verValue = statement[textKey: "ver"] else {
             throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt has no ver")
         }
         guard let version = verValue.textString else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.ver is a \(verValue.kindName), not a text string")
+            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.ver is \(verValue.kindName), not a text string")
         }
         guard !version.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.ver is empty")
@@ -42,7 +42,7 @@ public struct AndroidSafetyNetAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt has no response")
         }
         guard let response = responseValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.response is a \(responseValue.kindName), not a byte string")
+            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.response is \(responseValue.kindName), not a byte string")
         }
 
         // §8.5 step 2: response is a valid SafetyNet response: a compact JWS signed by the x5c leaf.

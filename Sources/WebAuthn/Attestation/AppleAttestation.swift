@@ -12,13 +12,13 @@ public struct AppleAttestation: AttestationFormat {
         let statement = input.statement
         // §8.8 step 1: attStmt is valid CBOR with x5c.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt is \(statement.kindName), not a map")
         }
         guard let x5cValue = statement[textKey: "x5c"] else {
             throw WebAuthnError(.invalidAttestationStatement, "apple attStmt has no x5c")
         }
         guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c is a \(x5cValue.kindName), not an array")
+            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c is \(x5cValue.kindName), not an array")
         }
         guard !x5c.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c is empty")
@@ -46,7 +46,7 @@ public struct AppleAttestation: AttestationFormat {
         // §8.8 step 5: the credential public key equals the subject public key of credCert.
         let certificateKey = try credentialCertificate.publicKey()
         guard certificateKey.isSameKey(as: input.credentialKey.publicKey) else {
-            throw WebAuthnError(.invalidCertificate, "apple credential certificate public key differs from the credential public key")
+            throw WebAuthnError(.invalidAttestationStatement, "apple credential certificate public key differs from the credential public key")
         }
 
         // §8.8 step 6: Anonymization CA, trust path x5c.

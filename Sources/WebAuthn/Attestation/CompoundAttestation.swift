@@ -24,7 +24,7 @@ public struct CompoundAttestation: AttestationFormat {
         let statement = input.statement
         // §8.9 syntax: attStmt is an array of at least two non-compound statements.
         guard let items = statement.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "compound attStmt is a CBOR \(statement.kindName), not an array")
+            throw WebAuthnError(.invalidAttestationStatement, "compound attStmt is \(statement.kindName), not an array")
         }
         guard items.count >= 2 else {
             throw WebAuthnError(.invalidAttestationStatement, "compound attStmt holds \(items.count) statements; at least 2 are required")
@@ -32,7 +32,7 @@ public struct CompoundAttestation: AttestationFormat {
         var results: [AttestationResult] = []
         for (index, item) in items.enumerated() {
             guard item.mapEntries != nil else {
-                throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)] is a CBOR \(item.kindName), not a map")
+                throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)] is \(item.kindName), not a map")
             }
             guard let fmtValue = item[textKey: "fmt"], let format = fmtValue.textString else {
                 throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)] has no text fmt")
@@ -44,7 +44,7 @@ public struct CompoundAttestation: AttestationFormat {
                 throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)] (\(format)) has no attStmt")
             }
             guard memberStatement.mapEntries != nil else {
-                throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)].attStmt (\(format)) is a CBOR \(memberStatement.kindName), not a map")
+                throw WebAuthnError(.invalidAttestationStatement, "compound attStmt[\(index)].attStmt (\(format)) is \(memberStatement.kindName), not a map")
             }
             // §8.9 step 1: run the member format's verification procedure with the same
             // authenticatorData and clientDataHash.

@@ -9,13 +9,13 @@ public struct FIDOU2FAttestation: AttestationFormat {
         let statement = input.statement
         // §8.6 step 1: attStmt is valid CBOR with x5c and sig.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt is \(statement.kindName), not a map")
         }
         guard let sigValue = statement[textKey: "sig"] else {
             throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt has no sig")
         }
         guard let signature = sigValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.sig is a \(sigValue.kindName), not a byte string")
+            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.sig is \(sigValue.kindName), not a byte string")
         }
         guard !signature.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.sig is empty")
@@ -24,7 +24,7 @@ public struct FIDOU2FAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt has no x5c")
         }
         guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c is a \(x5cValue.kindName), not an array")
+            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c is \(x5cValue.kindName), not an array")
         }
         // §8.6 step 2: x5c holds exactly one certificate, whose key is an EC key on P-256.
         guard x5c.count == 1 else {

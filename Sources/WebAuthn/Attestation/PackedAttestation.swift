@@ -11,13 +11,13 @@ public struct PackedAttestation: AttestationFormat {
         let statement = input.statement
         // §8.2 step 1: attStmt is valid CBOR with alg, sig and optionally x5c.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt is \(statement.kindName), not a map")
         }
         guard let algValue = statement[textKey: "alg"] else {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no alg")
         }
         guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.alg is a \(algValue.kindName), not an integer")
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.alg is \(algValue.kindName), not an integer")
         }
         let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
         try input.checkSignatureAlgorithm(algorithm)
@@ -25,7 +25,7 @@ public struct PackedAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no sig")
         }
         guard let signature = sigValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is a \(sigValue.kindName), not a byte string")
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is \(sigValue.kindName), not a byte string")
         }
         guard !signature.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is empty")
@@ -39,7 +39,7 @@ public struct PackedAttestation: AttestationFormat {
         }
         // §8.2 step 2: basic or AttCA attestation.
         guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is a \(x5cValue.kindName), not an array")
+            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is \(x5cValue.kindName), not an array")
         }
         guard !x5c.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is empty")

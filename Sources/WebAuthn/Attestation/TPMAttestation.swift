@@ -43,13 +43,13 @@ public struct TPMAttestation: AttestationFormat {
         let statement = input.statement
         // §8.3 step 1: attStmt is valid CBOR with ver, alg, x5c, sig, certInfo and pubArea.
         guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt is a CBOR \(statement.kindName), not a map")
+            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt is \(statement.kindName), not a map")
         }
         guard let verValue = statement[textKey: "ver"] else {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no ver")
         }
         guard let version = verValue.textString else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.ver is a \(verValue.kindName), not a text string")
+            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.ver is \(verValue.kindName), not a text string")
         }
         guard version == "2.0" else {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.ver is \"\(version)\"; only \"2.0\" is defined")
@@ -58,7 +58,7 @@ public struct TPMAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no alg")
         }
         guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.alg is a \(algValue.kindName), not an integer")
+            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.alg is \(algValue.kindName), not an integer")
         }
         let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
         try input.checkSignatureAlgorithm(algorithm)
@@ -118,7 +118,7 @@ public struct TPMAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no x5c")
         }
         guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c is a \(x5cValue.kindName), not an array")
+            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c is \(x5cValue.kindName), not an array")
         }
         guard !x5c.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c is empty")
@@ -136,7 +136,7 @@ public struct TPMAttestation: AttestationFormat {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no \(key)")
         }
         guard let bytes = value.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.\(key) is a \(value.kindName), not a byte string")
+            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.\(key) is \(value.kindName), not a byte string")
         }
         guard !bytes.isEmpty else {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.\(key) is empty")

@@ -72,20 +72,20 @@ extension CBORValue {
         self[.text(key)]
     }
 
-    /// A short name of the item's kind, for error messages.
+    /// The item's kind with its article ("a byte string"), for error messages.
     public var kindName: String {
         switch self {
-        case .unsigned, .negative: return "integer"
-        case .bytes: return "byte string"
-        case .text: return "text string"
-        case .array: return "array"
-        case .map: return "map"
-        case .tagged: return "tag"
-        case .bool: return "boolean"
+        case .unsigned, .negative: return "an integer"
+        case .bytes: return "a byte string"
+        case .text: return "a text string"
+        case .array: return "an array"
+        case .map: return "a map"
+        case .tagged: return "a tagged item"
+        case .bool: return "a boolean"
         case .null: return "null"
         case .undefined: return "undefined"
-        case .simple: return "simple value"
-        case .float: return "float"
+        case .simple: return "a simple value"
+        case .float: return "a float"
         }
     }
 }

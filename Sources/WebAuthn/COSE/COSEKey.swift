@@ -17,7 +17,7 @@ public struct COSEKey: Sendable {
     /// lie on the curve, and RSA moduli must be at least 2048 bits.
     public init(_ value: CBORValue) throws {
         guard value.mapEntries != nil else {
-            throw WebAuthnError(.malformedPublicKey, "credential public key is a CBOR \(value.kindName), not a map")
+            throw WebAuthnError(.malformedPublicKey, "credential public key is \(value.kindName), not a map")
         }
         guard let ktyValue = value[intKey: 1]?.int64 else {
             throw WebAuthnError(.malformedPublicKey, "credential public key has no integer kty (1)")

@@ -6,7 +6,9 @@ import Foundation
 public enum CertificateChain {
     /// Verifies that `chain[0]` chains through `chain[1...]` (untrusted) to one of `anchors`, at
     /// `time` (now when nil). Certificates taken from the chain itself are never trusted, so a
-    /// self-signed root inside `x5c` does not help. Throws ``WebAuthnError/Code/untrustedAttestation``.
+    /// self-signed root inside `x5c` does not help. Throws ``WebAuthnError/Code/untrustedAttestation``
+    /// when the path does not verify or no anchors are given, and
+    /// ``WebAuthnError/Code/invalidAttestationStatement`` for an empty chain.
     public static func verify(_ chain: [X509Certificate], anchors: [X509Certificate], at time: Date?) throws {
         guard let leaf = chain.first else {
             throw WebAuthnError(.invalidAttestationStatement, "the attestation certificate chain is empty")

@@ -22,7 +22,7 @@ public struct DERReader: Sendable {
             return items
         }
 
-        /// The value of an INTEGER that fits in Int64.
+        /// The value of an INTEGER (or ENUMERATED) that fits in Int64.
         public func integer() throws -> Int64 {
             guard tag == 0x02 || tag == 0x0A, !content.isEmpty, content.count <= 8 else {
                 throw WebAuthnError(.invalidCertificate, "DER element is not an INTEGER that fits in 64 bits")

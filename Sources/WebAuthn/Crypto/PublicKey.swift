@@ -113,7 +113,7 @@ public final class PublicKey: @unchecked Sendable {
             fits = type == "RSA" || type == "RSA-PSS"
         }
         guard fits else {
-            throw WebAuthnError(.algorithmNotAllowed, "a \(type) key cannot verify \(algorithm.name) signatures")
+            throw WebAuthnError(.malformedPublicKey, "a \(type) key cannot verify \(algorithm.name) signatures")
         }
     }
 }

@@ -2,7 +2,8 @@
 public struct AttestationPolicy: Sendable, Equatable {
     /// How much trust a registration must establish.
     public enum Mode: String, Sendable, CaseIterable {
-        /// Accept every attestation, keeping the statement; chains are checked and recorded, never refused.
+        /// Accept every attestation, keeping the statement; chains are checked and the outcome recorded,
+        /// never refused for lack of trust (a statement whose certificates cannot be parsed still is).
         case none
         /// Accept self attestation and chains that verify to a trust anchor; refuse `none` and unknown authenticators.
         case selfOrTrusted = "self-or-trusted"

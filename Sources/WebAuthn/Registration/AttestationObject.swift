@@ -10,26 +10,26 @@ public struct AttestationObject: Sendable {
         }
         let object = try decoder.decode(bytes)
         guard object.mapEntries != nil else {
-            throw WebAuthnError(.malformedCBOR, "attestationObject is a CBOR \(object.kindName), not a map")
+            throw WebAuthnError(.malformedCBOR, "attestationObject is \(object.kindName), not a map")
         }
         guard let fmtValue = object[textKey: "fmt"] else {
             throw WebAuthnError(.malformedInput, "attestationObject has no fmt")
         }
         guard let format = fmtValue.textString else {
-            throw WebAuthnError(.malformedInput, "attestationObject.fmt is a \(fmtValue.kindName), not a text string")
+            throw WebAuthnError(.malformedInput, "attestationObject.fmt is \(fmtValue.kindName), not a text string")
         }
         guard let statement = object[textKey: "attStmt"] else {
             throw WebAuthnError(.malformedInput, "attestationObject has no attStmt")
         }
         // attStmt is a map, except for `compound` (§8.9), whose statement is an array of statements.
         guard statement.mapEntries != nil || (format == "compound" && statement.arrayItems != nil) else {
-            throw WebAuthnError(.malformedInput, "attestationObject.attStmt is a \(statement.kindName), not a map")
+            throw WebAuthnError(.malformedInput, "attestationObject.attStmt is \(statement.kindName), not a map")
         }
         guard let authDataValue = object[textKey: "authData"] else {
             throw WebAuthnError(.malformedInput, "attestationObject has no authData")
         }
         guard let authData = authDataValue.byteString else {
-            throw WebAuthnError(.malformedInput, "attestationObject.authData is a \(authDataValue.kindName), not a byte string")
+            throw WebAuthnError(.malformedInput, "attestationObject.authData is \(authDataValue.kindName), not a byte string")
         }
         guard !authData.isEmpty else {
             throw WebAuthnError(.malformedInput, "attestationObject.authData is empty")

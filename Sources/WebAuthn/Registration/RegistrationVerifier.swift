@@ -33,9 +33,6 @@ public struct RegistrationVerifier: Sendable {
         }
         // Step 19: the credential algorithm is one the relying party offered.
         let credentialKey = try COSEKey(attested.publicKey)
-        if credentialKey.algorithm == .rs1, !trust.policy.allowSHA1 {
-            throw WebAuthnError(.algorithmNotAllowed, "RS1 (SHA-1) credentials are refused; enable allowSHA1 to accept them")
-        }
         guard relyingParty.algorithms.contains(credentialKey.algorithm) else {
             throw WebAuthnError(.algorithmNotAllowed, "credential algorithm \(credentialKey.algorithm) was not offered in pubKeyCredParams")
         }

@@ -65,7 +65,7 @@ public struct AuthenticatorData: Sendable {
             }
             let (extensions, end) = try decoder.decodePrefix(bytes, from: offset)
             guard extensions.mapEntries != nil else {
-                throw WebAuthnError(.malformedAuthenticatorData, "extension outputs are a CBOR \(extensions.kindName), not a map")
+                throw WebAuthnError(.malformedAuthenticatorData, "extension outputs are \(extensions.kindName), not a map")
             }
             self.extensions = extensions
             offset = end

@@ -38,7 +38,6 @@ public struct WebAuthnError: Error, Sendable, CustomStringConvertible {
         public static let invalidCertificate = Code("invalidCertificate")
         /// The attestation chain does not lead to a configured trust anchor, or policy refuses its type.
         public static let untrustedAttestation = Code("untrustedAttestation")
-        public static let credentialIDMismatch = Code("credentialIDMismatch")
         public static let userHandleMismatch = Code("userHandleMismatch")
         /// The signature counter did not increase: a possible cloned authenticator.
         public static let signCountRegression = Code("signCountRegression")
