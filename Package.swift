@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         // Verification throughput on real vectors: swift run -c release latchkey-benchmarks

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LatchkeyServer
+import Hummingbird
 import Logging
 import WebAuthn
 
@@ -9,7 +10,7 @@ import WebAuthn
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
-        subcommands: [Serve.self, CheckConfig.self, Metadata.self])
+        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
@@ -28,23 +29,35 @@ struct Serve: AsyncParsableCommand {
         if settings.conformanceMode {
             logger.warning("conformanceMode is on: anyone may add a passkey to any existing username and assertions without UP pass; use it only for the FIDO conformance tools, never in production")
         }
-        let application = try LatchkeyServer.application(configuration: settings, logger: logger)
+        let application: any ApplicationProtocol
+        do {
+            application = try LatchkeyServer.application(configuration: settings, logger: logger)
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+            throw ExitCode(78)  // EX_CONFIG
+        }
         try await application.runService()
     }
 }
 
 /// `latchkey check-config`: validates the configuration and prints the result.
 struct CheckConfig: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "check-config", abstract: "Validate the configuration and print it.")
+    static let configuration = CommandConfiguration(commandName: "check-config", abstract: "Validate the configuration, trust anchors and metadata, and print a summary.")
 
     func run() async throws {
         let settings = try loadConfiguration()
+        do {
+            _ = try AttestationTrustLoader.load(settings, logger: Logger(label: "latchkey"))
+        } catch let error as ConfigurationError {
+            FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+            throw ExitCode(78)
+        }
         print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.database)")
     }
 }
 
 /// `latchkey mds ...`: FIDO metadata.
-struct Metadata: AsyncParsableCommand {
+struct MDSCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "mds", abstract: "FIDO Metadata Service (MDS3) BLOBs.", subcommands: [Import.self])
 
     /// `latchkey mds import FILE`: verifies a BLOB and installs it where the server loads it.

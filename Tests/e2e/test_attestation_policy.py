@@ -95,3 +95,19 @@ def test_bad_policy_value_stops_the_server_naming_the_key(tmp_path):
     done = subprocess.run([str(LATCHKEY_BIN), "serve"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert "LATCHKEY_ATTESTATION_POLICY" in done.stderr
+
+
+def test_check_config_loads_trust_anchors_and_names_a_broken_file(tmp_path):
+    import os
+    import subprocess
+
+    from conftest import LATCHKEY_BIN, REPO
+    (tmp_path / "junk.pem").write_text("not a certificate")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LATCHKEY_")}
+    env["LATCHKEY_TRUST_ANCHORS"] = str(tmp_path)
+    done = subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 78, (done.returncode, done.stderr)
+    assert "LATCHKEY_TRUST_ANCHORS" in done.stderr and "junk.pem" in done.stderr
+    env.pop("LATCHKEY_TRUST_ANCHORS")
+    good = subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
+    assert good.returncode == 0 and "configuration is valid" in good.stdout, good.stderr

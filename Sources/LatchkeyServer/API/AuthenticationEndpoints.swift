@@ -45,7 +45,8 @@ struct AuthenticationEndpoints: Sendable {
         let userHandle = try credential.response.optionalBytes("userHandle")
 
         let clientData = try CollectedClientData(credential.clientDataJSON)
-        let (pending, challenge) = try await context.challenges.take(.authentication, answeredBy: clientData, request: request)
+        let taken = try await context.challenges.take(.authentication, answeredBy: clientData, request: request)
+        let pending = taken.pending
 
         guard let record = try await context.store.credential(id: credential.id) else {
             throw APIError.badRequest("this passkey is not registered with \(context.relyingParty.id)")
@@ -54,7 +55,6 @@ struct AuthenticationEndpoints: Sendable {
         if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
             throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
         }
-        let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
         let verified: VerifiedAuthentication
         do {
             verified = try AuthenticationVerifier(relyingParty: context.relyingParty).verify(
@@ -62,12 +62,17 @@ struct AuthenticationEndpoints: Sendable {
                     credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
                     authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
                 expecting: AuthenticationExpectation(
-                    challenge: challenge, userVerification: userVerification, publicKey: record.publicKey,
+                    challenge: taken.challenge, userVerification: taken.userVerification, publicKey: record.publicKey,
                     storedSignCount: record.signCount, userHandle: record.userHandle,
                     userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible))
         } catch let error as WebAuthnError where error.code == .signCountRegression {
             // A counter that goes backwards may mean a cloned authenticator: refuse, and mark the passkey.
-            try await context.store.recordSignCountRegression(credentialID: record.id)
+            // The refusal is what matters; a failure to mark is logged, not put in its place.
+            do {
+                try await context.store.recordSignCountRegression(credentialID: record.id)
+            } catch {
+                context.logger.error("could not mark a counter regression", metadata: ["error": "\(error)"])
+            }
             context.logger.warning("signature counter regression: possible cloned authenticator", metadata: [
                 "credential": "\(CeremonyContext.logID(record.id))", "stored": "\(record.signCount)",
             ])

@@ -41,7 +41,14 @@ struct ChallengeIssuer: Sendable {
     }
 
     /// Consumes the ceremony the client data answers. Whatever happens next, the challenge is spent.
-    func take(_ kind: CeremonyKind, answeredBy clientData: CollectedClientData, request: Request, now: Date = Date()) async throws -> (PendingCeremony, challenge: [UInt8]) {
+    /// What a consumed ceremony was issued for.
+    struct Taken {
+        let pending: PendingCeremony
+        let challenge: [UInt8]
+        let userVerification: UserVerificationRequirement
+    }
+
+    func take(_ kind: CeremonyKind, answeredBy clientData: CollectedClientData, request: Request, now: Date = Date()) async throws -> Taken {
         guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
             throw APIError.badRequest("clientDataJSON.challenge is not base64url")
         }
@@ -59,7 +66,10 @@ struct ChallengeIssuer: Sendable {
                 throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }
         }
-        return (pending, challenge)
+        guard let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) else {
+            throw StoreError(.database, "pending ceremony has an unknown user-verification requirement \"\(pending.userVerification)\"")
+        }
+        return Taken(pending: pending, challenge: challenge, userVerification: userVerification)
     }
 
     /// An options reply: `status`, `errorMessage` and the options at the top level, plus the binding cookie.

@@ -73,17 +73,17 @@ struct RegistrationEndpoints: Sendable {
         let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
 
         let clientData = try CollectedClientData(credential.clientDataJSON)
-        let (pending, challenge) = try await context.challenges.take(.registration, answeredBy: clientData, request: request)
+        let taken = try await context.challenges.take(.registration, answeredBy: clientData, request: request)
+        let pending = taken.pending
         guard let userHandle = pending.userHandle, let username = pending.username else {
-            throw APIError.badRequest("the pending registration names no user")
+            throw StoreError(.database, "the pending registration names no user")
         }
-        let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) ?? .preferred
 
         let verified = try RegistrationVerifier(relyingParty: context.relyingParty, trust: context.attestationTrust).verify(
             RegistrationResponse(
                 credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
                 attestationObject: attestationObject, transports: transports, residentKey: residentKey),
-            expecting: RegistrationExpectation(challenge: challenge, userVerification: userVerification))
+            expecting: RegistrationExpectation(challenge: taken.challenge, userVerification: taken.userVerification))
 
         let now = Date()
         let existing = try await context.store.user(handle: userHandle)
