@@ -1,7 +1,6 @@
 #include "shims.h"
 
 #include <stdio.h>
-#include <string.h>
 #include <openssl/core_names.h>
 #include <openssl/param_build.h>
 #include <openssl/rsa.h>
@@ -95,13 +94,6 @@ int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
     return result;
 }
 
-int latchkey_key_type_name(EVP_PKEY *key, char *buffer, size_t buffer_length) {
-    const char *name = EVP_PKEY_get0_type_name(key);
-    if (name == NULL || strlen(name) + 1 > buffer_length) return 0;
-    strcpy(buffer, name);
-    return 1;
-}
-
 int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length) {
     size_t written = 0;
     return EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, buffer, buffer_length, &written) == 1;
@@ -115,13 +107,6 @@ size_t latchkey_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
     return written;
 }
 
-long latchkey_x509_version(const X509 *certificate) {
-    return X509_get_version(certificate);
-}
-
-int latchkey_x509_is_ca(X509 *certificate) {
-    return (X509_get_extension_flags(certificate) & EXFLAG_CA) != 0;
-}
 
 int latchkey_verify_chain(X509 *leaf, X509 *const *intermediates, int intermediate_count,
                           X509 *const *anchors, int anchor_count, int use_time, int64_t verification_time,

@@ -148,11 +148,5 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
     return finish_certificate(certificate, issuer_key, ok);
 }
 
-size_t lkt_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
-    size_t written = 0;
-    if (EVP_PKEY_get_octet_string_param(key, "encoded-pub-key", buffer, buffer_length, &written) != 1) return 0;
-    return written;
-}
-
 void lkt_free_key(EVP_PKEY *key) { EVP_PKEY_free(key); }
 void lkt_free_certificate(X509 *certificate) { X509_free(certificate); }

@@ -1,4 +1,5 @@
 import CLatchkeyTestSupport
+import COpenSSL
 import Foundation
 @testable import WebAuthn
 
@@ -28,8 +29,9 @@ final class TestKey: @unchecked Sendable {
     /// The COSE_Key of a P-256 key, as authenticator data carries it.
     func coseKey() throws -> [UInt8] {
         var point = [UInt8](repeating: 0, count: 133)
-        let length = lkt_ec_point(pointer, &point, point.count)
-        guard length == 65 else { throw TestPKIError("not a P-256 key") }
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &point, point.count, &length) == 1,
+              length == 65 else { throw TestPKIError("not a P-256 key") }
         return CBOREncoder.encode(.map([
             CBORMapEntry(key: .unsigned(1), value: .unsigned(2)), CBORMapEntry(key: .unsigned(3), value: .negative(6)),
             CBORMapEntry(key: .negative(0), value: .unsigned(1)),

@@ -20,20 +20,11 @@ int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
                     const uint8_t *signature, size_t signature_length,
                     const uint8_t *message, size_t message_length);
 
-/// The key's type name as OpenSSL reports it ("EC", "RSA", "ED25519", ...), written into `buffer`.
-int latchkey_key_type_name(EVP_PKEY *key, char *buffer, size_t buffer_length);
-
 /// The EC group name of an EC key ("prime256v1", ...), written into `buffer`.
 int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length);
 
 /// The uncompressed EC point of an EC key; returns its length, or 0 on error.
 size_t latchkey_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
-
-/// X509_get_version, which is a macro-free function in OpenSSL 3 but kept here for one import site.
-long latchkey_x509_version(const X509 *certificate);
-
-/// Whether the certificate's basic constraints mark it as a CA (1), not a CA (0).
-int latchkey_x509_is_ca(X509 *certificate);
 
 /// Verifies that `leaf` chains, through the untrusted `intermediates`, to one of `anchors`, at
 /// `verification_time` (seconds since 1970) when `use_time` is set, else now. Anchors may be

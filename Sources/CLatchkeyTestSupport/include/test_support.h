@@ -40,9 +40,6 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
                                         X509 *issuer, EVP_PKEY *issuer_key, long serial,
                                         int64_t not_before, int64_t not_after);
 
-/// The uncompressed point (04 || x || y) of an EC key; returns its length, or 0.
-size_t lkt_ec_point(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
-
 void lkt_free_key(EVP_PKEY *key);
 void lkt_free_certificate(X509 *certificate);
 

@@ -23,8 +23,7 @@ public enum CertificateChain {
             leaf.certificate, intermediates, Int32(intermediates.count), roots, Int32(roots.count),
             time == nil ? 0 : 1, Int64(time?.timeIntervalSince1970 ?? 0), &reason, reason.count)
         guard verified == 1 else {
-            let text = String(decoding: reason.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw WebAuthnError(.untrustedAttestation, "attestation certificate chain does not verify to a trust anchor: \(text)")
+            throw WebAuthnError(.untrustedAttestation, "attestation certificate chain does not verify to a trust anchor: \(String(cStringBuffer: reason))")
         }
     }
 }

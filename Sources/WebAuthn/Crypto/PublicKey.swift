@@ -46,16 +46,14 @@ public final class PublicKey: @unchecked Sendable {
 
     /// OpenSSL's name for the key type: "EC", "RSA", "ED25519", "ED448".
     var typeName: String {
-        var buffer = [CChar](repeating: 0, count: 32)
-        guard latchkey_key_type_name(key, &buffer, buffer.count) == 1 else { return "" }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        EVP_PKEY_get0_type_name(key).map { String(cString: $0) } ?? ""
     }
 
     /// The EC group's canonical name, or nil for keys that are not EC.
     var ellipticGroupName: String? {
         var buffer = [CChar](repeating: 0, count: 64)
         guard latchkey_ec_group_name(key, &buffer, buffer.count) == 1 else { return nil }
-        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cStringBuffer: buffer)
     }
 
     /// The uncompressed point of an EC key, or nil for other keys.

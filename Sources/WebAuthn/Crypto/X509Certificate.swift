@@ -1,4 +1,3 @@
-import CLatchkeyShims
 import COpenSSL
 
 /// An X.509 certificate parsed by OpenSSL (`X509`), freed when this value goes away.
@@ -32,10 +31,10 @@ public final class X509Certificate: @unchecked Sendable {
     }
 
     /// The certificate's version as written (3 for v3).
-    public var version: Int { Int(latchkey_x509_version(certificate)) + 1 }
+    public var version: Int { Int(X509_get_version(certificate)) + 1 }
 
     /// Whether basic constraints mark this certificate as a certificate authority.
-    public var isCertificateAuthority: Bool { latchkey_x509_is_ca(certificate) != 0 }
+    public var isCertificateAuthority: Bool { X509_get_extension_flags(certificate) & UInt32(EXFLAG_CA) != 0 }
 
     /// The subject public key.
     public func publicKey() throws -> PublicKey {
