@@ -69,7 +69,7 @@ struct RegistrationEndpoints: Sendable {
     func result(_ request: Request) async throws -> Response {
         let credential = try await CredentialJSON.read(request)
         let attestationObject = try credential.response.requiredBytes("attestationObject")
-        let transports = UserNames.transports(try credential.response.optionalStringArray("transports") ?? [])
+        let transports = CredentialTransports.filter(try credential.response.optionalStringArray("transports") ?? [])
         let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
 
         let clientData = try CollectedClientData(credential.clientDataJSON)

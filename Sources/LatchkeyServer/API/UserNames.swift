@@ -31,12 +31,4 @@ enum UserNames {
             throw APIError.badRequest("\(member) is blank")
         }
     }
-
-    /// The transports WebAuthn defines; anything else a client reports is dropped.
-    static let knownTransports: Set<String> = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
-
-    static func transports(_ reported: [String]) -> [String] {
-        var seen = Set<String>()
-        return reported.filter { knownTransports.contains($0) && seen.insert($0).inserted }
-    }
 }

@@ -29,7 +29,7 @@ public struct MetadataEntry: Sendable, Decodable {
     /// The roots attestations of this model chain to (empty without a statement).
     public var attestationRootCertificates: [X509Certificate] { metadataStatement?.attestationRootCertificates ?? [] }
 
-    /// The status report in force at `time` (now when nil); see ``Swift/Array/latest(at:)``.
+    /// The status report in force at `time` (now when nil): the latest one whose effective date has come.
     public func latestStatusReport(at time: Date? = nil) -> StatusReport? {
         statusReports.latest(at: time ?? Date())
     }

@@ -92,7 +92,7 @@ extension Array where Element == StatusReport {
     /// The report in force at `time`: the one with the latest effective date not after `time`;
     /// undated reports count as effective since always, and among equal dates the later one in the
     /// array wins. Nil when no report is in force yet.
-    public func latest(at time: Date) -> StatusReport? {
+    func latest(at time: Date) -> StatusReport? {
         var best: StatusReport?
         for report in self {
             let day = report.effectiveDay ?? .distantPast
