@@ -86,12 +86,8 @@ public struct AttestationTrust: Sendable {
         }
     }
 
-    /// id-fido-gen-ce-aaguid: the AAGUID an attestation certificate was issued for.
-    static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
-
-    /// Whether `leaf` carries the AAGUID extension with exactly this AAGUID (a DER OCTET STRING).
+    /// Whether `leaf` names exactly this model in id-fido-gen-ce-aaguid.
     static func certifiesModel(_ leaf: X509Certificate, aaguid: [UInt8]) -> Bool {
-        guard let (value, _) = leaf.extensionValue(oid: aaguidExtensionOID) else { return false }
-        return value == [0x04, 16] + aaguid
+        (try? leaf.fidoAAGUID()) == aaguid
     }
 }

@@ -80,17 +80,6 @@ public struct PackedAttestation: AttestationFormat {
         guard !certificate.isCertificateAuthority else {
             throw WebAuthnError(.invalidCertificate, "packed attestation certificate is a CA (basic constraints CA is true)")
         }
-        if let (value, critical) = certificate.extensionValue(oid: AttestationTrust.aaguidExtensionOID) {
-            guard !critical else {
-                throw WebAuthnError(.invalidCertificate, "packed attestation certificate marks id-fido-gen-ce-aaguid critical")
-            }
-            // The extension value is a DER OCTET STRING holding the 16-byte AAGUID.
-            guard value.count == 18, value[0] == 0x04, value[1] == 16 else {
-                throw WebAuthnError(.invalidCertificate, "packed attestation certificate id-fido-gen-ce-aaguid is not a 16-byte OCTET STRING")
-            }
-            guard let attested = authenticatorData.attestedCredentialData, Array(value[2...]) == attested.aaguid else {
-                throw WebAuthnError(.invalidCertificate, "packed attestation certificate AAGUID does not match the authenticator data AAGUID")
-            }
-        }
+        try certificate.checkFIDOAAGUID(matches: authenticatorData, role: "packed attestation certificate")
     }
 }

@@ -210,20 +210,7 @@ public struct TPMAttestation: AttestationFormat {
             throw WebAuthnError(.invalidCertificate, "tpm AIK certificate is a CA (basic constraints CA is true)")
         }
         // If aikCert contains id-fido-gen-ce-aaguid, its value matches the aaguid in authenticatorData.
-        if let (value, critical) = certificate.extensionValue(oid: AttestationTrust.aaguidExtensionOID) {
-            guard !critical else {
-                throw WebAuthnError(.invalidCertificate, "tpm AIK certificate marks id-fido-gen-ce-aaguid critical")
-            }
-            // The extension value is a DER OCTET STRING holding the 16-byte AAGUID.
-            guard value.count == 18, value[0] == 0x04, value[1] == 16 else {
-                throw WebAuthnError(.invalidCertificate, "tpm AIK certificate id-fido-gen-ce-aaguid is not a 16-byte OCTET STRING")
-            }
-            let certified = Array(value[2...])
-            guard let attested = authenticatorData.attestedCredentialData, certified == attested.aaguid else {
-                let actual = authenticatorData.attestedCredentialData.map { AAGUID.string($0.aaguid) } ?? "none"
-                throw WebAuthnError(.invalidCertificate, "tpm AIK certificate AAGUID \(AAGUID.string(certified)) does not match the authenticator data AAGUID \(actual)")
-            }
-        }
+        try certificate.checkFIDOAAGUID(matches: authenticatorData, role: "tpm AIK certificate")
     }
 
     /// The SAN holds a directoryName with the TPM manufacturer, model and version. Real AIK
