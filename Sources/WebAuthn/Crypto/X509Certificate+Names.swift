@@ -4,17 +4,23 @@ extension X509Certificate {
     /// id-ce-subjectAltName (RFC 5280 §4.2.1.6).
     static let subjectAlternativeNameOID = "2.5.29.17"
 
-    /// The dNSName entries of the subject alternative name extension, in order; empty when the
-    /// extension is absent. Throws when the extension is present but is not well-formed DER.
-    public func subjectAlternativeDNSNames() throws -> [String] {
-        guard let (value, _) = extensionValue(oid: Self.subjectAlternativeNameOID) else { return [] }
+    /// The GeneralName elements of the subject alternative name extension, in order; nil when the
+    /// extension is absent. Throws when it is present but is not one well-formed DER SEQUENCE.
+    func subjectAlternativeNames() throws -> [DERReader.Element]? {
+        guard let (value, _) = extensionValue(oid: Self.subjectAlternativeNameOID) else { return nil }
         var reader = DERReader(value)
         let generalNames = try reader.read()
         guard generalNames.tag == 0x30, reader.isAtEnd else {
             throw WebAuthnError(.invalidCertificate, "certificate subjectAltName is not one DER SEQUENCE")
         }
-        // GeneralName dNSName is [2] IMPLICIT IA5String: context-specific, primitive, tag 2.
         return try generalNames.children()
+    }
+
+    /// The dNSName entries of the subject alternative name extension, in order; empty when the
+    /// extension is absent. Throws when the extension is present but is not well-formed DER.
+    public func subjectAlternativeDNSNames() throws -> [String] {
+        // GeneralName dNSName is [2] IMPLICIT IA5String: context-specific, primitive, tag 2.
+        try (subjectAlternativeNames() ?? [])
             .filter { $0.tag == 0x82 }
             .map { String(decoding: $0.content, as: UTF8.self) }
     }

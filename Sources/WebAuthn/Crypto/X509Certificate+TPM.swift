@@ -2,6 +2,9 @@ import COpenSSL
 
 /// Certificate accessors the TPM attestation certificate requirements (WebAuthn §8.3.1) need.
 extension X509Certificate {
+    /// id-ce-extKeyUsage (RFC 5280 §4.2.1.12).
+    static let extendedKeyUsageOID = "2.5.29.37"
+
     /// Whether the subject name has no attributes at all (an empty RDNSequence).
     public var hasEmptySubject: Bool {
         guard let name = X509_get_subject_name(certificate) else { return true }
@@ -13,14 +16,9 @@ extension X509Certificate {
     /// no such extension. Attributes are collected across all RDNs, so one multi-valued RDN and one
     /// RDN per attribute give the same list.
     public func subjectAlternativeDirectoryAttributes() throws -> [(oid: String, value: String)]? {
-        guard let (value, _) = extensionValue(oid: "2.5.29.17") else { return nil }
-        var reader = DERReader(value)
-        let generalNames = try reader.read()
-        guard generalNames.tag == 0x30, reader.isAtEnd else {
-            throw WebAuthnError(.invalidCertificate, "subject alternative name extension is not one DER SEQUENCE")
-        }
+        guard let generalNames = try subjectAlternativeNames() else { return nil }
         var attributes: [(oid: String, value: String)] = []
-        for generalName in try generalNames.children() {
+        for generalName in generalNames {
             // directoryName [4] EXPLICIT Name; other name forms are not attributes.
             guard generalName.tag == 0xA4 else { continue }
             let names = try generalName.children()
@@ -46,7 +44,7 @@ extension X509Certificate {
 
     /// The key purposes of the extended key usage extension, as dotted OIDs; nil when absent.
     public func extendedKeyUsages() throws -> [String]? {
-        guard let (value, _) = extensionValue(oid: "2.5.29.37") else { return nil }
+        guard let (value, _) = extensionValue(oid: Self.extendedKeyUsageOID) else { return nil }
         var reader = DERReader(value)
         let sequence = try reader.read()
         guard sequence.tag == 0x30, reader.isAtEnd else {
