@@ -32,37 +32,12 @@ public struct AndroidKeyAttestation: AttestationFormat {
     static let purposeSign: Int64 = 2
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.4 step 1: attStmt is valid CBOR with alg, sig and x5c.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt is \(statement.kindName), not a map")
-        }
-        guard let algValue = statement[textKey: "alg"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt has no alg")
-        }
-        guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.alg is \(algValue.kindName), not an integer")
-        }
-        let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
+        let statement = try AttestationStatement(input.statement, format: identifier)
+        let algorithm = try statement.algorithm()
         try input.checkSignatureAlgorithm(algorithm)
-        guard let sigValue = statement[textKey: "sig"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt has no sig")
-        }
-        guard let signature = sigValue.byteString, !signature.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.sig is not a non-empty byte string")
-        }
-        guard let x5cValue = statement[textKey: "x5c"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt has no x5c")
-        }
-        guard let x5c = x5cValue.arrayItems, !x5c.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.x5c is not a non-empty array")
-        }
-        let chain: [[UInt8]] = try x5c.enumerated().map { index, item in
-            guard let der = item.byteString, !der.isEmpty else {
-                throw WebAuthnError(.invalidAttestationStatement, "android-key attStmt.x5c[\(index)] is not a non-empty byte string")
-            }
-            return der
-        }
+        let signature = try statement.bytes("sig")
+        let chain = try statement.certificateChain()
 
         // §8.4 step 2: sig is a valid signature over authenticatorData ‖ clientDataHash by the
         // public key in the first certificate in x5c, with alg.

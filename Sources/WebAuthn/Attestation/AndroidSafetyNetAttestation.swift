@@ -24,26 +24,10 @@ public struct AndroidSafetyNetAttestation: AttestationFormat {
     }
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.5 step 1: attStmt is valid CBOR with ver and response.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt is \(statement.kindName), not a map")
-        }
-        guard let verValue = statement[textKey: "ver"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt has no ver")
-        }
-        guard let version = verValue.textString else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.ver is \(verValue.kindName), not a text string")
-        }
-        guard !version.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.ver is empty")
-        }
-        guard let responseValue = statement[textKey: "response"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt has no response")
-        }
-        guard let response = responseValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "android-safetynet attStmt.response is \(responseValue.kindName), not a byte string")
-        }
+        let statement = try AttestationStatement(input.statement, format: identifier)
+        _ = try statement.text("ver")
+        let response = try statement.bytes("response")
 
         // §8.5 step 2: response is a valid SafetyNet response: a compact JWS signed by the x5c leaf.
         let jws: CompactJWS

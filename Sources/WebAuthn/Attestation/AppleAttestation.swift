@@ -9,26 +9,8 @@ public struct AppleAttestation: AttestationFormat {
     static let nonceExtensionOID = "1.2.840.113635.100.8.2"
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.8 step 1: attStmt is valid CBOR with x5c.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt is \(statement.kindName), not a map")
-        }
-        guard let x5cValue = statement[textKey: "x5c"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt has no x5c")
-        }
-        guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c is \(x5cValue.kindName), not an array")
-        }
-        guard !x5c.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c is empty")
-        }
-        let chain: [[UInt8]] = try x5c.enumerated().map { index, item in
-            guard let der = item.byteString, !der.isEmpty else {
-                throw WebAuthnError(.invalidAttestationStatement, "apple attStmt.x5c[\(index)] is not a non-empty byte string")
-            }
-            return der
-        }
+        let chain = try AttestationStatement(input.statement, format: identifier).certificateChain()
         let credentialCertificate = try X509Certificate(der: chain[0])
 
         // §8.8 steps 2-3: nonce = SHA-256(authenticatorData ‖ clientDataHash).

@@ -6,33 +6,15 @@ public struct FIDOU2FAttestation: AttestationFormat {
     public init() {}
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.6 step 1: attStmt is valid CBOR with x5c and sig.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt is \(statement.kindName), not a map")
-        }
-        guard let sigValue = statement[textKey: "sig"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt has no sig")
-        }
-        guard let signature = sigValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.sig is \(sigValue.kindName), not a byte string")
-        }
-        guard !signature.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.sig is empty")
-        }
-        guard let x5cValue = statement[textKey: "x5c"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt has no x5c")
-        }
-        guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c is \(x5cValue.kindName), not an array")
-        }
+        let statement = try AttestationStatement(input.statement, format: identifier)
+        let signature = try statement.bytes("sig")
+        let x5c = try statement.certificateChain()
         // §8.6 step 2: x5c holds exactly one certificate, whose key is an EC key on P-256.
         guard x5c.count == 1 else {
             throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c holds \(x5c.count) certificates; exactly 1 is required")
         }
-        guard let certificateDER = x5c[0].byteString, !certificateDER.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c[0] is not a non-empty byte string")
-        }
+        let certificateDER = x5c[0]
         let certificate = try X509Certificate(der: certificateDER)
         let certificateKey = try certificate.publicKey()
         guard certificateKey.isP256 else {

@@ -8,48 +8,19 @@ public struct PackedAttestation: AttestationFormat {
 
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.2 step 1: attStmt is valid CBOR with alg, sig and optionally x5c.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt is \(statement.kindName), not a map")
-        }
-        guard let algValue = statement[textKey: "alg"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no alg")
-        }
-        guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.alg is \(algValue.kindName), not an integer")
-        }
-        let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
+        let statement = try AttestationStatement(input.statement, format: identifier)
+        let algorithm = try statement.algorithm()
         try input.checkSignatureAlgorithm(algorithm)
-        guard let sigValue = statement[textKey: "sig"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt has no sig")
-        }
-        guard let signature = sigValue.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is \(sigValue.kindName), not a byte string")
-        }
-        guard !signature.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.sig is empty")
-        }
-        if statement[textKey: "ecdaaKeyId"] != nil {
+        let signature = try statement.bytes("sig")
+        if statement.contains("ecdaaKeyId") {
             throw WebAuthnError(.unsupportedAttestationFormat, "packed ECDAA attestation is not supported (removed from WebAuthn Level 2)")
         }
-
-        guard let x5cValue = statement[textKey: "x5c"] else {
+        guard statement.contains("x5c") else {
             return try verifySelfAttestation(input, algorithm: algorithm, signature: signature)
         }
         // §8.2 step 2: basic or AttCA attestation.
-        guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is \(x5cValue.kindName), not an array")
-        }
-        guard !x5c.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c is empty")
-        }
-        let chain: [[UInt8]] = try x5c.enumerated().map { index, item in
-            guard let der = item.byteString, !der.isEmpty else {
-                throw WebAuthnError(.invalidAttestationStatement, "packed attStmt.x5c[\(index)] is not a non-empty byte string")
-            }
-            return der
-        }
+        let chain = try statement.certificateChain()
         let leaf = try X509Certificate(der: chain[0])
         try leaf.publicKey().verify(signature: signature, over: input.signedBytes, algorithm: algorithm)
         try Self.checkCertificateRequirements(leaf, authenticatorData: input.authenticatorData)

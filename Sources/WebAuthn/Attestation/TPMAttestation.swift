@@ -40,35 +40,21 @@ public struct TPMAttestation: AttestationFormat {
     ]
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
-        let statement = input.statement
         // §8.3 step 1: attStmt is valid CBOR with ver, alg, x5c, sig, certInfo and pubArea.
-        guard statement.mapEntries != nil else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt is \(statement.kindName), not a map")
-        }
-        guard let verValue = statement[textKey: "ver"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no ver")
-        }
-        guard let version = verValue.textString else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.ver is \(verValue.kindName), not a text string")
-        }
+        let statement = try AttestationStatement(input.statement, format: identifier)
+        let version = try statement.text("ver")
         guard version == "2.0" else {
             throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.ver is \"\(version)\"; only \"2.0\" is defined")
         }
-        guard let algValue = statement[textKey: "alg"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no alg")
-        }
-        guard let rawAlgorithm = algValue.int64 else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.alg is \(algValue.kindName), not an integer")
-        }
-        let algorithm = COSEAlgorithm(rawValue: rawAlgorithm)
+        let algorithm = try statement.algorithm()
         try input.checkSignatureAlgorithm(algorithm)
-        if statement[textKey: "ecdaaKeyId"] != nil {
+        if statement.contains("ecdaaKeyId") {
             throw WebAuthnError(.unsupportedAttestationFormat, "tpm ECDAA attestation is not supported (removed from WebAuthn Level 2)")
         }
-        let chain = try Self.certificateChain(statement)
-        let signature = try Self.byteString(statement, "sig")
-        let certInfoBytes = try Self.byteString(statement, "certInfo")
-        let pubAreaBytes = try Self.byteString(statement, "pubArea")
+        let chain = try statement.certificateChain()
+        let signature = try statement.bytes("sig")
+        let certInfoBytes = try statement.bytes("certInfo")
+        let pubAreaBytes = try statement.bytes("pubArea")
 
         // §8.3 step 2: the public key in pubArea's parameters and unique fields is the credential public key.
         let pubArea = try TPMTPublic(pubAreaBytes)
@@ -110,38 +96,6 @@ public struct TPMAttestation: AttestationFormat {
         case .ecdsa(_, let digest)?, .rsaPKCS1(let digest)?, .rsaPSS(let digest)?: return digest
         case .edDSA?, nil: return nil
         }
-    }
-
-    /// x5c: a non-empty array of DER certificates, the AIK certificate first.
-    private static func certificateChain(_ statement: CBORValue) throws -> [[UInt8]] {
-        guard let x5cValue = statement[textKey: "x5c"] else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no x5c")
-        }
-        guard let x5c = x5cValue.arrayItems else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c is \(x5cValue.kindName), not an array")
-        }
-        guard !x5c.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c is empty")
-        }
-        return try x5c.enumerated().map { index, item in
-            guard let der = item.byteString, !der.isEmpty else {
-                throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.x5c[\(index)] is not a non-empty byte string")
-            }
-            return der
-        }
-    }
-
-    private static func byteString(_ statement: CBORValue, _ key: String) throws -> [UInt8] {
-        guard let value = statement[textKey: key] else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt has no \(key)")
-        }
-        guard let bytes = value.byteString else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.\(key) is \(value.kindName), not a byte string")
-        }
-        guard !bytes.isEmpty else {
-            throw WebAuthnError(.invalidAttestationStatement, "tpm attStmt.\(key) is empty")
-        }
-        return bytes
     }
 
     /// §8.3 step 2: RSA keys compare modulus and exponent (0 in pubArea means 65537); ECC keys
