@@ -12,10 +12,10 @@ public enum LatchkeyServer {
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger
     ) -> Router<BasicRequestContext> {
-        let context = CeremonyContext(configuration: configuration, store: store, attestationTrust: attestationTrust, logger: logger)
-        let registration = RegistrationEndpoints(context: context)
-        let authentication = AuthenticationEndpoints(context: context)
-        let sessions = SessionEndpoints(context: context)
+        let services = LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust)
+        let registration = RegistrationEndpoints(services: services)
+        let authentication = AuthenticationEndpoints(services: services)
+        let sessions = SessionEndpoints(services: services)
         let association = AppleAppSiteAssociation(webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
 
         // Outermost first: headers on every reply, then JSON for every error (after CORS added its
@@ -33,9 +33,9 @@ public enum LatchkeyServer {
         router.add(middleware: ErrorMapping())
 
         router.post("/attestation/options") { request, _ in try await registration.options(request) }
-        router.post("/attestation/result") { request, _ in try await registration.result(request) }
+        router.post("/attestation/result") { request, context in try await registration.result(request, logger: context.logger) }
         router.post("/assertion/options") { request, _ in try await authentication.options(request) }
-        router.post("/assertion/result") { request, _ in try await authentication.result(request) }
+        router.post("/assertion/result") { request, context in try await authentication.result(request, logger: context.logger) }
         router.get("/session") { request, _ in try await sessions.current(request) }
         router.post("/session/logout") { request, _ in try await sessions.logout(request) }
         router.get("/.well-known/apple-app-site-association") { _, _ in association.response() }

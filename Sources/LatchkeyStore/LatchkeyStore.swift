@@ -3,9 +3,13 @@ import Foundation
 /// Everything Latchkey keeps: users, credentials, pending challenges and sessions. Each method is
 /// one atomic step, so a failure never leaves a half-written record.
 public protocol LatchkeyStore: Sendable {
+    /// The user with this exact username, if any.
     func user(named username: String) async throws -> UserRecord?
+    /// The user with this user handle, if any.
     func user(handle: [UInt8]) async throws -> UserRecord?
+    /// Every passkey of one user, oldest first.
     func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord]
+    /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
 
     /// Stores a verified credential. When `newUser` is given, creates that user in the same
@@ -20,14 +24,17 @@ public protocol LatchkeyStore: Sendable {
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
     func recordSignCountRegression(credentialID: [UInt8]) async throws
 
+    /// Stores an issued challenge until it is answered or expires.
     func savePendingCeremony(_ ceremony: PendingCeremony) async throws
     /// Removes and returns the pending ceremony for this challenge hash, so each challenge is
     /// answered at most once even when two requests race. Returns expired ones too, for a clear error.
     func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony?
 
+    /// Stores a new session (by the hash of its token).
     func createSession(_ session: SessionRecord) async throws
     /// The session for this token hash, if it exists and has not expired at `now`.
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
+    /// Ends a session; unknown hashes are ignored.
     func deleteSession(tokenHash: [UInt8]) async throws
 
     /// Deletes expired challenges and sessions.

@@ -111,3 +111,15 @@ def test_check_config_loads_trust_anchors_and_names_a_broken_file(tmp_path):
     env.pop("LATCHKEY_TRUST_ANCHORS")
     good = subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
     assert good.returncode == 0 and "configuration is valid" in good.stdout, good.stderr
+
+
+def test_a_misspelt_format_subfolder_is_a_configuration_error(tmp_path):
+    import os
+    import subprocess
+
+    from conftest import LATCHKEY_BIN, REPO
+    (tmp_path / "androidkey").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LATCHKEY_")}
+    env["LATCHKEY_TRUST_ANCHORS"] = str(tmp_path)
+    done = subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=REPO, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 78 and "androidkey" in done.stderr, (done.returncode, done.stderr)

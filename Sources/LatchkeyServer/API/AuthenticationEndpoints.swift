@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import LatchkeyStore
+import Logging
 import WebAuthn
 
 /// `POST /assertion/options` and `POST /assertion/result`: signing in with a passkey, with or
 /// without a username.
 struct AuthenticationEndpoints: Sendable {
-    let context: CeremonyContext
+    let services: LatchkeyServices
 
     func options(_ request: Request) async throws -> Response {
         let body = try await RequestJSON.read(request)
@@ -17,20 +18,20 @@ struct AuthenticationEndpoints: Sendable {
         var user: UserRecord?
         var allowed: [CredentialRecord] = []
         if let username {
-            guard let found = try await context.store.user(named: username) else {
+            guard let found = try await services.store.user(named: username) else {
                 throw APIError(.notFound, "user \"\(username)\" is not registered")
             }
             user = found
-            allowed = try await context.store.credentials(ofUser: found.handle)
+            allowed = try await services.store.credentials(ofUser: found.handle)
         }
-        let issued = try await context.challenges.issue(
+        let issued = try await services.challenges.issue(
             .authentication, userHandle: user?.handle, username: user?.username, displayName: nil,
             userVerification: userVerification)
 
         var options: [String: JSONValue] = [
             "challenge": .string(Base64URL.encode(issued.challenge)),
-            "timeout": context.timeoutMilliseconds,
-            "rpId": .string(context.relyingParty.id),
+            "timeout": services.timeoutMilliseconds,
+            "rpId": .string(services.relyingParty.id),
             "allowCredentials": .array(allowed.map(\.descriptor)),
             "userVerification": .string(userVerification.rawValue),
         ]
@@ -38,18 +39,18 @@ struct AuthenticationEndpoints: Sendable {
         return ChallengeIssuer.optionsResponse(options, issued: issued)
     }
 
-    func result(_ request: Request) async throws -> Response {
+    func result(_ request: Request, logger: Logger) async throws -> Response {
         let credential = try await CredentialJSON.read(request)
         let authenticatorData = try credential.response.requiredBytes("authenticatorData")
         let signature = try credential.response.requiredBytes("signature")
         let userHandle = try credential.response.optionalBytes("userHandle")
 
         let clientData = try CollectedClientData(credential.clientDataJSON)
-        let taken = try await context.challenges.take(.authentication, answeredBy: clientData, request: request)
+        let taken = try await services.challenges.take(.authentication, answeredBy: clientData, request: request)
         let pending = taken.pending
 
-        guard let record = try await context.store.credential(id: credential.id) else {
-            throw APIError.badRequest("this passkey is not registered with \(context.relyingParty.id)")
+        guard let record = try await services.store.credential(id: credential.id) else {
+            throw APIError.badRequest("this passkey is not registered with \(services.relyingParty.id)")
         }
         // §7.2 step 5: when the user was named, the credential must be one of theirs.
         if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
@@ -57,7 +58,7 @@ struct AuthenticationEndpoints: Sendable {
         }
         let verified: VerifiedAuthentication
         do {
-            verified = try AuthenticationVerifier(relyingParty: context.relyingParty).verify(
+            verified = try AuthenticationVerifier(relyingParty: services.relyingParty).verify(
                 AuthenticationResponse(
                     credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
                     authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
@@ -69,35 +70,35 @@ struct AuthenticationEndpoints: Sendable {
             // A counter that goes backwards may mean a cloned authenticator: refuse, and mark the passkey.
             // The refusal is what matters; a failure to mark is logged, not put in its place.
             do {
-                try await context.store.recordSignCountRegression(credentialID: record.id)
+                try await services.store.recordSignCountRegression(credentialID: record.id)
             } catch {
-                context.logger.error("could not mark a counter regression", metadata: ["error": "\(error)"])
+                logger.error("could not mark a counter regression", metadata: ["error": "\(error)"])
             }
-            context.logger.warning("signature counter regression: possible cloned authenticator", metadata: [
-                "credential": "\(CeremonyContext.logID(record.id))", "stored": "\(record.signCount)",
+            logger.warning("signature counter regression: possible cloned authenticator", metadata: [
+                "credential": "\(LatchkeyServices.logID(record.id))", "stored": "\(record.signCount)",
             ])
             throw error
         }
         if verified.backupEligibilityChanged {
-            context.logger.warning("backup eligibility (BE) changed since registration", metadata: [
-                "credential": "\(CeremonyContext.logID(record.id))", "registered": "\(record.backupEligible)",
+            logger.warning("backup eligibility (BE) changed since registration", metadata: [
+                "credential": "\(LatchkeyServices.logID(record.id))", "registered": "\(record.backupEligible)",
             ])
         }
 
         let now = Date()
-        let recorded = try await context.store.recordSignIn(
+        let recorded = try await services.store.recordSignIn(
             credentialID: record.id, previousSignCount: record.signCount, signCount: verified.signCount,
             backedUp: verified.backedUp, at: now)
         guard recorded else {
             // Another sign-in with this passkey moved the counter between reading and writing it.
             throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
         }
-        guard let user = try await context.store.user(handle: record.userHandle) else {
+        guard let user = try await services.store.user(handle: record.userHandle) else {
             throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
         }
-        let token = try await context.sessions.start(for: user.handle, replacing: request, now: now)
-        context.logger.info("signed in", metadata: [
-            "user": "\(user.username.debugDescription)", "credential": "\(CeremonyContext.logID(record.id))",
+        let token = try await services.sessions.start(for: user.handle, replacing: request, now: now)
+        logger.info("signed in", metadata: [
+            "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
         var response = JSONResponse.ok([
@@ -107,8 +108,8 @@ struct AuthenticationEndpoints: Sendable {
             "userVerified": .bool(verified.userVerified),
             "sessionToken": .string(token),
         ])
-        response.setCookie(context.challenges.clearingCookie(.authentication))
-        response.setCookie(context.sessions.cookie(for: token))
+        response.setCookie(services.challenges.clearingCookie(.authentication))
+        response.setCookie(services.sessions.cookie(for: token))
         return response
     }
 }

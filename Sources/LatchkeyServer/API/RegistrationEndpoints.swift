@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import LatchkeyStore
+import Logging
 import WebAuthn
 
 /// `POST /attestation/options` and `POST /attestation/result`: registering a passkey.
 struct RegistrationEndpoints: Sendable {
-    let context: CeremonyContext
+    let services: LatchkeyServices
 
     func options(_ request: Request) async throws -> Response {
         let body = try await RequestJSON.read(request)
@@ -17,42 +18,42 @@ struct RegistrationEndpoints: Sendable {
         _ = try selection?.optionalString("authenticatorAttachment")
         // Ask for a statement when the policy needs one to judge the authenticator.
         let attestation = try body.optionalString("attestation")
-            ?? (context.attestationTrust.policy.wantsAttestationStatement ? "direct" : "none")
+            ?? (services.attestationTrust.policy.wantsAttestationStatement ? "direct" : "none")
         guard ["none", "indirect", "direct", "enterprise"].contains(attestation) else {
             throw APIError.badRequest("attestation \"\(attestation)\" is not none, indirect, direct or enterprise")
         }
         _ = try body.optionalObject("extensions")
 
         // A username that exists gets another passkey only from its own signed-in session.
-        let existing = try await context.store.user(named: username)
+        let existing = try await services.store.user(named: username)
         var excluded: [CredentialRecord] = []
         if let existing {
-            if !context.configuration.conformanceMode {
-                let session = try await context.sessions.current(request)
+            if !services.configuration.conformanceMode {
+                let session = try await services.sessions.current(request)
                 guard let session, session.userHandle == existing.handle else {
                     throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
                 }
             }
-            excluded = try await context.store.credentials(ofUser: existing.handle)
+            excluded = try await services.store.credentials(ofUser: existing.handle)
         }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
-        let issued = try await context.challenges.issue(
+        let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification)
 
         // An existing user keeps their display name; the conformance tools want the request's echoed.
-        let shownName = context.configuration.conformanceMode ? displayName : (existing?.displayName ?? displayName)
+        let shownName = services.configuration.conformanceMode ? displayName : (existing?.displayName ?? displayName)
         var options: [String: JSONValue] = [
-            "rp": .object(["id": .string(context.relyingParty.id), "name": .string(context.relyingParty.name)]),
+            "rp": .object(["id": .string(services.relyingParty.id), "name": .string(services.relyingParty.name)]),
             "user": .object([
                 "id": .string(Base64URL.encode(userHandle)), "name": .string(username),
                 "displayName": .string(shownName),
             ]),
             "challenge": .string(Base64URL.encode(issued.challenge)),
-            "pubKeyCredParams": .array(context.relyingParty.algorithms.map {
+            "pubKeyCredParams": .array(services.relyingParty.algorithms.map {
                 .object(["type": .string("public-key"), "alg": .number(Double($0.rawValue))])
             }),
-            "timeout": context.timeoutMilliseconds,
+            "timeout": services.timeoutMilliseconds,
             "excludeCredentials": .array(excluded.map(\.descriptor)),
             "attestation": .string(attestation),
         ]
@@ -66,27 +67,27 @@ struct RegistrationEndpoints: Sendable {
         return ChallengeIssuer.optionsResponse(options, issued: issued)
     }
 
-    func result(_ request: Request) async throws -> Response {
+    func result(_ request: Request, logger: Logger) async throws -> Response {
         let credential = try await CredentialJSON.read(request)
         let attestationObject = try credential.response.requiredBytes("attestationObject")
         let transports = CredentialTransports.filter(try credential.response.optionalStringArray("transports") ?? [])
         let residentKey = try credential.clientExtensionResults?.optionalObject("credProps")?.raw("rk")?.boolValue
 
         let clientData = try CollectedClientData(credential.clientDataJSON)
-        let taken = try await context.challenges.take(.registration, answeredBy: clientData, request: request)
+        let taken = try await services.challenges.take(.registration, answeredBy: clientData, request: request)
         let pending = taken.pending
         guard let userHandle = pending.userHandle, let username = pending.username else {
             throw StoreError(.database, "the pending registration names no user")
         }
 
-        let verified = try RegistrationVerifier(relyingParty: context.relyingParty, trust: context.attestationTrust).verify(
+        let verified = try RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust).verify(
             RegistrationResponse(
                 credentialID: credential.id, clientDataJSON: credential.clientDataJSON,
                 attestationObject: attestationObject, transports: transports, residentKey: residentKey),
             expecting: RegistrationExpectation(challenge: taken.challenge, userVerification: taken.userVerification))
 
         let now = Date()
-        let existing = try await context.store.user(handle: userHandle)
+        let existing = try await services.store.user(handle: userHandle)
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
@@ -100,9 +101,9 @@ struct RegistrationEndpoints: Sendable {
             backupEligible: verified.backupEligible,
             backedUp: verified.backedUp, residentKey: verified.residentKey, userVerified: verified.userVerified,
             createdAt: now)
-        try await context.store.register(record, newUser: newUser)
-        context.logger.info("passkey registered", metadata: [
-            "user": "\(username.debugDescription)", "credential": "\(CeremonyContext.logID(verified.credentialID))",
+        try await services.store.register(record, newUser: newUser)
+        logger.info("passkey registered", metadata: [
+            "user": "\(username.debugDescription)", "credential": "\(LatchkeyServices.logID(verified.credentialID))",
             "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
             "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)",
         ])
@@ -118,12 +119,12 @@ struct RegistrationEndpoints: Sendable {
         var sessionCookie: Cookie?
         if newUser != nil {
             // A first registration signs the new user in.
-            let token = try await context.sessions.start(for: userHandle, replacing: request, now: now)
+            let token = try await services.sessions.start(for: userHandle, replacing: request, now: now)
             members["sessionToken"] = .string(token)
-            sessionCookie = context.sessions.cookie(for: token)
+            sessionCookie = services.sessions.cookie(for: token)
         }
         var response = JSONResponse.ok(members)
-        response.setCookie(context.challenges.clearingCookie(.registration))
+        response.setCookie(services.challenges.clearingCookie(.registration))
         if let sessionCookie { response.setCookie(sessionCookie) }
         return response
     }

@@ -1,17 +1,18 @@
 import Hummingbird
 import LatchkeyStore
+import Logging
 import WebAuthn
 
 /// `GET /session` (who is signed in) and `POST /session/logout`.
 struct SessionEndpoints: Sendable {
-    let context: CeremonyContext
+    let services: LatchkeyServices
 
     func current(_ request: Request) async throws -> Response {
-        guard let session = try await context.sessions.current(request),
-              let user = try await context.store.user(handle: session.userHandle) else {
+        guard let session = try await services.sessions.current(request),
+              let user = try await services.store.user(handle: session.userHandle) else {
             throw APIError(.unauthorized, "not signed in")
         }
-        let credentials = try await context.store.credentials(ofUser: user.handle)
+        let credentials = try await services.store.credentials(ofUser: user.handle)
         return JSONResponse.ok([
             "username": .string(user.username),
             "displayName": .string(user.displayName),
@@ -20,9 +21,9 @@ struct SessionEndpoints: Sendable {
     }
 
     func logout(_ request: Request) async throws -> Response {
-        try await context.sessions.end(request)
+        try await services.sessions.end(request)
         var response = JSONResponse.ok()
-        response.setCookie(context.sessions.clearingCookie())
+        response.setCookie(services.sessions.clearingCookie())
         return response
     }
 }

@@ -13,6 +13,13 @@ public enum AttestationTrustLoader {
             anchors = try TrustAnchors.load(directories: [configuration.shippedTrustAnchors, configuration.trustAnchors])
         } catch let error as WebAuthnError {
             throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): \(error.message)")
+        } catch {
+            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): cannot read the anchor folders: \(error.localizedDescription)")
+        }
+        // A subfolder anchors the format it is named after; a misspelt one would anchor nothing.
+        let formats = AttestationFormats.all.identifiers
+        if let unknown = anchors.certificatesByFormat.keys.sorted().first(where: { !formats.contains($0) }) {
+            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): subfolder \"\(unknown)\" is not an attestation format (\(formats.sorted().joined(separator: ", ")))")
         }
         var trust = AttestationTrust(policy: configuration.attestation, anchors: anchors)
         if FileManager.default.fileExists(atPath: configuration.metadataBLOB) {

@@ -25,6 +25,8 @@ public struct AttestationFormats: Sendable {
         AndroidSafetyNetAttestation(), FIDOU2FAttestation(), AppleAttestation(),
     ]
 
+    /// Verifies `input` with the format named `identifier`; an unknown format is
+    /// ``WebAuthnError/Code/unsupportedAttestationFormat``.
     public func verify(format identifier: String, _ input: AttestationInput) throws -> AttestationResult {
         guard let format = formats[identifier] else {
             throw WebAuthnError(.unsupportedAttestationFormat, "attestation format \"\(identifier)\" is unknown")

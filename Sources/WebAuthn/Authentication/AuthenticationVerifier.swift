@@ -9,6 +9,10 @@ public struct AuthenticationVerifier: Sendable {
         self.decoder = decoder
     }
 
+    /// Runs every check of §7.2 on `response` against the issued challenge and the stored
+    /// credential, and returns the new counter and flags to record. Throws ``WebAuthnError`` with the
+    /// code of the first check that failed (for example ``WebAuthnError/Code/userHandleMismatch``,
+    /// ``WebAuthnError/Code/invalidSignature`` or ``WebAuthnError/Code/signCountRegression``).
     public func verify(_ response: AuthenticationResponse, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
         // Step 6: the user handle, when given, names the credential's owner; usernameless sign-in needs it.
         if let userHandle = response.userHandle {

@@ -13,6 +13,10 @@ public struct RegistrationVerifier: Sendable {
         self.decoder = decoder
     }
 
+    /// Runs every check of §7.1 on `response` against what the server issued, and returns the
+    /// credential to store. Throws ``WebAuthnError`` with the code of the first check that failed
+    /// (for example ``WebAuthnError/Code/challengeMismatch``, ``WebAuthnError/Code/originMismatch``,
+    /// ``WebAuthnError/Code/invalidSignature`` or ``WebAuthnError/Code/untrustedAttestation``).
     public func verify(_ response: RegistrationResponse, expecting expectation: RegistrationExpectation) throws -> VerifiedRegistration {
         // Steps 5-6: parse clientDataJSON.
         let clientData = try CollectedClientData(response.clientDataJSON)

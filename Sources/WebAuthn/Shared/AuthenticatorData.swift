@@ -22,6 +22,8 @@ public struct AuthenticatorData: Sendable {
     /// Longest credential ID accepted (§5.8.3 limits it to 1023 bytes).
     public static let maximumCredentialIDLength = 1023
 
+    /// Parses authenticator data; throws ``WebAuthnError/Code/malformedAuthenticatorData`` (or
+    /// ``WebAuthnError/Code/malformedCBOR``) for any length, flag or byte that does not add up.
     public init(_ bytes: [UInt8], decoder: CBORDecoder = CBORDecoder()) throws {
         guard bytes.count >= 37 else {
             throw WebAuthnError(.malformedAuthenticatorData, "authenticator data is \(bytes.count) bytes; at least 37 are needed")

@@ -3,8 +3,9 @@ import LatchkeyStore
 import Logging
 import WebAuthn
 
-/// What the endpoints share: configuration, store, verifiers, challenges and sessions.
-struct CeremonyContext: Sendable {
+/// The dependencies the endpoints share: configuration, store, attestation trust, challenges and
+/// sessions. Logging goes through each request's own logger, so a request's lines carry its ID.
+struct LatchkeyServices: Sendable {
     let configuration: LatchkeyConfiguration
     let store: any LatchkeyStore
     let relyingParty: RelyingParty
@@ -12,14 +13,12 @@ struct CeremonyContext: Sendable {
     let attestationTrust: AttestationTrust
     let challenges: ChallengeIssuer
     let sessions: SessionAuthority
-    let logger: Logger
 
-    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger) {
+    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust) {
         self.configuration = configuration
         self.store = store
         self.relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust
-        self.logger = logger
         let secure = configuration.usesHTTPS
         let crossSite = configuration.conformanceMode
         challenges = ChallengeIssuer(
