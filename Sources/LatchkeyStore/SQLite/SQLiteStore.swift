@@ -1,9 +1,13 @@
 import Foundation
 
 /// The embedded default store: one SQLite file in WAL mode, migrated on open. The actor serialises
-/// every statement on its single connection; SQLite's own locking guards other processes.
+/// every statement on its single connection, on its own thread (see ``SQLiteExecutor``); SQLite's
+/// own locking guards other processes.
 public actor SQLiteStore: LatchkeyStore {
     private let connection: SQLiteConnection
+    private let executor = SQLiteExecutor(label: "latchkey.sqlite")
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema.
     public init(path: String) throws {
