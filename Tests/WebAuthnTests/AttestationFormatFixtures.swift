@@ -11,8 +11,7 @@ struct AttestationFixture {
     let credentialKey: COSEKey
 
     init(_ name: String) throws {
-        let url = ConformanceVector.directory.appendingPathComponent("\(name).json")
-        vector = try ConformanceVector(contentsOf: url)
+        vector = try #require(ConformanceVector.named(name), "vector \(name) not found")
         object = try AttestationObject(try #require(vector.attestationObject, "\(name) has no attestationObject"))
         clientDataHash = Digest.sha256(vector.clientDataJSON)
         let attested = try #require(object.authenticatorData.attestedCredentialData)

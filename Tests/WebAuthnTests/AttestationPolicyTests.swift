@@ -5,7 +5,7 @@ import Testing
 @Suite("Attestation policy")
 struct AttestationPolicyTests {
     static func vector(_ name: String) throws -> ConformanceVector {
-        try #require(ConformanceVector.all().first { $0.name == name }, "vector \(name) not found")
+        try #require(ConformanceVector.named(name), "vector \(name) not found")
     }
 
     func register(_ name: String, policy: AttestationPolicy, anchors: [X509Certificate] = []) throws -> VerifiedRegistration {

@@ -45,11 +45,19 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
             .filter { $0.pathExtension == "json" }.count
     }
 
-    static func all() -> [ConformanceVector] {
+    /// Every vector file that loads, read once for the whole test run.
+    static func all() -> [ConformanceVector] { loaded }
+
+    private static let loaded: [ConformanceVector] = {
         let files = (try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? []
         return files.filter { $0.pathExtension == "json" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
             .compactMap { try? ConformanceVector(contentsOf: $0) }
+    }()
+
+    /// The vector called `name`.
+    static func named(_ name: String) -> ConformanceVector? {
+        loaded.first { $0.name == name }
     }
 
     init(contentsOf url: URL) throws {

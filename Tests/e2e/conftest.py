@@ -204,28 +204,27 @@ def start_server(name: str, extra_env: Optional[dict] = None) -> LatchkeyServer:
     return LatchkeyServer(name, extra_env).start()
 
 
-@pytest.fixture(scope="module")
-def server():
-    srv = start_server("default")
+def served(name: str, extra_env: Optional[dict] = None):
+    """A server for the life of a fixture: started, yielded, stopped and removed."""
+    srv = start_server(name, extra_env)
     yield srv
     srv.stop()
     srv.cleanup()
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from served("default")
 
 
 @pytest.fixture(scope="module")
 def conformance_server():
-    srv = start_server("conformance", {"LATCHKEY_CONFORMANCE_MODE": "true"})
-    yield srv
-    srv.stop()
-    srv.cleanup()
+    yield from served("conformance", {"LATCHKEY_CONFORMANCE_MODE": "true"})
 
 
 @pytest.fixture(scope="module")
 def short_timeout_server():
-    srv = start_server("short-timeout", {"LATCHKEY_CHALLENGE_TIMEOUT": "1"})
-    yield srv
-    srv.stop()
-    srv.cleanup()
+    yield from served("short-timeout", {"LATCHKEY_CHALLENGE_TIMEOUT": "1"})
 
 
 @pytest.fixture

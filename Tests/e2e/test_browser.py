@@ -10,7 +10,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import start_server
+from conftest import served
 from softauthn import b64url, b64url_decode, flip_byte
 
 webdriver = pytest.importorskip("selenium.webdriver")
@@ -31,10 +31,7 @@ def _strip(b64: str) -> str:
 
 @pytest.fixture(scope="module")
 def browser_server():
-    srv = start_server("browser")
-    yield srv
-    srv.stop()
-    srv.cleanup()
+    yield from served("browser")
 
 
 @pytest.fixture(scope="module")
@@ -257,62 +254,10 @@ def test_page_shows_server_errors(driver, browser_server):
     assert state == "error" and "NotAllowedError" in text, text
 
 
-GET_ASSERTION_JS = """
-const username = arguments[0];
-const done = arguments[arguments.length - 1];
-(async () => {
-  const r = await fetch('/assertion/options', {
-    method: 'POST', credentials: 'same-origin',
-    headers: {'Content-Type': 'application/json'},
-    body: JSON.stringify({username}),
-  });
-  const json = await r.json();
-  delete json.status; delete json.errorMessage;
-  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(json);
-  const cred = await navigator.credentials.get({publicKey});
-  done({ok: true, credential: cred.toJSON(), challenge: json.challenge});
-})().catch((e) => done({ok: false, error: String(e)}));
-"""
-
-
-def test_real_browser_assertion_replay_and_tamper(driver, browser_server):
-    srv = browser_server
-    page = Page(driver, srv).open()
-    fresh_authenticator(driver)
-    username = "replay-" + uuid.uuid4().hex[:10]
-    page.fill("username", username)
-    page.fill("displayName", "Replay Target")
-    page.click_ok("register")
-    page.sign_out()
-    (cred_id,) = virtual_credentials(driver)
-
-    got = driver.execute_async_script(GET_ASSERTION_JS, username)
-    assert got["ok"], got
-    assertion = got["credential"]
-    assert assertion["id"] == cred_id
-    assert b64url_decode(assertion["response"]["clientDataJSON"]).find(
-        got["challenge"].encode()) > 0
-
-    first = requests.post(srv.url + "/assertion/result", json=assertion, timeout=10)
-    assert first.status_code == 200, first.text
-    assert first.json()["username"] == username and first.json()["credentialId"] == cred_id
-    replay = requests.post(srv.url + "/assertion/result", json=assertion, timeout=10)
-    assert 400 <= replay.status_code < 500, replay.text
-    assert replay.json()["status"] == "failed" and replay.json()["errorMessage"]
-
-    got = driver.execute_async_script(GET_ASSERTION_JS, username)
-    assert got["ok"], got
-    tampered = got["credential"]
-    sig = b64url_decode(tampered["response"]["signature"])
-    tampered["response"]["signature"] = b64url(flip_byte(sig))
-    r = requests.post(srv.url + "/assertion/result", json=tampered, timeout=10)
-    assert 400 <= r.status_code < 500, r.text
-    assert r.json()["status"] == "failed" and r.json()["errorMessage"]
-    assert "latchkey_session" not in r.cookies
-    srv.assert_alive()
-
-
-TWO_ASSERTIONS_JS = """
+# Real assertions from the browser: fetch /assertion/options for arguments[0], then get one
+# assertion ("once"), two over the same challenge ("twice"), or one over a registration challenge
+# ("registration-challenge").
+ASSERTIONS_JS = """
 const [username, mode] = arguments;
 const done = arguments[arguments.length - 1];
 const post = async (path, body) => (await fetch(path, {
@@ -329,9 +274,46 @@ const post = async (path, body) => (await fetch(path, {
   const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(json);
   const first = await navigator.credentials.get({publicKey});
   const second = mode === 'twice' ? await navigator.credentials.get({publicKey}) : null;
-  done({ok: true, first: first.toJSON(), second: second && second.toJSON()});
+  done({ok: true, challenge: json.challenge, first: first.toJSON(), second: second && second.toJSON()});
 })().catch((e) => done({ok: false, error: String(e)}));
 """
+
+
+def test_real_browser_assertion_replay_and_tamper(driver, browser_server):
+    srv = browser_server
+    page = Page(driver, srv).open()
+    fresh_authenticator(driver)
+    username = "replay-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.fill("displayName", "Replay Target")
+    page.click_ok("register")
+    page.sign_out()
+    (cred_id,) = virtual_credentials(driver)
+
+    got = driver.execute_async_script(ASSERTIONS_JS, username, "once")
+    assert got["ok"], got
+    assertion = got["first"]
+    assert assertion["id"] == cred_id
+    assert b64url_decode(assertion["response"]["clientDataJSON"]).find(
+        got["challenge"].encode()) > 0
+
+    first = requests.post(srv.url + "/assertion/result", json=assertion, timeout=10)
+    assert first.status_code == 200, first.text
+    assert first.json()["username"] == username and first.json()["credentialId"] == cred_id
+    replay = requests.post(srv.url + "/assertion/result", json=assertion, timeout=10)
+    assert 400 <= replay.status_code < 500, replay.text
+    assert replay.json()["status"] == "failed" and replay.json()["errorMessage"]
+
+    got = driver.execute_async_script(ASSERTIONS_JS, username, "once")
+    assert got["ok"], got
+    tampered = got["first"]
+    sig = b64url_decode(tampered["response"]["signature"])
+    tampered["response"]["signature"] = b64url(flip_byte(sig))
+    r = requests.post(srv.url + "/assertion/result", json=tampered, timeout=10)
+    assert 400 <= r.status_code < 500, r.text
+    assert r.json()["status"] == "failed" and r.json()["errorMessage"]
+    assert "latchkey_session" not in r.cookies
+    srv.assert_alive()
 
 
 def test_real_browser_reused_and_cross_ceremony_challenges(driver, browser_server):
@@ -345,7 +327,7 @@ def test_real_browser_reused_and_cross_ceremony_challenges(driver, browser_serve
     page.sign_out()
 
     # Two genuine assertions over one challenge: the first spends it, the second is refused.
-    got = driver.execute_async_script(TWO_ASSERTIONS_JS, username, "twice")
+    got = driver.execute_async_script(ASSERTIONS_JS, username, "twice")
     assert got["ok"], got
     assert got["first"]["response"]["signature"] != got["second"]["response"]["signature"]
     first = requests.post(srv.url + "/assertion/result", json=got["first"], timeout=10)
@@ -355,7 +337,7 @@ def test_real_browser_reused_and_cross_ceremony_challenges(driver, browser_serve
     assert "already used" in reused.json()["errorMessage"]
 
     # A genuine assertion over a registration challenge: refused as the wrong ceremony.
-    got = driver.execute_async_script(TWO_ASSERTIONS_JS, username, "registration-challenge")
+    got = driver.execute_async_script(ASSERTIONS_JS, username, "registration-challenge")
     assert got["ok"], got
     r = requests.post(srv.url + "/assertion/result", json=got["first"], timeout=10)
     assert 400 <= r.status_code < 500, r.text
