@@ -79,7 +79,7 @@ struct MetadataFixture {
         AttestationTrust(policy: AttestationPolicy(mode: .trustedOnly), anchors: service, statusSource: service)
     }
 
-    var basicAttestation: AttestationResult { AttestationResult(type: .basic, trustPath: [attestationLeaf.der]) }
+    var basicAttestation: AttestationResult { get throws { AttestationResult(type: .basic, certificates: [try attestationLeaf.certificate]) } }
 }
 
 @Suite("FIDO metadata service")
@@ -203,7 +203,7 @@ struct MetadataTests {
         let service = try fixture.service(statuses: [("FIDO_CERTIFIED", nil)])
         let stranger = try TestCertificate.root("Stranger Root").issue("Stranger Attestation")
         let error = #expect(throws: WebAuthnError.self) {
-            try fixture.trust(service).evaluate(AttestationResult(type: .basic, trustPath: [stranger.der]), format: "packed", aaguid: fixture.aaguid)
+            try fixture.trust(service).evaluate(AttestationResult(type: .basic, certificates: [try stranger.certificate]), format: "packed", aaguid: fixture.aaguid)
         }
         #expect(error?.code == .untrustedAttestation)
     }

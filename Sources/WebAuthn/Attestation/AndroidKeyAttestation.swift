@@ -41,7 +41,7 @@ public struct AndroidKeyAttestation: AttestationFormat {
 
         // §8.4 step 2: sig is a valid signature over authenticatorData ‖ clientDataHash by the
         // public key in the first certificate in x5c, with alg.
-        let leaf = try X509Certificate(der: chain[0])
+        let leaf = chain[0]
         let leafKey = try leaf.publicKey()
         try leafKey.verify(signature: signature, over: input.signedBytes, algorithm: algorithm)
 
@@ -58,7 +58,7 @@ public struct AndroidKeyAttestation: AttestationFormat {
         try check(description, clientDataHash: input.clientDataHash)
 
         // §8.4 step 6: attestation type Basic, trust path x5c.
-        return AttestationResult(type: .basic, trustPath: chain)
+        return AttestationResult(type: .basic, certificates: chain)
     }
 
     /// §8.4 steps 4-5 on a parsed key description.

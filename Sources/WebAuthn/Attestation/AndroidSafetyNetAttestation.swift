@@ -90,6 +90,6 @@ public struct AndroidSafetyNetAttestation: AttestationFormat {
         }
 
         // §8.5 step 5: Basic, trust path the JWS x5c chain.
-        return AttestationResult(type: .basic, trustPath: jws.certificates.map(\.der))
+        return AttestationResult(type: .basic, certificates: jws.certificates)
     }
 }

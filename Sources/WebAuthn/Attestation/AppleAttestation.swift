@@ -11,7 +11,7 @@ public struct AppleAttestation: AttestationFormat {
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
         // §8.8 step 1: attStmt is valid CBOR with x5c.
         let chain = try AttestationStatement(input.statement, format: identifier).certificateChain()
-        let credentialCertificate = try X509Certificate(der: chain[0])
+        let credentialCertificate = chain[0]
 
         // §8.8 steps 2-3: nonce = SHA-256(authenticatorData ‖ clientDataHash).
         let expectedNonce = Digest.sha256(input.signedBytes)
@@ -32,7 +32,7 @@ public struct AppleAttestation: AttestationFormat {
         }
 
         // §8.8 step 6: Anonymization CA, trust path x5c.
-        return AttestationResult(type: .anonCA, trustPath: chain)
+        return AttestationResult(type: .anonCA, certificates: chain)
     }
 
     /// The nonce inside the extension value: DER `SEQUENCE { [1] EXPLICIT OCTET STRING }`.

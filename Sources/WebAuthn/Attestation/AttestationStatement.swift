@@ -48,8 +48,9 @@ struct AttestationStatement {
         return text
     }
 
-    /// `x5c`: a non-empty array of DER certificates, leaf first.
-    func certificateChain() throws -> [[UInt8]] {
+    /// `x5c`: a non-empty array of DER certificates, leaf first, parsed once for the format's checks
+    /// and the trust decision.
+    func certificateChain() throws -> [X509Certificate] {
         let member = try member("x5c")
         guard let items = member.arrayItems else { throw invalid(".x5c is \(member.kindName), not an array") }
         guard !items.isEmpty else { throw invalid(".x5c is empty") }
@@ -57,7 +58,11 @@ struct AttestationStatement {
             guard let der = item.byteString, !der.isEmpty else {
                 throw invalid(".x5c[\(index)] is \(item.kindName == "a byte string" ? "empty" : item.kindName), not a certificate")
             }
-            return der
+            do {
+                return try X509Certificate(der: der)
+            } catch let error as WebAuthnError {
+                throw WebAuthnError(error.code, "\(format) attStmt.x5c[\(index)]: \(error.message)")
+            }
         }
     }
 }

@@ -67,7 +67,7 @@ public struct AttestationTrust: Sendable {
             }
             return (false, false)
         case .basic, .attCA, .anonCA:
-            let chain = try result.trustPath.map { try X509Certificate(der: $0) }
+            let chain = result.certificates
             if let roots = modelAnchors?.anchors(format: format, aaguid: aaguid), !roots.isEmpty,
                (try? CertificateChain.verify(chain, anchors: roots, at: verificationTime)) != nil {
                 return (true, true)

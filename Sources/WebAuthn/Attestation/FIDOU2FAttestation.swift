@@ -14,8 +14,7 @@ public struct FIDOU2FAttestation: AttestationFormat {
         guard x5c.count == 1 else {
             throw WebAuthnError(.invalidAttestationStatement, "fido-u2f attStmt.x5c holds \(x5c.count) certificates; exactly 1 is required")
         }
-        let certificateDER = x5c[0]
-        let certificate = try X509Certificate(der: certificateDER)
+        let certificate = x5c[0]
         let certificateKey = try certificate.publicKey()
         guard certificateKey.isP256 else {
             let kind = certificateKey.ellipticGroupName.map { "EC \($0)" } ?? certificateKey.typeName
@@ -60,6 +59,6 @@ public struct FIDOU2FAttestation: AttestationFormat {
         }
 
         // §8.6 step 8: Basic (or AttCA, which cannot be told apart here) with trust path x5c.
-        return AttestationResult(type: .basic, trustPath: [certificateDER])
+        return AttestationResult(type: .basic, certificates: x5c)
     }
 }

@@ -21,10 +21,10 @@ public struct PackedAttestation: AttestationFormat {
         }
         // §8.2 step 2: basic or AttCA attestation.
         let chain = try statement.certificateChain()
-        let leaf = try X509Certificate(der: chain[0])
+        let leaf = chain[0]
         try leaf.publicKey().verify(signature: signature, over: input.signedBytes, algorithm: algorithm)
         try Self.checkCertificateRequirements(leaf, authenticatorData: input.authenticatorData)
-        return AttestationResult(type: .basic, trustPath: chain)
+        return AttestationResult(type: .basic, certificates: chain)
     }
 
     /// §8.2 step 3: self attestation, signed by the credential key itself.

@@ -79,14 +79,14 @@ public struct TPMAttestation: AttestationFormat {
         }
 
         // §8.3 step 5: sig is a valid signature over certInfo by the AIK key in x5c[0], using alg.
-        let aikCertificate = try X509Certificate(der: chain[0])
+        let aikCertificate = chain[0]
         try aikCertificate.publicKey().verify(signature: signature, over: certInfoBytes, algorithm: algorithm)
 
         // §8.3 step 6: aikCert meets §8.3.1; an id-fido-gen-ce-aaguid extension matches the AAGUID.
         try checkCertificateRequirements(aikCertificate, authenticatorData: input.authenticatorData)
 
         // §8.3 step 7: attestation type AttCA, trust path x5c.
-        return AttestationResult(type: .attCA, trustPath: chain)
+        return AttestationResult(type: .attCA, certificates: chain)
     }
 
     /// The hash an attestation signature algorithm employs: SHA-1 for RS1, SHA-256 for RS256, PS256

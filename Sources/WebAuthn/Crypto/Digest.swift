@@ -7,15 +7,15 @@ public enum Digest: String, Sendable {
     case sha384 = "SHA384"
     case sha512 = "SHA512"
 
-    /// The digest of `bytes`. OpenSSL's one-shot EVP_Digest cannot fail for these built-in digests
-    /// except on allocation failure, which is reported as an empty array.
+    /// The digest of `bytes`. OpenSSL's one-shot EVP_Digest fails for these built-in digests only
+    /// when memory runs out; that stops the process rather than let an empty hash reach a comparison.
     public func hash<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let status = Array(bytes).withUnsafeBytes { input in
             EVP_Digest(input.baseAddress, input.count, &output, &length, evpMessageDigest, nil)
         }
-        guard status == 1 else { return [] }
+        guard status == 1 else { fatalError("OpenSSL EVP_Digest(\(rawValue)) failed: out of memory") }
         return Array(output.prefix(Int(length)))
     }
 
