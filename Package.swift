@@ -1,9 +1,9 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "latchkey", targets: ["latchkey"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -22,19 +23,26 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The few C lines Swift cannot import: OpenSSL macros and OSSL_PARAM builders.
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
-        // Test-only OpenSSL helpers (key generation, certificate issuing, signing); used by WebAuthnTests only.
+        // Test-only OpenSSL helpers (key generation, certificate issuing, signing).
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
-        // Users, credentials, pending challenges and sessions behind one interface; SQLite inside.
-        .target(name: "LatchkeyStore", dependencies: ["CSQLite"]),
-        // The Hummingbird application: routes, JSON bodies, sessions, well-known files.
+        // The store interface: users, credentials, pending challenges and sessions, as records.
+        .target(
+            name: "LatchkeyStore",
+            dependencies: ["WebAuthn", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
+        // The embedded default store: one SQLite file.
+        .target(name: "LatchkeyStoreSQLite", dependencies: ["LatchkeyStore", "WebAuthn", "CSQLite"]),
+        // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
+        // store only by its interface.
         .target(
             name: "LatchkeyServer",
             dependencies: [
                 "WebAuthn", "LatchkeyStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -43,16 +51,23 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "WebAuthn",
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
-        // Verification throughput on real vectors: swift run -c release latchkey-benchmarks
-        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn"]),
+        // Verification throughput beside the bare OpenSSL verify: swift run -c release latchkey-benchmarks
+        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "COpenSSL"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
-        .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
-        .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer", "WebAuthn"]),
+        // The store contract suite, run against every backend.
+        .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn"]),
+        .testTarget(
+            name: "LatchkeyServerTests",
+            dependencies: [
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "CLatchkeyTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ]
 )

@@ -1,8 +1,15 @@
 import Foundation
+import ServiceLifecycle
 
 /// Everything Latchkey keeps: users, credentials, pending challenges and sessions. Each method is
-/// one atomic step, so a failure never leaves a half-written record.
-public protocol LatchkeyStore: Sendable {
+/// one atomic step, so a failure never leaves a half-written record; the ceremony methods do in one
+/// transaction what a ceremony needs, so a sign-in costs two round trips to the store.
+///
+/// A store is a `Service`: the backend is opened when it is made (so a bad database stops the
+/// server before it listens), `run()` waits for graceful shutdown and then closes it.
+public protocol LatchkeyStore: Service {
+    // MARK: Users and credentials
+
     /// The user with this exact username, if any.
     func user(named username: String) async throws -> UserRecord?
     /// The user with this user handle, if any.
@@ -12,31 +19,40 @@ public protocol LatchkeyStore: Sendable {
     /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
 
-    /// Stores a verified credential. When `newUser` is given, creates that user in the same
-    /// transaction; throws ``StoreError/Code/usernameTaken`` if the username exists by then.
-    func register(_ credential: CredentialRecord, newUser: UserRecord?) async throws
+    /// Stores a verified credential, in one transaction: creates `newUser` first when given
+    /// (throws ``StoreError/Code/usernameTaken`` if the username exists by then), refuses a
+    /// credential ID already registered (``StoreError/Code/credentialAlreadyRegistered``) or a
+    /// missing owner (``StoreError/Code/userNotFound``), and starts `session` when given, ending the
+    /// sessions whose token hashes are in `endingSessions`.
+    func register(_ registration: NewRegistration) async throws
 
-    /// Records a successful sign-in: the new counter, the current backup state and the time, only if
-    /// the stored counter is still `previousSignCount`. Returns false when another sign-in changed it
-    /// first, so two racing assertions cannot both pass the counter check.
-    func recordSignIn(credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool, at date: Date) async throws -> Bool
+    /// Records a successful sign-in, in one transaction, only if the stored counter is still
+    /// `previousSignCount`: the new counter, backup state, UV and time, the new session, and the end
+    /// of the sessions it replaces. Returns false, writing nothing, when another sign-in moved the
+    /// counter first, so two racing assertions cannot both pass the counter check.
+    func recordSignIn(_ signIn: CompletedSignIn) async throws -> Bool
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
     func recordSignCountRegression(credentialID: [UInt8]) async throws
+
+    // MARK: Ceremonies
 
     /// Stores an issued challenge until it is answered or expires.
     func savePendingCeremony(_ ceremony: PendingCeremony) async throws
     /// Removes and returns the pending ceremony for this challenge hash, so each challenge is
     /// answered at most once even when two requests race. Returns expired ones too, for a clear error.
     func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony?
+    /// The start of a sign-in result in one round trip: takes the pending ceremony as
+    /// ``takePendingCeremony(challengeHash:)`` does and reads the credential with its owner.
+    func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup
 
-    /// Stores a new session (by the hash of its token).
-    func createSession(_ session: SessionRecord) async throws
-    /// The session for this token hash, if it exists and has not expired at `now`.
-    func session(tokenHash: [UInt8], now: Date) async throws -> SessionRecord?
-    /// Ends a session; unknown hashes are ignored.
-    func deleteSession(tokenHash: [UInt8]) async throws
+    // MARK: Sessions
 
-    /// Deletes expired challenges and sessions.
+    /// The live session for this token hash at `now`, with its user, if both exist.
+    func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser?
+    /// Ends sessions; unknown hashes are ignored.
+    func deleteSessions(tokenHashes: [[UInt8]]) async throws
+
+    /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
 }

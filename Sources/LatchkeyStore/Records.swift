@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// A person who can sign in. Created only when their first passkey is registered.
 public struct UserRecord: Sendable, Equatable {
@@ -22,12 +23,12 @@ public struct CredentialRecord: Sendable, Equatable {
     public var userHandle: [UInt8]
     /// The COSE_Key bytes as the authenticator encoded them.
     public var publicKey: [UInt8]
-    public var algorithm: Int64
+    public var algorithm: COSEAlgorithm
     public var signCount: UInt32
-    public var transports: [String]
+    public var transports: [AuthenticatorTransport]
     public var aaguid: [UInt8]
-    public var attestationFormat: String
-    public var attestationType: String
+    public var attestationFormat: AttestationFormatIdentifier
+    public var attestationType: AttestationType
     /// Whether the attestation's certificate path verified to a trust anchor.
     public var attestationTrusted: Bool
     /// The attestation certificates, leaf first (DER), kept to re-evaluate trust later.
@@ -45,8 +46,9 @@ public struct CredentialRecord: Sendable, Equatable {
     public var lastUsedAt: Date?
 
     public init(
-        id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: Int64, signCount: UInt32,
-        transports: [String], aaguid: [UInt8], attestationFormat: String, attestationType: String,
+        id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: COSEAlgorithm, signCount: UInt32,
+        transports: [AuthenticatorTransport], aaguid: [UInt8], attestationFormat: AttestationFormatIdentifier,
+        attestationType: AttestationType,
         attestationTrusted: Bool = false, trustPath: [[UInt8]] = [], credentialProtectionPolicy: UInt8? = nil,
         signCountRegressions: Int = 0,
         backupEligible: Bool, backedUp: Bool, residentKey: Bool?, userVerified: Bool,
@@ -75,7 +77,7 @@ public struct CredentialRecord: Sendable, Equatable {
 }
 
 /// Which ceremony a challenge was issued for.
-public enum CeremonyKind: String, Sendable {
+public enum CeremonyKind: String, Sendable, CaseIterable {
     case registration
     case authentication
 }
@@ -90,15 +92,15 @@ public struct PendingCeremony: Sendable, Equatable {
     /// For registrations: the username and display name to create the user with.
     public var username: String?
     public var displayName: String?
-    /// The user-verification requirement that was requested (`required`, `preferred`, `discouraged`).
-    public var userVerification: String
+    /// The user-verification requirement the options carried.
+    public var userVerification: UserVerificationRequirement
     /// SHA-256 of the ceremony cookie handed out with the options, when one was.
     public var bindingHash: [UInt8]?
     public var expiresAt: Date
 
     public init(
         challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
-        displayName: String?, userVerification: String, bindingHash: [UInt8]?, expiresAt: Date
+        displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date
     ) {
         self.challengeHash = challengeHash
         self.kind = kind

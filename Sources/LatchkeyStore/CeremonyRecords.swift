@@ -1,0 +1,73 @@
+import Foundation
+
+/// A verified registration to store: the credential, the user to create with it when it is their
+/// first, and the session that signs a new user in.
+public struct NewRegistration: Sendable, Equatable {
+    public var credential: CredentialRecord
+    /// Created in the same transaction when the credential is the user's first.
+    public var newUser: UserRecord?
+    /// Started in the same transaction when given.
+    public var session: SessionRecord?
+    /// Token hashes of sessions the new session replaces.
+    public var endingSessions: [[UInt8]]
+
+    public init(credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil, endingSessions: [[UInt8]] = []) {
+        self.credential = credential
+        self.newUser = newUser
+        self.session = session
+        self.endingSessions = endingSessions
+    }
+}
+
+/// A sign-in that passed verification, to record in one transaction.
+public struct CompletedSignIn: Sendable, Equatable {
+    public var credentialID: [UInt8]
+    /// The counter read before verifying; the write happens only if it is still this value.
+    public var previousSignCount: UInt32
+    public var signCount: UInt32
+    public var backedUp: Bool
+    public var userVerified: Bool
+    public var at: Date
+    public var session: SessionRecord
+    /// Token hashes of sessions the new session replaces.
+    public var endingSessions: [[UInt8]]
+
+    public init(
+        credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool, userVerified: Bool,
+        at: Date, session: SessionRecord, endingSessions: [[UInt8]] = []
+    ) {
+        self.credentialID = credentialID
+        self.previousSignCount = previousSignCount
+        self.signCount = signCount
+        self.backedUp = backedUp
+        self.userVerified = userVerified
+        self.at = at
+        self.session = session
+        self.endingSessions = endingSessions
+    }
+}
+
+/// What the start of a sign-in result reads: the consumed ceremony (nil when the challenge is
+/// unknown or spent) and the credential with its owner (nil when the credential is unknown).
+public struct SignInLookup: Sendable, Equatable {
+    public var ceremony: PendingCeremony?
+    public var credential: CredentialRecord?
+    public var owner: UserRecord?
+
+    public init(ceremony: PendingCeremony?, credential: CredentialRecord?, owner: UserRecord?) {
+        self.ceremony = ceremony
+        self.credential = credential
+        self.owner = owner
+    }
+}
+
+/// A live session and the user it signs in.
+public struct SessionWithUser: Sendable, Equatable {
+    public var session: SessionRecord
+    public var user: UserRecord
+
+    public init(session: SessionRecord, user: UserRecord) {
+        self.session = session
+        self.user = user
+    }
+}
