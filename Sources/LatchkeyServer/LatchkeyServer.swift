@@ -5,40 +5,39 @@ import Logging
 import ServiceLifecycle
 import WebAuthn
 
-/// Builds the Latchkey HTTP application: the conformance API, sessions, well-known files and the
-/// web page, over a store.
+/// Builds the Latchkey HTTP application over a store: the ceremonies (the conformance API),
+/// sessions, well-known files and the web page.
 public enum LatchkeyServer {
     /// The router with every route and middleware, without a listening socket.
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger
-    ) -> Router<BasicRequestContext> {
+    ) -> Router<LatchkeyRequestContext> {
         let services = LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust)
-        let registration = RegistrationEndpoints(services: services)
-        let authentication = AuthenticationEndpoints(services: services)
-        let sessions = SessionEndpoints(services: services)
-        let association = AppleAppSiteAssociation(webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
 
         // Outermost first: headers on every reply, then JSON for every error (after CORS added its
         // headers to it), then the request guards and static files; innermost, the error mapping.
-        let router = Router()
+        let router = Router(context: LatchkeyRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
-        if configuration.conformanceMode {
-            // The FIDO conformance tool calls from its own origin, with credentials.
+        switch services.policy.crossOriginRequests {
+        case .allowedWithCredentials:
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
-        } else {
+        case .refused:
             router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
         }
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping())
 
-        router.post("/attestation/options") { request, _ in try await registration.options(request) }
-        router.post("/attestation/result") { request, context in try await registration.result(request, logger: context.logger) }
-        router.post("/assertion/options") { request, _ in try await authentication.options(request) }
-        router.post("/assertion/result") { request, context in try await authentication.result(request, logger: context.logger) }
-        router.get("/session") { request, _ in try await sessions.current(request) }
-        router.post("/session/logout") { request, _ in try await sessions.logout(request) }
-        router.get("/.well-known/apple-app-site-association") { _, _ in association.response() }
+        // Routes that need to know who is signed in resolve the session once, in this middleware.
+        let authenticator = SessionAuthenticator(sessions: services.sessions)
+        RegistrationController(services: services).addRoutes(
+            to: router.group("attestation"), authenticated: router.group("attestation").add(middleware: authenticator))
+        AuthenticationController(services: services).addRoutes(to: router.group("assertion"))
+        SessionController(services: services).addRoutes(to: router.group("session").add(middleware: authenticator))
+        WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
+            webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
+        ).addRoutes(to: router.group(".well-known"))
+
         for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result", "/session/logout"] {
             router.get(RouterPath(path)) { _, _ -> Response in
                 throw APIError(.methodNotAllowed, "\(path) takes POST with a JSON body", headers: [.allow: "POST"])
@@ -47,16 +46,18 @@ public enum LatchkeyServer {
         return router
     }
 
-    /// Opens the SQLite store named in the configuration and builds the application, with a
-    /// background service that purges expired challenges and sessions.
-    public static func application(configuration: LatchkeyConfiguration, logger: Logger) throws -> some ApplicationProtocol {
+    /// The application over `store`: loads attestation trust, and runs the store and a purger of
+    /// expired challenges and sessions as services beside the HTTP server. On graceful shutdown the
+    /// server stops first, then the purger, then the store closes.
+    public static func application(
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, logger: Logger
+    ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
-        let store = try SQLiteStore(path: configuration.database)
         return Application(
             router: router(configuration: configuration, store: store, attestationTrust: trust, logger: logger),
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-            services: [ExpiredRecordPurger(store: store, logger: logger)],
+            services: [store, ExpiredRecordPurger(store: store, logger: logger)],
             logger: logger)
     }
 }

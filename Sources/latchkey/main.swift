@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LatchkeyServer
+import LatchkeyStore
 import Hummingbird
 import Logging
 import WebAuthn
@@ -31,10 +32,14 @@ struct Serve: AsyncParsableCommand {
         }
         let application: any ApplicationProtocol
         do {
-            application = try LatchkeyServer.application(configuration: settings, logger: logger)
+            let store = try StoreBackend.open(settings)
+            application = try LatchkeyServer.application(configuration: settings, store: store, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
+        } catch let error as StoreError {
+            FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
+            throw ExitCode(78)
         }
         try await application.runService()
     }

@@ -5,7 +5,7 @@ import WebAuthn
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
-    init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = message }
 }
 
 extension LatchkeyConfiguration {

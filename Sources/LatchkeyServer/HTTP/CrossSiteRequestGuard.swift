@@ -2,14 +2,16 @@ import HTTPTypes
 import Hummingbird
 
 /// Refuses state-changing requests that a browser sent on behalf of another site (login CSRF): a
-/// POST whose `Origin` is not one of the relying party's origins, or that the browser marks
+/// POST, PUT, PATCH or DELETE whose `Origin` is not one of the relying party's origins, or that the browser marks
 /// `Sec-Fetch-Site: cross-site`. Clients that send neither header (apps, curl) are not affected;
 /// together with the JSON content type ``RequestJSON`` requires, a cross-site form cannot post here.
 struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     let origins: Set<String>
+    /// The methods that change state; GET, HEAD and OPTIONS pass.
+    static var stateChangingMethods: Set<HTTPRequest.Method> { [.post, .put, .patch, .delete] }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post else { return try await next(request, context) }
+        guard Self.stateChangingMethods.contains(request.method) else { return try await next(request, context) }
         if let origin = request.headers[.origin], !origins.contains(origin) {
             throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")
         }

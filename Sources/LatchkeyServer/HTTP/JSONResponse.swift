@@ -1,31 +1,32 @@
 import Foundation
 import Hummingbird
-import WebAuthn
+import NIOCore
 
-/// Builds the JSON replies of the API: every one carries `status` and `errorMessage`.
+/// Builds the JSON replies of the API from wire models: `application/json`, never cached.
 enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
-    /// `{"status":"ok","errorMessage":""}` merged with `members`.
-    static func ok(_ members: [String: JSONValue] = [:], status: HTTPResponse.Status = .ok) -> Response {
-        var body = members
-        body["status"] = .string("ok")
-        body["errorMessage"] = .string("")
-        return make(.object(body), status: status)
-    }
-
-    /// `{"status":"failed","errorMessage":message}`.
-    static func failed(_ message: String, status: HTTPResponse.Status) -> Response {
-        make(.object(["status": .string("failed"), "errorMessage": .string(message)]), status: status)
-    }
-
-    static func make(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+    /// One encoder for every reply: JSONEncoder is thread-safe to share once configured.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// `value` encoded as the body of a reply with `status`.
+    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
         return Response(
             status: status,
             headers: [.contentType: contentType, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// `{"status":"ok","errorMessage":""}`.
+    static func ok() -> Response { make(OKReply()) }
+
+    /// `{"status":"failed","errorMessage":message}`.
+    static func failed(_ message: String, status: HTTPResponse.Status) -> Response {
+        make(FailureReply(errorMessage: message), status: status)
     }
 }

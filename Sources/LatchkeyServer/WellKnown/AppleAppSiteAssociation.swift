@@ -1,24 +1,27 @@
 import Hummingbird
-import WebAuthn
 
 /// `/.well-known/apple-app-site-association`: lets the listed iOS apps use passkeys for this RP ID
 /// (`webcredentials`) and, when configured, open its links (`applinks`).
-struct AppleAppSiteAssociation: Sendable {
-    let webCredentialApps: [String]
-    let appLinkApps: [String]
-
-    var document: JSONValue {
-        var members: [String: JSONValue] = ["webcredentials": .object(["apps": .array(webCredentialApps.map(JSONValue.string))])]
-        if !appLinkApps.isEmpty {
-            members["applinks"] = .object(["details": .array([.object([
-                "appIDs": .array(appLinkApps.map(JSONValue.string)),
-                "components": .array([.object(["/": .string("*")])]),
-            ])])])
-        }
-        return .object(members)
+struct AppleAppSiteAssociation: Encodable, Sendable {
+    struct WebCredentials: Encodable, Sendable {
+        var apps: [String]
     }
 
-    func response() -> Response {
-        JSONResponse.make(document, status: .ok)
+    struct AppLinks: Encodable, Sendable {
+        struct Detail: Encodable, Sendable {
+            var appIDs: [String]
+            /// Every path of the site.
+            var components = [["/": "*"]]
+        }
+
+        var details: [Detail]
+    }
+
+    var webcredentials: WebCredentials
+    var applinks: AppLinks?
+
+    init(webCredentialApps: [String], appLinkApps: [String]) {
+        webcredentials = WebCredentials(apps: webCredentialApps)
+        applinks = appLinkApps.isEmpty ? nil : AppLinks(details: [AppLinks.Detail(appIDs: appLinkApps)])
     }
 }

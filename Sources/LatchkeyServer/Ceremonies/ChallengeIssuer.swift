@@ -3,10 +3,11 @@ import Hummingbird
 import LatchkeyStore
 import WebAuthn
 
-/// Issues single-use, expiring challenges and finds the pending ceremony a client answers, from the
-/// challenge inside its clientDataJSON (so cookie-less clients work). The ceremony's cookie
-/// (`latchkey_registration` or `latchkey_signin`), when the client sends it back, must belong to that
-/// challenge; one cookie per ceremony kind lets a registration and a sign-in run side by side.
+/// Issues single-use, expiring challenges and checks the pending ceremony a client answers, found
+/// from the challenge inside its clientDataJSON (so cookie-less clients work). The ceremony's
+/// cookie (`latchkey_registration` or `latchkey_signin`), when the client sends it back, must
+/// belong to that challenge; one cookie per ceremony kind lets a registration and a sign-in run
+/// side by side.
 struct ChallengeIssuer: Sendable {
     let store: any LatchkeyStore
     let lifetime: TimeInterval
@@ -32,7 +33,7 @@ struct ChallengeIssuer: Sendable {
         let binding = try SecureRandom.bytes(count: 32)
         try await store.savePendingCeremony(PendingCeremony(
             challengeHash: Digest.sha256(challenge), kind: kind, userHandle: userHandle, username: username,
-            displayName: displayName, userVerification: userVerification.rawValue,
+            displayName: displayName, userVerification: userVerification,
             bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime)))
         let cookie = Cookie.make(
             name: cookieName(kind), value: Base64URL.encode(binding), maxAge: Int(lifetime),
@@ -40,43 +41,43 @@ struct ChallengeIssuer: Sendable {
         return Issued(challenge: challenge, cookie: cookie)
     }
 
-    /// Consumes the ceremony the client data answers. Whatever happens next, the challenge is spent.
-    /// What a consumed ceremony was issued for.
-    struct Taken {
-        let pending: PendingCeremony
-        let challenge: [UInt8]
-        let userVerification: UserVerificationRequirement
-    }
-
-    func take(_ kind: CeremonyKind, answeredBy clientData: CollectedClientData, request: Request, now: Date = Date()) async throws -> Taken {
+    /// The challenge the client answered, decoded from its client data.
+    static func challenge(answeredBy clientData: CollectedClientData) throws -> [UInt8] {
         guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
             throw APIError.badRequest("clientDataJSON.challenge is not base64url")
         }
-        guard let pending = try await store.takePendingCeremony(challengeHash: Digest.sha256(challenge)) else {
+        return challenge
+    }
+
+    /// Consumes the ceremony `challenge` answers and checks it. Whatever happens next, the
+    /// challenge is spent.
+    func take(_ kind: CeremonyKind, challenge: [UInt8], request: Request, now: Date = Date()) async throws -> PendingCeremony {
+        let pending = try await store.takePendingCeremony(challengeHash: Digest.sha256(challenge))
+        return try check(pending, kind: kind, request: request, now: now)
+    }
+
+    /// Checks a consumed ceremony: it existed, has not expired, is of `kind`, and the ceremony
+    /// cookie, when sent, is the one issued with it.
+    func check(_ pending: PendingCeremony?, kind: CeremonyKind, request: Request, now: Date = Date()) throws -> PendingCeremony {
+        guard let pending else {
             throw APIError.badRequest("clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired")
         }
         guard pending.expiresAt > now else {
             throw APIError.badRequest("the challenge expired \(Int(now.timeIntervalSince(pending.expiresAt))) seconds ago; request new options")
         }
         guard pending.kind == kind else {
-            throw APIError.badRequest("the challenge was issued for \(pending.kind == .registration ? "a registration" : "a sign-in"), not \(kind == .registration ? "a registration" : "a sign-in")")
+            throw APIError.badRequest("the challenge was issued for \(Self.article(pending.kind)), not \(Self.article(kind))")
         }
         if let cookie = request.cookies[cookieName(kind)]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
             guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
                 throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }
         }
-        guard let userVerification = UserVerificationRequirement(rawValue: pending.userVerification) else {
-            throw StoreError(.database, "pending ceremony has an unknown user-verification requirement \"\(pending.userVerification)\"")
-        }
-        return Taken(pending: pending, challenge: challenge, userVerification: userVerification)
+        return pending
     }
 
-    /// An options reply: `status`, `errorMessage` and the options at the top level, plus the binding cookie.
-    static func optionsResponse(_ options: [String: JSONValue], issued: Issued) -> Response {
-        var response = JSONResponse.ok(options)
-        response.setCookie(issued.cookie)
-        return response
+    private static func article(_ kind: CeremonyKind) -> String {
+        kind == .registration ? "a registration" : "a sign-in"
     }
 
     /// Expires a ceremony's binding cookie once it is answered.

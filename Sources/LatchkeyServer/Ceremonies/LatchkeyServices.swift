@@ -1,12 +1,13 @@
 import Foundation
 import LatchkeyStore
-import Logging
 import WebAuthn
 
-/// The dependencies the endpoints share: configuration, store, attestation trust, challenges and
-/// sessions. Logging goes through each request's own logger, so a request's lines carry its ID.
+/// The dependencies the controllers share: configuration, policies, store, attestation trust,
+/// challenges and sessions. Logging goes through each request's own logger, so a request's lines
+/// carry its ID.
 struct LatchkeyServices: Sendable {
     let configuration: LatchkeyConfiguration
+    let policy: ServerPolicy
     let store: any LatchkeyStore
     let relyingParty: RelyingParty
     /// Attestation policy, trust anchors and metadata, as the registration verifier uses them.
@@ -16,11 +17,12 @@ struct LatchkeyServices: Sendable {
 
     init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust) {
         self.configuration = configuration
+        self.policy = configuration.serverPolicy
         self.store = store
         self.relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust
         let secure = configuration.usesHTTPS
-        let crossSite = configuration.conformanceMode
+        let crossSite = policy.crossSiteCookies
         challenges = ChallengeIssuer(
             store: store, lifetime: TimeInterval(configuration.challengeTimeout), secureCookies: secure, crossSiteCookies: crossSite)
         sessions = SessionAuthority(
@@ -28,7 +30,7 @@ struct LatchkeyServices: Sendable {
     }
 
     /// The options `timeout` member, in milliseconds.
-    var timeoutMilliseconds: JSONValue { .number(Double(configuration.challengeTimeout * 1000)) }
+    var timeoutMilliseconds: Int { configuration.challengeTimeout * 1000 }
 
     /// A credential ID shortened for logs: enough to correlate, never the whole identifier.
     static func logID(_ id: [UInt8]) -> String { String(Base64URL.encode(id).prefix(8)) }

@@ -1,0 +1,23 @@
+import Hummingbird
+import LatchkeyStore
+
+/// The request context of every Latchkey route: Hummingbird's core storage plus who is signed in.
+/// ``SessionAuthenticator`` sets ``identity`` once, on the routes that need it.
+public struct LatchkeyRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The signed-in user and their session, when the request carried a live session token.
+    public var identity: SessionWithUser?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+    }
+
+    /// Bodies are read by ``WireDecoder``: JSON only, bounded, errors that name the member.
+    public var requestDecoder: WireDecoder { WireDecoder() }
+
+    /// The signed-in user, or a 401.
+    func requireIdentity() throws -> SessionWithUser {
+        guard let identity else { throw APIError(.unauthorized, "not signed in") }
+        return identity
+    }
+}

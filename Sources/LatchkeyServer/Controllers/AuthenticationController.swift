@@ -1,0 +1,126 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+/// `POST /assertion/options` and `POST /assertion/result`: signing in with a passkey (§7.2), with
+/// or without a username. A result costs two store round trips: one that consumes the challenge
+/// and reads the credential with its owner, one that records the sign-in and starts the session.
+struct AuthenticationController: Sendable {
+    let services: LatchkeyServices
+
+    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+        group.post("options", use: options)
+        group.post("result", use: result)
+    }
+
+    @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
+        let username = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
+        let userVerification = body.userVerification ?? .preferred
+
+        var user: UserRecord?
+        var allowed: [CredentialRecord] = []
+        if let username {
+            guard let found = try await services.store.user(named: username) else {
+                throw APIError(.notFound, "user \"\(username)\" is not registered")
+            }
+            user = found
+            allowed = try await services.store.credentials(ofUser: found.handle)
+        }
+        let issued = try await services.challenges.issue(
+            .authentication, userHandle: user?.handle, username: user?.username, displayName: nil,
+            userVerification: userVerification)
+        var response = JSONResponse.make(RequestOptionsReply(
+            challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
+            rpId: services.relyingParty.id, allowCredentials: allowed.map(CredentialDescriptor.init),
+            userVerification: userVerification, extensions: body.extensions))
+        response.setCookie(issued.cookie)
+        return response
+    }
+
+    @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let credential = try await request.decode(as: AuthenticationCredential.self, context: context)
+        let credentialID = try CredentialChecks.credentialID(id: credential.id, rawId: credential.rawId)
+        let clientDataJSON = try CredentialChecks.required(credential.response.clientDataJSON, "response.clientDataJSON")
+        let authenticatorData = try CredentialChecks.required(credential.response.authenticatorData, "response.authenticatorData")
+        let signature = try CredentialChecks.required(credential.response.signature, "response.signature")
+        let userHandle = credential.response.userHandle.flatMap { $0.bytes.isEmpty ? nil : $0.bytes }
+
+        // Client data is parsed once: for the challenge here, and for §7.2 steps 10-14 below.
+        let clientData = try CollectedClientData(clientDataJSON)
+        let challenge = try ChallengeIssuer.challenge(answeredBy: clientData)
+        let lookup = try await services.store.takeSignInCeremony(challengeHash: Digest.sha256(challenge), credentialID: credentialID)
+        let pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
+        guard let record = lookup.credential else {
+            throw APIError.badRequest("this passkey is not registered with \(services.relyingParty.id)")
+        }
+        guard let owner = lookup.owner else {
+            throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
+        }
+        // §7.2 step 5: when the user was named, the credential must be one of theirs.
+        if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
+            throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
+        }
+        let verified = try await verify(
+            AuthenticationResponse(
+                credentialID: credentialID, clientDataJSON: clientDataJSON,
+                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
+            clientData: clientData, challenge: challenge, pending: pending, record: record, logger: context.logger)
+
+        let now = Date()
+        let session = try services.sessions.make(for: owner.handle, now: now)
+        let recorded = try await services.store.recordSignIn(CompletedSignIn(
+            credentialID: record.id, previousSignCount: record.signCount, signCount: verified.signCount,
+            backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,
+            session: session.record, endingSessions: services.sessions.tokenHashes(in: request)))
+        guard recorded else {
+            // Another sign-in with this passkey moved the counter between reading and writing it.
+            throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
+        }
+        context.logger.info("signed in", metadata: [
+            "user": "\(owner.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",
+            "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
+        ])
+        var response = JSONResponse.make(SignInReply(
+            username: owner.username, displayName: owner.displayName, credentialId: Base64URLBytes(record.id),
+            userVerified: verified.userVerified, sessionToken: session.token))
+        response.setCookie(services.challenges.clearingCookie(.authentication))
+        response.setCookie(services.sessions.cookie(for: session.token))
+        return response
+    }
+
+    /// §7.2 steps 6-22 on the stored credential. A counter that goes backwards may mean a cloned
+    /// authenticator: the sign-in is refused and the passkey marked.
+    private func verify(
+        _ response: AuthenticationResponse, clientData: CollectedClientData, challenge: [UInt8],
+        pending: PendingCeremony, record: CredentialRecord, logger: Logger
+    ) async throws -> VerifiedAuthentication {
+        let expectation = AuthenticationExpectation(
+            challenge: challenge, userVerification: pending.userVerification, publicKey: record.publicKey,
+            storedSignCount: record.signCount, userHandle: record.userHandle,
+            userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible)
+        let verified: VerifiedAuthentication
+        do {
+            verified = try AuthenticationVerifier(relyingParty: services.relyingParty).verify(response, expecting: expectation)
+        } catch let error as WebAuthnError where error.code == .signCountRegression {
+            // The refusal is what matters; a failure to mark is logged, not put in its place.
+            do {
+                try await services.store.recordSignCountRegression(credentialID: record.id)
+            } catch {
+                logger.error("could not mark a counter regression", metadata: ["error": "\(error)"])
+            }
+            logger.warning("signature counter regression: possible cloned authenticator", metadata: [
+                "credential": "\(LatchkeyServices.logID(record.id))", "stored": "\(record.signCount)",
+            ])
+            throw error
+        }
+        if verified.backupEligibilityChanged {
+            logger.warning("backup eligibility (BE) changed since registration", metadata: [
+                "credential": "\(LatchkeyServices.logID(record.id))", "registered": "\(record.backupEligible)",
+            ])
+        }
+        return verified
+    }
+}

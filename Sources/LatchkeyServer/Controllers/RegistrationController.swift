@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+/// `POST /attestation/options` and `POST /attestation/result`: registering a passkey (§7.1).
+struct RegistrationController: Sendable {
+    let services: LatchkeyServices
+
+    /// `options` runs behind ``SessionAuthenticator`` (adding a passkey to an existing user needs
+    /// that user's session); `result` finds its ceremony from the challenge.
+    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>, authenticated: RouterGroup<LatchkeyRequestContext>) {
+        authenticated.post("options", use: options)
+        group.post("result", use: result)
+    }
+
+    @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
+        let username = try UserNames.username(body.username)
+        let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.displayName)
+        let displayName = requestedDisplayName ?? username
+        let userVerification = body.authenticatorSelection?.userVerification ?? .preferred
+        // Ask for a statement when the policy needs one to judge the authenticator.
+        let attestation = body.attestation ?? (services.attestationTrust.policy.wantsAttestationStatement ? .direct : .none)
+
+        // A username that exists gets another passkey only from its own signed-in session.
+        let existing = try await services.store.user(named: username)
+        var excluded: [CredentialRecord] = []
+        if let existing {
+            if services.policy.existingUsernameRegistration == .ownerSignedIn {
+                guard let identity = context.identity, identity.user.handle == existing.handle else {
+                    throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
+                }
+            }
+            excluded = try await services.store.credentials(ofUser: existing.handle)
+        }
+        let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
+        let issued = try await services.challenges.issue(
+            .registration, userHandle: userHandle, username: existing?.username ?? username,
+            displayName: existing?.displayName ?? displayName, userVerification: userVerification)
+
+        let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
+        var response = JSONResponse.make(CreationOptionsReply(
+            rp: .init(id: services.relyingParty.id, name: services.relyingParty.name),
+            user: .init(id: Base64URLBytes(userHandle), name: username, displayName: shownName),
+            challenge: Base64URLBytes(issued.challenge),
+            pubKeyCredParams: services.relyingParty.algorithms.map { .init(alg: $0.rawValue) },
+            timeout: services.timeoutMilliseconds,
+            excludeCredentials: excluded.map(CredentialDescriptor.init),
+            // Echoed as asked: the conformance tools deep-compare these members.
+            authenticatorSelection: body.authenticatorSelection,
+            attestation: attestation,
+            extensions: body.extensions ?? ["credProps": .bool(true)]))
+        response.setCookie(issued.cookie)
+        return response
+    }
+
+    @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let credential = try await request.decode(as: RegistrationCredential.self, context: context)
+        let credentialID = try CredentialChecks.credentialID(id: credential.id, rawId: credential.rawId)
+        let clientDataJSON = try CredentialChecks.required(credential.response.clientDataJSON, "response.clientDataJSON")
+        let attestationObject = try CredentialChecks.required(credential.response.attestationObject, "response.attestationObject")
+        let transports = AuthenticatorTransport.known(credential.response.transports ?? [])
+
+        let clientData = try CollectedClientData(clientDataJSON)
+        let challenge = try ChallengeIssuer.challenge(answeredBy: clientData)
+        let pending = try await services.challenges.take(.registration, challenge: challenge, request: request)
+        guard let userHandle = pending.userHandle, let username = pending.username else {
+            throw StoreError(.database, "the pending registration names no user")
+        }
+
+        let verified = try RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust).verify(
+            RegistrationResponse(
+                credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
+                transports: transports.map(\.rawValue), residentKey: credential.extensionResults?.credProps?.rk),
+            expecting: RegistrationExpectation(challenge: challenge, userVerification: pending.userVerification))
+
+        let now = Date()
+        let existing = try await services.store.user(handle: userHandle)
+        let newUser = existing == nil
+            ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
+            : nil
+        let record = CredentialRecord(
+            id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey,
+            algorithm: verified.algorithm, signCount: verified.signCount,
+            transports: AuthenticatorTransport.known(verified.transports),
+            aaguid: verified.aaguid, attestationFormat: AttestationFormatIdentifier(rawValue: verified.attestationFormat),
+            attestationType: verified.attestation.type, attestationTrusted: verified.attestationTrusted,
+            trustPath: verified.attestation.trustPath,
+            credentialProtectionPolicy: verified.extensions.credentialProtectionPolicy,
+            backupEligible: verified.backupEligible, backedUp: verified.backedUp,
+            residentKey: verified.residentKey, userVerified: verified.userVerified, createdAt: now)
+        // A first registration signs the new user in, in the same transaction.
+        let session = try newUser.map { try services.sessions.make(for: $0.handle, now: now) }
+        try await services.store.register(NewRegistration(
+            credential: record, newUser: newUser, session: session?.record,
+            endingSessions: session == nil ? [] : services.sessions.tokenHashes(in: request)))
+        context.logger.info("passkey registered", metadata: [
+            "user": "\(username.debugDescription)", "credential": "\(LatchkeyServices.logID(verified.credentialID))",
+            "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
+            "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)",
+        ])
+
+        var response = JSONResponse.make(RegistrationReply(
+            username: existing?.username ?? username, credentialId: Base64URLBytes(verified.credentialID),
+            attestationFormat: record.attestationFormat, attestationType: record.attestationType,
+            attestationTrusted: verified.attestationTrusted, userVerified: verified.userVerified,
+            sessionToken: session?.token))
+        response.setCookie(services.challenges.clearingCookie(.registration))
+        if let session { response.setCookie(services.sessions.cookie(for: session.token)) }
+        return response
+    }
+}

@@ -1,0 +1,55 @@
+/// What the HTTP layer decides that WebAuthn leaves to the relying party, as values. The
+/// configuration's `conformanceMode` sets them together to what the FIDO conformance tools need
+/// (``conformance``); everything else runs with ``standard``. The core's share of conformance mode
+/// (user presence, token binding) lives in ``WebAuthn/RelyingParty``.
+public struct ServerPolicy: Sendable, Equatable {
+    /// Who may ask for registration options for a username that exists already.
+    public enum ExistingUsernameRegistration: Sendable, Equatable {
+        /// Only that user, signed in: anyone else gets 403.
+        case ownerSignedIn
+        /// Anyone: the conformance tools register several passkeys under one name without signing in.
+        case anyone
+    }
+
+    /// Which display name creation options carry for an existing user.
+    public enum OptionsDisplayName: Sendable, Equatable {
+        /// The stored one; a request cannot rename the user.
+        case stored
+        /// The one the request sent, as the conformance tools compare it.
+        case requested
+    }
+
+    /// How requests from other origins are treated.
+    public enum CrossOriginRequests: Sendable, Equatable {
+        /// State-changing requests with a foreign `Origin` or `Sec-Fetch-Site: cross-site` are refused.
+        case refused
+        /// CORS with credentials for any origin (the conformance tool's page calls from its own).
+        case allowedWithCredentials
+    }
+
+    public var existingUsernameRegistration: ExistingUsernameRegistration
+    public var optionsDisplayName: OptionsDisplayName
+    public var crossOriginRequests: CrossOriginRequests
+    /// Cookies `SameSite=None` (over https) so a cross-origin caller gets them back.
+    public var crossSiteCookies: Bool
+
+    public init(
+        existingUsernameRegistration: ExistingUsernameRegistration, optionsDisplayName: OptionsDisplayName,
+        crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool
+    ) {
+        self.existingUsernameRegistration = existingUsernameRegistration
+        self.optionsDisplayName = optionsDisplayName
+        self.crossOriginRequests = crossOriginRequests
+        self.crossSiteCookies = crossSiteCookies
+    }
+
+    /// Production behaviour.
+    public static let standard = ServerPolicy(
+        existingUsernameRegistration: .ownerSignedIn, optionsDisplayName: .stored,
+        crossOriginRequests: .refused, crossSiteCookies: false)
+
+    /// What the FIDO conformance tools need. Never for production.
+    public static let conformance = ServerPolicy(
+        existingUsernameRegistration: .anyone, optionsDisplayName: .requested,
+        crossOriginRequests: .allowedWithCredentials, crossSiteCookies: true)
+}

@@ -1,0 +1,89 @@
+import LatchkeyStore
+import WebAuthn
+
+/// `POST /attestation/options` body: who registers and what they ask of the authenticator.
+struct RegistrationOptionsRequest: Decodable, Sendable {
+    var username: String
+    var displayName: String?
+    var authenticatorSelection: AuthenticatorSelectionCriteria?
+    var attestation: AttestationConveyance?
+    /// Echoed as sent; must be an object.
+    var extensions: [String: JSONValue]?
+}
+
+/// The creation options reply (`PublicKeyCredentialCreationOptionsJSON`, WebAuthn §5.4) with
+/// `status` and `errorMessage` beside them, as the conformance API asks.
+struct CreationOptionsReply: Encodable, Sendable {
+    struct RelyingPartyEntity: Encodable, Sendable {
+        var id: String
+        var name: String
+    }
+
+    struct UserEntity: Encodable, Sendable {
+        var id: Base64URLBytes
+        var name: String
+        var displayName: String
+    }
+
+    struct CredentialParameters: Encodable, Sendable {
+        var type = PublicKeyCredentialType.publicKey
+        var alg: Int64
+    }
+
+    let status = "ok"
+    let errorMessage = ""
+    var rp: RelyingPartyEntity
+    var user: UserEntity
+    var challenge: Base64URLBytes
+    var pubKeyCredParams: [CredentialParameters]
+    /// Milliseconds.
+    var timeout: Int
+    var excludeCredentials: [CredentialDescriptor]
+    var authenticatorSelection: AuthenticatorSelectionCriteria?
+    var attestation: AttestationConveyance
+    var extensions: [String: JSONValue]?
+}
+
+/// `POST /attestation/result` body: a `RegistrationResponseJSON` (WebAuthn §5.1, `toJSON()`), or
+/// the conformance API's ServerPublicKeyCredential.
+struct RegistrationCredential: Decodable, Sendable {
+    struct Response: Decodable, Sendable {
+        var clientDataJSON: Base64URLBytes
+        var attestationObject: Base64URLBytes
+        var transports: [String]?
+    }
+
+    var id: Base64URLBytes
+    var rawId: Base64URLBytes?
+    var type: PublicKeyCredentialType
+    var response: Response
+    var clientExtensionResults: ClientExtensionResults?
+    /// The conformance API's name for `clientExtensionResults`.
+    var getClientExtensionResults: ClientExtensionResults?
+
+    /// The extension results, under either name.
+    var extensionResults: ClientExtensionResults? { clientExtensionResults ?? getClientExtensionResults }
+}
+
+/// The client extension outputs the server reads (WebAuthn §10); others are ignored.
+struct ClientExtensionResults: Decodable, Sendable {
+    struct CredentialProperties: Decodable, Sendable {
+        var rk: Bool?
+    }
+
+    var credProps: CredentialProperties?
+}
+
+/// `POST /attestation/result` reply.
+struct RegistrationReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var username: String
+    var credentialId: Base64URLBytes
+    var attestationFormat: AttestationFormatIdentifier
+    var attestationType: AttestationType
+    var attestationTrusted: Bool
+    var userVerified: Bool
+    /// Set when the registration created the user and signed them in.
+    var sessionToken: String?
+}

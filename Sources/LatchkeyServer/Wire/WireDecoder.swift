@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Reads a request body as one JSON object of a wire model. The body must be sent as
+/// `application/json` (a type no cross-site HTML form can send) and fit in ``maximumBodySize``;
+/// every decoding failure becomes a 4xx ``APIError`` that names the member and what was wrong.
+public struct WireDecoder: RequestDecoder {
+    /// The largest body the API reads.
+    static let maximumBodySize = 256 * 1024
+
+    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard mediaType == "application/json" else {
+            throw APIError(.unsupportedMediaType, "Content-Type must be application/json, not \((request.headers[.contentType] ?? "none").debugDescription)")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.maximumBodySize)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError(.contentTooLarge, "request body is larger than \(Self.maximumBodySize / 1024) KiB")
+        } catch {
+            throw APIError.badRequest("request body could not be read completely")
+        }
+        return try Self.decode(type, from: buffer)
+    }
+
+    /// Decodes `buffer`, turning `DecodingError`s into messages that name the member.
+    static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer) throws -> T {
+        guard buffer.readableBytes > 0 else {
+            throw APIError.badRequest("request body is empty; a JSON object is required")
+        }
+        do {
+            // The body is decoded in place: no copy of its bytes.
+            return try buffer.withUnsafeReadableBytes { bytes in
+                guard let base = bytes.baseAddress else { throw APIError.badRequest("request body is empty") }
+                return try JSONDecoder().decode(
+                    type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+            }
+        } catch let error as DecodingError {
+            throw APIError.badRequest(message(for: error))
+        }
+    }
+
+    /// `response.clientDataJSON is missing`, `username must be a string`, …
+    static func message(for error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing"
+        case .valueNotFound(_, let context):
+            return "\(path(context.codingPath)) is missing"
+        case .typeMismatch(let type, let context):
+            let member = path(context.codingPath)
+            return member.isEmpty ? "request body is not a JSON object" : "\(member) must be \(kindName(type))"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "request body is not valid JSON" }
+            return "\(path(context.codingPath)) \(context.debugDescription)"
+        @unknown default:
+            return "request body could not be decoded"
+        }
+    }
+
+    /// A coding path as the client wrote it: `response.transports[1]`.
+    static func path(_ keys: [any CodingKey]) -> String {
+        var text = ""
+        for key in keys {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return text
+    }
+
+    private static func kindName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type, is Int64.Type, is Double.Type, is UInt32.Type: return "a number"
+        case is [Any].Type: return "an array"
+        default: return "an object"
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// `attestation` conveyance in creation options (WebAuthn §5.4.7).
+enum AttestationConveyance: String, WireEnumeration {
+    case none
+    case indirect
+    case direct
+    case enterprise
+}
+
+/// `residentKey` in `authenticatorSelection` (WebAuthn §5.4.6).
+enum ResidentKeyRequirement: String, WireEnumeration {
+    case discouraged
+    case preferred
+    case required
+}
+
+/// `authenticatorAttachment` in `authenticatorSelection` (WebAuthn §5.4.5).
+enum AuthenticatorAttachment: String, WireEnumeration {
+    case platform
+    case crossPlatform = "cross-platform"
+}
+
+/// `type` of a credential: always `public-key`.
+enum PublicKeyCredentialType: String, WireEnumeration {
+    case publicKey = "public-key"
+}
