@@ -55,6 +55,8 @@ let package = Package(
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
-        .testTarget(name: "LatchkeyServerTests", dependencies: ["LatchkeyServer", "WebAuthn"]),
+        .testTarget(
+            name: "LatchkeyServerTests",
+            dependencies: ["LatchkeyServer", "WebAuthn", .product(name: "Configuration", package: "swift-configuration")]),
     ]
 )
