@@ -261,6 +261,17 @@ extension LatchkeyConfiguration {
         return "LATCHKEY_" + name
     }
 
+    /// The README's table of keys (Markdown), one row per key in declaration order.
+    public static var markdownTable: String {
+        let defaults = LatchkeyConfiguration()
+        let rows = keys.map { key in
+            let value = key.displayValue(in: defaults)
+            let shownDefault = key.defaultDescription ?? (value.isEmpty ? "none" : "`\(value)`")
+            return "| `\(key.name)` | `\(key.environmentName)` | \(shownDefault) | \(key.documentation) |"
+        }
+        return (["| Key | Variable | Default | Meaning |", "|---|---|---|---|"] + rows).joined(separator: "\n")
+    }
+
     /// The value of a key as it may be printed or logged: secrets redacted.
     public func displayValue(of key: String) -> String {
         Self.key(named: key)?.displayValue(in: self) ?? ""

@@ -61,10 +61,13 @@ public struct LoadedConfiguration: Sendable {
     /// One line per key: name, value, source in parentheses; secrets redacted.
     public var summary: [String] {
         let settings = settings
-        let width = settings.map(\.key.count).max() ?? 0
-        return settings.map { setting in
-            let value = setting.value.isEmpty ? "(none)" : setting.value
-            return setting.key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "  (\(setting.source))"
+        let values = settings.map { $0.value.isEmpty ? "(none)" : $0.value }
+        let keyWidth = settings.map(\.key.count).max() ?? 0
+        let valueWidth = min(values.map(\.count).max() ?? 0, 40)
+        return zip(settings, values).map { setting, value in
+            setting.key.padding(toLength: keyWidth, withPad: " ", startingAt: 0) + "  "
+                + (value.count < valueWidth ? value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : value)
+                + "  (\(setting.source))"
         }
     }
 }
@@ -211,8 +214,8 @@ public enum ConfigurationLoader {
     }
 }
 
-/// The JSON configuration file: read once, checked strictly (known keys, JSON types), then handed to
-/// swift-configuration as a `JSONSnapshot` of the same bytes.
+/// The JSON configuration file: read once, checked strictly (known keys, JSON types), and its
+/// checked members handed to swift-configuration as a `JSONSnapshot`.
 struct ConfigurationFile: ConfigProvider {
     let path: String
     let contents: JSONSnapshot
@@ -235,8 +238,9 @@ struct ConfigurationFile: ConfigProvider {
         guard case .object(let members) = parsed else {
             throw ConfigurationError("\(path): the configuration file must hold one JSON object")
         }
-        // Keys starting with `_` are comments.
-        for (name, value) in members.sorted(by: { $0.key < $1.key }) where !name.hasPrefix("_") {
+        // Keys starting with `_` are comments: checked for nothing, and not handed on.
+        let settings = members.filter { !$0.key.hasPrefix("_") }
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             guard let key = LatchkeyConfiguration.key(named: name) else {
                 throw ConfigurationError("\(path): unknown configuration key \"\(name)\"; known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))")
             }
@@ -245,9 +249,11 @@ struct ConfigurationFile: ConfigProvider {
             }
         }
         do {
+            // What was checked is what swift-configuration reads: the members parsed above.
+            let checked = try JSONEncoder().encode(JSONValue.object(settings))
             let secrets = Set(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name))
             return ConfigurationFile(path: path, contents: try JSONSnapshot(
-                data: data.bytes, providerName: "file \(path)", parsingOptions: .init(secretsSpecifier: .specific(secrets))))
+                data: checked.bytes, providerName: "file \(path)", parsingOptions: .init(secretsSpecifier: .specific(secrets))))
         } catch {
             throw ConfigurationError("\(path): \(error)")
         }
