@@ -87,21 +87,22 @@ public enum ConfigurationLoader {
     public static func load(
         environment: [String: String], defaultFile: String = defaultFile, accessReporter: (any AccessReporter)? = nil
     ) throws -> LoadedConfiguration {
+        // The providers in precedence order, each with the source it stands for.
         var providers: [any ConfigProvider] = []
-        var origins: [ConfigurationSource] = []  // the source each provider stands for, by index
+        var roles: [ProviderRole] = []
 
         let environmentVariables = normalizedEnvironment(environment)
         providers.append(
             EnvironmentVariablesProvider(
                 environmentVariables: environmentVariables,
                 secretsSpecifier: .specific(Set(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.environmentName)))
-            ).prefixKeys(with: "latchkey"))
-        origins.append(.environment(""))  // the variable's name comes with each lookup
+            ).prefixKeys(with: "latchkey"))  // `latchkey.rpID` is read from LATCHKEY_RP_ID
+        roles.append(.environment)
 
         let path = environment[fileVariable] ?? defaultFile
         if let file = try ConfigurationFile.read(path, required: environment[fileVariable] != nil) {
             providers.append(file)
-            origins.append(.file(path))
+            roles.append(.file(path))
         }
 
         let defaults = LatchkeyConfiguration()
@@ -109,7 +110,7 @@ public enum ConfigurationLoader {
             LatchkeyConfiguration.keys.filter { $0.derivedDefault == nil }.map {
                 (AbsoluteConfigKey([$0.name]), ConfigValue($0.get(defaults), isSecret: $0.isSecret))
             })))
-        origins.append(.defaultValue)
+        roles.append(.defaults)
 
         let recorder = LookupRecorder()
         let reader = ConfigReader(
@@ -120,31 +121,28 @@ public enum ConfigurationLoader {
         var sources: [String: ConfigurationSource] = [:]
         for key in LatchkeyConfiguration.keys {
             let content = try? read(key, from: reader)
-            let results = recorder.take()?.providerResults ?? []
-            // The provider that answered, or failed: the first one with a value or an error.
-            let answer = results.enumerated().first { _, result in
-                if case .success(let lookup) = result.result { return lookup.value != nil }
+            // The provider that answered: the first with a value, or the one that failed.
+            let answer = recorder.take()?.providerResults.enumerated().first { _, provider in
+                if case .success(let lookup) = provider.result { return lookup.value != nil }
                 return true
             }
-            var source: ConfigurationSource
-            switch answer {
-            case let (index, result)?:
-                source = origins[index]
-                if case .environment = source, case .success(let lookup) = result.result { source = .environment(lookup.encodedKey) }
-                if case .failure = result.result {
-                    if case .environment = source { source = .environment(key.environmentName) }
-                    throw ConfigurationError(key: key.name, source: source, problem(key, raw: environmentVariables[key.environmentName], source: source))
-                }
+            var value: ConfigContent
+            let source: ConfigurationSource
+            switch answer.map({ (roles[$0.offset], $0.element.result) }) {
+            case let (role, .failure)?:
+                let source = role.source(of: key, encodedKey: nil)
+                throw ConfigurationError(key: key.name, source: source, problem(key, raw: environmentVariables[key.environmentName], source: source))
+            case let (role, .success(lookup))?:
+                source = role.source(of: key, encodedKey: lookup.encodedKey)
+                guard let content else { throw ConfigurationError(key: key.name, source: source, problem(key, raw: nil, source: source)) }
+                value = content
             case nil:
-                guard let derived = key.derivedDefault else {
-                    throw ConfigurationError(key: key.name, source: .defaultValue, "has no value")
-                }
+                guard let derived = key.derivedDefault else { throw ConfigurationError(key: key.name, source: .defaultValue, "has no value") }
                 source = .derived(derived.note)
+                value = derived.compute(configuration)
             }
-            var value = content ?? key.derivedDefault?.compute(configuration)
             // `a, ,b` in a variable lists a and b.
-            if case .environment = source, case .stringArray(let items)? = value { value = .stringArray(items.filter { !$0.isEmpty }) }
-            guard let value else { throw ConfigurationError(key: key.name, source: source, problem(key, raw: nil, source: source)) }
+            if case .environment = source, case .stringArray(let items) = value { value = .stringArray(items.filter { !$0.isEmpty }) }
             if let problem = key.set(&configuration, value) {
                 throw ConfigurationError(key: key.name, source: source, problem)
             }
@@ -152,6 +150,22 @@ public enum ConfigurationLoader {
         }
         try configuration.validate(sources: sources)
         return LoadedConfiguration(configuration: configuration, sources: sources)
+    }
+
+    /// What a provider of the reader stands for.
+    enum ProviderRole {
+        case environment
+        case file(String)
+        case defaults
+
+        func source(of key: ConfigurationKey, encodedKey: String?) -> ConfigurationSource {
+            switch self {
+            // The variable's name as swift-configuration encoded it.
+            case .environment: .environment(encodedKey ?? key.environmentName)
+            case .file(let path): .file(path)
+            case .defaults: .defaultValue
+            }
+        }
     }
 
     static func read(_ key: ConfigurationKey, from reader: ConfigReader) throws -> ConfigContent {
