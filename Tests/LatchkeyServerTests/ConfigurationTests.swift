@@ -344,6 +344,15 @@ struct ConfigurationTests {
         #expect(message.hasPrefix("port (LATCHKEY_PORT)") && !message.contains("hunter2"))
     }
 
+    @Test func aWholeSecretIsNeverShown() {
+        let token = ConfigurationKey.string("rpName", \.rpName, secrecy: .whole, "A secret.")
+        var configuration = LatchkeyConfiguration()
+        configuration.rpName = "s3cret"
+        #expect(token.isSecret)
+        #expect(token.displayValue(in: configuration) == "<redacted>")
+        #expect(!ConfigurationLoader.problem(token, raw: "s3cret", source: .environment("LATCHKEY_RP_NAME")).contains("s3cret"))
+    }
+
     /// Kept by the test: every access event swift-configuration reports.
     final class Events: AccessReporter {
         let events = Mutex<[AccessEvent]>([])
