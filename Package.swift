@@ -67,6 +67,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "CLatchkeyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
     ]

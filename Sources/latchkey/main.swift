@@ -19,12 +19,12 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the server.")
 
     func run() async throws {
-        let settings = try loadConfiguration()
+        let settings = try loadConfiguration().configuration
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
             "address": "\(settings.host):\(settings.port)", "rpID": "\(settings.rpID)",
-            "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.database)",
+            "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
             "conformanceMode": "\(settings.conformanceMode)",
         ])
         if settings.conformanceMode {
@@ -50,14 +50,17 @@ struct CheckConfig: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "check-config", abstract: "Validate the configuration, trust anchors and metadata, and print a summary.")
 
     func run() async throws {
-        let settings = try loadConfiguration()
+        let loaded = try loadConfiguration()
+        let settings = loaded.configuration
         do {
             _ = try AttestationTrustLoader.load(settings, logger: Logger(label: "latchkey"))
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)
         }
-        print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.database)")
+        // One line per key: name, value, source; secrets redacted.
+        for line in loaded.summary { print(line) }
+        print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }
 
@@ -76,7 +79,7 @@ struct MDSCommand: AsyncParsableCommand {
         var allowOlder = false
 
         func run() async throws {
-            let settings = try loadConfiguration()
+            let settings = try loadConfiguration().configuration
             // Read once: the bytes verified are the bytes installed.
             guard let bytes = FileManager.default.contents(atPath: file) else {
                 FileHandle.standardError.write(Data("latchkey: cannot read \(file)\n".utf8))
@@ -110,10 +113,11 @@ struct MDSCommand: AsyncParsableCommand {
     }
 }
 
-/// Loads the configuration or exits with a message naming the bad key.
-func loadConfiguration() throws -> LatchkeyConfiguration {
+/// Loads the configuration (environment over file over defaults) or exits with a message naming
+/// the bad key, its source and the problem.
+func loadConfiguration() throws -> LoadedConfiguration {
     do {
-        return try LatchkeyConfiguration.load(environment: ProcessInfo.processInfo.environment)
+        return try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
     } catch let error as ConfigurationError {
         FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
         throw ExitCode(78)  // EX_CONFIG

@@ -1,22 +1,39 @@
+import Configuration
 import Foundation
+import Synchronization
 import WebAuthn
 import Testing
 @testable import LatchkeyServer
 
 @Suite("Configuration")
 struct ConfigurationTests {
-    /// The repository's own default file.
-    static let defaultFile = URL(fileURLWithPath: #filePath)
+    /// The repository's folder.
+    static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Config/latchkey.json").path
+    /// The repository's own default file.
+    static let defaultFile = repository.appendingPathComponent("Config/latchkey.json").path
+    /// A default file that does not exist: only the environment and the defaults count.
+    static let noFile = "/nonexistent/latchkey.json"
 
-    func load(_ environment: [String: String]) throws -> LatchkeyConfiguration {
-        try LatchkeyConfiguration.load(environment: environment, defaultFile: Self.defaultFile)
+    func load(_ environment: [String: String], defaultFile: String = Self.defaultFile) throws -> LatchkeyConfiguration {
+        try LatchkeyConfiguration.load(environment: environment, defaultFile: defaultFile)
     }
 
-    func expectError(_ environment: [String: String], naming key: String) {
-        let error = #expect(throws: ConfigurationError.self) { try load(environment) }
-        #expect(error?.message.contains(key) == true, "message should name \(key): \(error?.message ?? "")")
+    func loaded(_ environment: [String: String], defaultFile: String = Self.noFile) throws -> LoadedConfiguration {
+        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile)
+    }
+
+    /// The error of a configuration that must be refused.
+    func error(_ environment: [String: String], defaultFile: String = Self.noFile, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        let error = #expect(throws: ConfigurationError.self, sourceLocation: sourceLocation) {
+            try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile)
+        }
+        return error?.message ?? ""
+    }
+
+    func expectError(_ environment: [String: String], naming key: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let message = error(environment, defaultFile: Self.defaultFile, sourceLocation: sourceLocation)
+        #expect(message.contains(key), "message should name \(key): \(message)", sourceLocation: sourceLocation)
     }
 
     func temporaryFile(_ contents: String) throws -> String {
@@ -25,6 +42,8 @@ struct ConfigurationTests {
         return path
     }
 
+    // MARK: - Defaults and precedence
+
     @Test func shippedDefaultsWorkOnLocalhost() throws {
         let configuration = try load([:])
         #expect(configuration.rpID == "localhost")
@@ -32,6 +51,21 @@ struct ConfigurationTests {
         #expect(configuration.origins == ["http://localhost:8080"])
         #expect(configuration.challengeTimeout == 300)
         #expect(configuration.conformanceMode == false)
+    }
+
+    @Test func withoutFileOrVariablesEveryKeyHasItsDefault() throws {
+        let result = try loaded([:])
+        #expect(result.configuration == LatchkeyConfiguration())
+        for key in LatchkeyConfiguration.keys where key.name != "origins" {
+            #expect(result.sources[key.name] == .defaultValue, "\(key.name)")
+        }
+        #expect(result.sources["origins"] == .derived("from rpID and port"))
+    }
+
+    @Test func theShippedFileSaysWhatTheDefaultsSay() throws {
+        #expect(try load([:]) == load([:], defaultFile: Self.noFile))
+        let shipped = try loaded([:], defaultFile: Self.defaultFile)
+        #expect(shipped.sources["port"] == .file(Self.defaultFile))
     }
 
     @Test func environmentOverridesEveryNamedKey() throws {
@@ -52,16 +86,160 @@ struct ConfigurationTests {
         #expect(configuration.challengeTimeout == 60)
     }
 
+    /// swift-configuration finds each key under the variable name the README and errors give.
+    @Test func everyDeclaredKeyIsReadFromItsVariable() throws {
+        let defaults = LatchkeyConfiguration()
+        var environment: [String: String] = [:]
+        for key in LatchkeyConfiguration.keys { environment[key.environmentName] = key.displayValue(in: defaults) }
+        let result = try loaded(environment, defaultFile: Self.defaultFile)
+        for key in LatchkeyConfiguration.keys {
+            #expect(result.sources[key.name] == .environment(key.environmentName), "\(key.name)")
+        }
+        #expect(result.configuration == defaults)
+    }
+
+    @Test func environmentOverFileOverDefaults() throws {
+        let file = try temporaryFile(#"{"port": 9000, "rpName": "From file", "conformanceMode": true, "topOrigins": ["https://a.example"]}"#)
+        let result = try loaded(["LATCHKEY_CONFIG": file, "LATCHKEY_RP_NAME": "From environment", "LATCHKEY_TOP_ORIGINS": ""])
+        let configuration = result.configuration
+        #expect(configuration.port == 9000)
+        #expect(configuration.rpName == "From environment")
+        #expect(configuration.conformanceMode)
+        #expect(configuration.topOrigins == [], "an empty variable empties a list the file set")
+        #expect(configuration.host == "127.0.0.1")
+        #expect(result.sources["port"] == .file(file))
+        #expect(result.sources["rpName"] == .environment("LATCHKEY_RP_NAME"))
+        #expect(result.sources["topOrigins"] == .environment("LATCHKEY_TOP_ORIGINS"))
+        #expect(result.sources["host"] == .defaultValue)
+    }
+
     @Test func originFollowsThePortWhenNotConfigured() throws {
         #expect(try load(["LATCHKEY_PORT": "18080"]).origins == ["http://localhost:18080"])
         #expect(try load(["LATCHKEY_RP_ID": "example.com"]).origins == ["https://example.com"])
+        let file = try temporaryFile(#"{"rpID": "example.com", "origins": ["https://www.example.com"]}"#)
+        let result = try loaded(["LATCHKEY_CONFIG": file])
+        #expect(result.configuration.origins == ["https://www.example.com"])
+        #expect(result.sources["origins"] == .file(file))
     }
 
     @Test func environmentNamesFollowTheKeys() {
         #expect(LatchkeyConfiguration.environmentName(of: "rpID") == "LATCHKEY_RP_ID")
         #expect(LatchkeyConfiguration.environmentName(of: "appleAppIDs") == "LATCHKEY_APPLE_APP_IDS")
         #expect(LatchkeyConfiguration.environmentName(of: "challengeTimeout") == "LATCHKEY_CHALLENGE_TIMEOUT")
+        #expect(LatchkeyConfiguration.environmentName(of: "allowedAAGUIDs") == "LATCHKEY_ALLOWED_AAGUIDS")
+        #expect(LatchkeyConfiguration.environmentName(of: "metadataBLOB") == "LATCHKEY_METADATA_BLOB")
     }
+
+    @Test func eachKeyIsDeclaredOnce() {
+        let names = LatchkeyConfiguration.keys.map(\.name)
+        #expect(Set(names).count == names.count)
+        #expect(Set(LatchkeyConfiguration.keys.map(\.environmentName)).count == names.count)
+        #expect(!names.contains { $0.hasPrefix("_") }, "keys starting with _ are comments")
+    }
+
+    // MARK: - Types, from the environment
+
+    @Test func integersFromTheEnvironment() throws {
+        #expect(try load(["LATCHKEY_PORT": " 9443 "]).port == 9443)
+        #expect(error(["LATCHKEY_PORT": "notaport"]) == #"port (LATCHKEY_PORT): "notaport" is not a whole number"#)
+        #expect(error(["LATCHKEY_CHALLENGE_TIMEOUT": "1.5"]) == #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): "1.5" is not a whole number"#)
+    }
+
+    @Test(arguments: [
+        ("true", true), ("TRUE", true), ("1", true), ("yes", true), ("Yes", true), ("on", true), ("ON", true),
+        ("false", false), ("False", false), ("0", false), ("no", false), ("NO", false), ("off", false), ("Off", false),
+    ])
+    func booleansFromTheEnvironment(text: String, value: Bool) throws {
+        let result = try loaded(["LATCHKEY_CONFORMANCE_MODE": text, "LATCHKEY_ALLOW_SHA1": text])
+        #expect(result.configuration.conformanceMode == value)
+        #expect(result.configuration.allowSHA1 == value)
+        #expect(result.sources["allowSHA1"] == .environment("LATCHKEY_ALLOW_SHA1"))
+    }
+
+    @Test func aWordThatIsNotABooleanIsRefused() {
+        #expect(error(["LATCHKEY_CONFORMANCE_MODE": "maybe"]) == #"conformanceMode (LATCHKEY_CONFORMANCE_MODE): "maybe" is not true or false (nor 1/0, yes/no, on/off)"#)
+        #expect(error(["LATCHKEY_ALLOW_SHA1": "enabled"]).hasPrefix("allowSHA1 (LATCHKEY_ALLOW_SHA1): \"enabled\""))
+    }
+
+    @Test func listsFromTheEnvironmentAreCommaSeparated() throws {
+        #expect(try load(["LATCHKEY_TOP_ORIGINS": "https://a.example, https://b.example ,,https://c.example"]).topOrigins
+            == ["https://a.example", "https://b.example", "https://c.example"])
+        #expect(try load(["LATCHKEY_TOP_ORIGINS": "https://a.example"]).topOrigins == ["https://a.example"])
+        #expect(try load(["LATCHKEY_APPLE_APP_IDS": ""]).appleAppIDs == [])
+    }
+
+    @Test func stringsFromTheEnvironmentAreTakenAsTheyAre() throws {
+        #expect(try load(["LATCHKEY_RP_NAME": " Example, Inc. "]).rpName == " Example, Inc. ")
+        #expect(try load(["LATCHKEY_LOG_LEVEL": "debug"]).logLevel == "debug")
+        #expect(try load(["LATCHKEY_ATTESTATION_POLICY": "self-or-trusted"]).attestationPolicy == .selfOrTrusted)
+        #expect(error(["LATCHKEY_ATTESTATION_POLICY": "trust-me"])
+            == #"attestationPolicy (LATCHKEY_ATTESTATION_POLICY): "trust-me" is not one of none, self-or-trusted, trusted-only"#)
+        #expect(error(["LATCHKEY_LOG_LEVEL": "loud"])
+            == #"logLevel (LATCHKEY_LOG_LEVEL): "loud" is not one of trace, debug, info, notice, warning, error, critical"#)
+    }
+
+    @Test func variablesThatAreNotKeysAreIgnored() throws {
+        #expect(try loaded(["LATCHKEY_BIN": "/x", "LATCHKEY_PROT": "1", "PORT": "1"]).configuration == LatchkeyConfiguration())
+    }
+
+    // MARK: - Types, from the file
+
+    @Test func everyTypeFromTheFile() throws {
+        let file = try temporaryFile("""
+            {"host": "0.0.0.0", "port": 9000.0, "allowSHA1": true, "appleAppIDs": ["ABCDE12345.com.example.app"],
+             "deniedAAGUIDs": [], "attestationPolicy": "trusted-only", "logLevel": "error"}
+            """)
+        let configuration = try load(["LATCHKEY_CONFIG": file])
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 9000)
+        #expect(configuration.allowSHA1)
+        #expect(configuration.appleAppIDs == ["ABCDE12345.com.example.app"])
+        #expect(configuration.deniedAAGUIDs == [])
+        #expect(configuration.attestationPolicy == .trustedOnly)
+        #expect(configuration.logLevel == "error")
+    }
+
+    @Test(arguments: [
+        (#"{"port": "9000"}"#, "port", "must be a whole number"),
+        (#"{"port": 9000.5}"#, "port", "must be a whole number"),
+        (#"{"port": true}"#, "port", "must be a whole number"),
+        (#"{"port": null}"#, "port", "must be a whole number"),
+        (#"{"port": {"number": 9000}}"#, "port", "must be a whole number"),
+        (#"{"conformanceMode": 1}"#, "conformanceMode", "must be true or false"),
+        (#"{"conformanceMode": "yes"}"#, "conformanceMode", "must be true or false"),
+        (#"{"rpName": 5}"#, "rpName", "must be a string"),
+        (#"{"origins": "https://example.com"}"#, "origins", "must be an array of strings"),
+        (#"{"origins": ["https://example.com", 1]}"#, "origins", "must be an array of strings"),
+        (#"{"attestationPolicy": "trust-me"}"#, "attestationPolicy", #""trust-me" is not one of none, self-or-trusted, trusted-only"#),
+    ])
+    func wrongTypesInTheFileNameKeyAndFile(json: String, key: String, problem: String) throws {
+        let file = try temporaryFile(json)
+        #expect(error(["LATCHKEY_CONFIG": file]) == "\(key) (file \(file)): \(problem)")
+    }
+
+    @Test func unknownKeysInTheFileAreErrors() throws {
+        let file = try temporaryFile(#"{"port": 9000, "prot": 9000}"#)
+        let message = error(["LATCHKEY_CONFIG": file])
+        #expect(message.hasPrefix("\(file): unknown configuration key \"prot\"; known keys: host, port, rpID"))
+        expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"RPID": "example.com"}"#)], naming: "RPID")
+    }
+
+    @Test func keysStartingWithAnUnderscoreAreComments() throws {
+        let file = try temporaryFile(#"{"_comment": "any text", "_port": "not a number", "_notes": {"list": [1, "two", null]}, "port": 9001}"#)
+        let result = try loaded(["LATCHKEY_CONFIG": file])
+        #expect(result.configuration.port == 9001)
+        #expect(result.configuration.rpName == "Latchkey")
+    }
+
+    @Test func filesThatCannotBeReadAreNamed() throws {
+        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": 9000"#)]).hasSuffix(": not valid JSON"))
+        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"[{"port": 9000}]"#)]).hasSuffix(": the configuration file must hold one JSON object"))
+        #expect(error(["LATCHKEY_CONFIG": "/nonexistent/latchkey.json"]) == "LATCHKEY_CONFIG: configuration file /nonexistent/latchkey.json does not exist")
+        // A missing default file only means defaults.
+        #expect(try loaded([:], defaultFile: "/nonexistent/latchkey.json").configuration.port == 8080)
+    }
+
+    // MARK: - Validation
 
     @Test func badValuesNameTheirKey() {
         expectError(["LATCHKEY_PORT": "notaport"], naming: "LATCHKEY_PORT")
@@ -73,6 +251,37 @@ struct ConfigurationTests {
         expectError(["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], naming: "LATCHKEY_ORIGINS")
         expectError(["LATCHKEY_APPLE_APP_IDS": "com.example.app"], naming: "LATCHKEY_APPLE_APP_IDS")
         expectError(["LATCHKEY_RP_ID": "https://example.com"], naming: "LATCHKEY_RP_ID")
+    }
+
+    @Test(arguments: [
+        (["LATCHKEY_HOST": ""], #"host (LATCHKEY_HOST): must not be empty"#),
+        (["LATCHKEY_PORT": "0"], #"port (LATCHKEY_PORT): 0 is not a port number (1-65535)"#),
+        (["LATCHKEY_PORT": "65536"], #"port (LATCHKEY_PORT): 65536 is not a port number (1-65535)"#),
+        (["LATCHKEY_RP_ID": "Example.com"], #"rpID (LATCHKEY_RP_ID): "Example.com" is not a lowercase domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_ID": "example.com:443"], #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a lowercase domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_ID": ""], #"rpID (LATCHKEY_RP_ID): "" is not a lowercase domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_NAME": ""], #"rpName (LATCHKEY_RP_NAME): must not be empty"#),
+        (["LATCHKEY_ORIGINS": ","], #"origins (LATCHKEY_ORIGINS): at least one origin is required"#),
+        (["LATCHKEY_ORIGINS": "https://localhost/path"], #"origins (LATCHKEY_ORIGINS): "https://localhost/path" is not an origin like https://example.com[:port]"#),
+        (["LATCHKEY_ORIGINS": "https://evil.example"], #"origins (LATCHKEY_ORIGINS): the host of "https://evil.example" is not localhost or a subdomain of it, so passkeys for RP ID localhost cannot be used there"#),
+        (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], #"origins (LATCHKEY_ORIGINS): "http://example.com" must use https (plain http is only allowed for localhost)"#),
+        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app" is not TEAMID.bundle.id with a 10-character team ID"#),
+        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example.app"], #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example.app" is not TEAMID.bundle.id with a 10-character team ID"#),
+        (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"#),
+        (["LATCHKEY_SESSION_TIMEOUT": "59"], #"sessionTimeout (LATCHKEY_SESSION_TIMEOUT): 59 is not between 60 seconds and one year"#),
+        (["LATCHKEY_DATABASE": ""], #"database (LATCHKEY_DATABASE): must not be empty"#),
+        (["LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c"], #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "ee882879-721c" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
+        (["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], #"deniedAAGUIDs (LATCHKEY_DENIED_AAGUIDS): "not-an-aaguid" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
+    ])
+    func everyValidationNamesKeySourceAndProblem(environment: [String: String], message: String) {
+        #expect(error(environment) == message)
+    }
+
+    @Test func aBadValueFromTheFileNamesTheFile() throws {
+        let file = try temporaryFile(#"{"port": 70000}"#)
+        #expect(error(["LATCHKEY_CONFIG": file]) == "port (file \(file)): 70000 is not a port number (1-65535)")
+        // The environment variable replaces the file's value before it is checked.
+        #expect(try load(["LATCHKEY_CONFIG": file, "LATCHKEY_PORT": "7000"]).port == 7000)
     }
 
     @Test func attestationSettingsBecomeAPolicyValue() throws {
@@ -92,17 +301,97 @@ struct ConfigurationTests {
         expectError(["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], naming: "LATCHKEY_DENIED_AAGUIDS")
     }
 
-    @Test func anotherFileIsReadAndCheckedStrictly() throws {
-        let good = try temporaryFile(#"{"port": 9000, "rpName": "From file", "conformanceMode": true}"#)
-        let configuration = try load(["LATCHKEY_CONFIG": good, "LATCHKEY_RP_NAME": "From environment"])
-        #expect(configuration.port == 9000)
-        #expect(configuration.rpName == "From environment")
-        #expect(configuration.conformanceMode)
+    // MARK: - Secrets
 
-        expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"prot": 9000}"#)], naming: "prot")
-        expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": "9000"}"#)], naming: "port")
-        expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": 9000"#)], naming: "not valid JSON")
-        expectError(["LATCHKEY_CONFIG": "/nonexistent/latchkey.json"], naming: "LATCHKEY_CONFIG")
+    @Test(arguments: [
+        ("postgres://latchkey:hunter2@db.example/latchkey", "postgres://latchkey:<redacted>@db.example/latchkey"),
+        ("postgres://latchkey:hunter2@db.example:5432/latchkey?sslmode=require", "postgres://latchkey:<redacted>@db.example:5432/latchkey?sslmode=require"),
+        ("postgres://latchkey:hun@ter/2@db.example/latchkey", "postgres://latchkey:<redacted>@db.example/latchkey"),
+        ("postgres://latchkey:hunter?2#@db.example/latchkey", "postgres://latchkey:<redacted>@db.example/latchkey"),
+        ("postgres://db.example/latchkey?user=latchkey&password=hunter2", "postgres://db.example/latchkey?user=latchkey&password=<redacted>"),
+        ("postgres://db.example/latchkey?sslpassword=hunter2&sslmode=require", "postgres://db.example/latchkey?sslpassword=<redacted>&sslmode=require"),
+        ("postgres://latchkey@db.example/latchkey", "postgres://latchkey@db.example/latchkey"),
+        ("postgres://db.example:5432/latchkey", "postgres://db.example:5432/latchkey"),
+        ("data/latchkey.sqlite", "data/latchkey.sqlite"),
+        ("/var/lib/latchkey:old/db.sqlite", "/var/lib/latchkey:old/db.sqlite"),
+    ])
+    func urlPasswordsAreRedacted(value: String, shown: String) {
+        #expect(ConfigurationRedaction.redactingURLPassword(value) == shown)
+    }
+
+    @Test func theDatabasePasswordIsNeverShown() throws {
+        let url = "postgres://latchkey:hunter2@db.example/latchkey"
+        let result = try loaded(["LATCHKEY_DATABASE": url])
+        #expect(result.configuration.database == url, "the server itself gets the password")
+        #expect(result.configuration.displayValue(of: "database") == "postgres://latchkey:<redacted>@db.example/latchkey")
+        #expect(result.settings.first { $0.key == "database" }?.value == "postgres://latchkey:<redacted>@db.example/latchkey")
+        #expect(result.sources["database"] == .environment("LATCHKEY_DATABASE"))
+        #expect(!result.summary.joined(separator: "\n").contains("hunter2"))
+        #expect(result.summary.contains { $0.hasPrefix("database ") && $0.contains("<redacted>") && $0.hasSuffix("(LATCHKEY_DATABASE)") })
+
+        let file = try temporaryFile(#"{"database": "\#(url)"}"#)
+        let fromFile = try loaded(["LATCHKEY_CONFIG": file])
+        #expect(fromFile.configuration.database == url)
+        #expect(!fromFile.summary.joined(separator: "\n").contains("hunter2"))
+    }
+
+    @Test func aSecretIsNotPutInAnErrorMessage() throws {
+        let database = try #require(LatchkeyConfiguration.key(named: "database"))
+        let problem = ConfigurationLoader.problem(database, raw: "postgres://u:hunter2@h/d", source: .environment("LATCHKEY_DATABASE"))
+        #expect(!problem.contains("hunter2") && problem.contains("<redacted>"))
+        // Whatever else is wrong, the error does not carry the database URL.
+        let message = error(["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d", "LATCHKEY_PORT": "0"])
+        #expect(message.hasPrefix("port (LATCHKEY_PORT)") && !message.contains("hunter2"))
+    }
+
+    @Test func aWholeSecretIsNeverShown() {
+        let token = ConfigurationKey.string("rpName", \.rpName, secrecy: .whole, "A secret.")
+        var configuration = LatchkeyConfiguration()
+        configuration.rpName = "s3cret"
+        #expect(token.isSecret)
+        #expect(token.displayValue(in: configuration) == "<redacted>")
+        #expect(!ConfigurationLoader.problem(token, raw: "s3cret", source: .environment("LATCHKEY_RP_NAME")).contains("s3cret"))
+    }
+
+    /// Kept by the test: every access event swift-configuration reports.
+    final class Events: AccessReporter {
+        let events = Mutex<[AccessEvent]>([])
+        func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
+    }
+
+    @Test func secretKeysAreSecretInSwiftConfiguration() throws {
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database"])
+        let events = Events()
+        let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
+        for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {
+            _ = try ConfigurationLoader.load(environment: environment, defaultFile: Self.noFile, accessReporter: events)
+        }
+        let database = events.events.withLock { $0.filter { $0.metadata.key.components == ["database"] } }
+        #expect(database.count == 3)
+        for event in database {
+            #expect((try? event.result.get())??.isSecret == true)
+            #expect(!"\(event)".contains("hunter2"))
+        }
+        let port = events.events.withLock { $0.first { $0.metadata.key.components == ["port"] } }
+        #expect((try? port?.result.get())??.isSecret == false)
+    }
+
+    // MARK: - Derived documentation
+
+    @Test func summaryHasOneLinePerKeyWithValueAndSource() throws {
+        let summary = try loaded(["LATCHKEY_PORT": "9000"]).summary
+        #expect(summary.count == LatchkeyConfiguration.keys.count)
+        let port = try #require(summary.first { $0.hasPrefix("port ") })
+        #expect(port.split(separator: " ", omittingEmptySubsequences: true) == ["port", "9000", "(LATCHKEY_PORT)"])
+        let host = try #require(summary.first { $0.hasPrefix("host ") })
+        #expect(host.split(separator: " ", omittingEmptySubsequences: true) == ["host", "127.0.0.1", "(default)"])
+        #expect(summary.contains { $0.hasPrefix("appleAppIDs ") && $0.contains("(none)") })
+    }
+
+    @Test func theReadmeTableIsTheDeclaredKeys() throws {
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let table = LatchkeyConfiguration.markdownTable
+        #expect(readme.contains("\n" + table + "\n"), "README.md's configuration table should be:\n\(table)")
     }
 
     @Test func appleAppSiteAssociationListsConfiguredApps() {

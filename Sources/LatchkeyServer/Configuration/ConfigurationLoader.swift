@@ -1,217 +1,335 @@
+import Configuration
 import Foundation
+import Synchronization
 import WebAuthn
 
-/// A configuration that cannot be used; the message names the key and the problem.
+/// A configuration that cannot be used; the message names the key, where its value came from
+/// (the environment variable or the file) and the problem. Secret values are never in it.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
     public init(_ message: String) { self.message = message }
+
+    /// `port (LATCHKEY_PORT): "x" is not a whole number`.
+    init(key: String, source: ConfigurationSource, _ problem: String) {
+        self.init("\(key) (\(source)): \(problem)")
+    }
 }
 
-extension LatchkeyConfiguration {
-    /// The keys of the configuration file, each also settable as `LATCHKEY_` + upper snake case.
-    static let keys = [
-        "host", "port", "rpID", "rpName", "origins", "database", "appleAppIDs", "appleAppLinks",
-        "conformanceMode", "challengeTimeout", "sessionTimeout", "publicDirectory", "allowCrossOrigin",
-        "topOrigins", "logLevel", "attestationPolicy", "trustAnchors", "allowedAAGUIDs", "deniedAAGUIDs", "allowSHA1",
-        "metadataBLOB", "metadataRoots",
-    ]
+/// Where a configuration value came from.
+public enum ConfigurationSource: Sendable, Equatable, CustomStringConvertible {
+    /// An environment variable, by name (`LATCHKEY_PORT`).
+    case environment(String)
+    /// The configuration file, by path.
+    case file(String)
+    /// The key's default.
+    case defaultValue
+    /// A default computed from other keys (`origins`, from rpID and port).
+    case derived(String)
 
-    /// `rpID` → `LATCHKEY_RP_ID`, `appleAppIDs` → `LATCHKEY_APPLE_APP_IDS`.
-    static func environmentName(of key: String) -> String {
-        var name = ""
-        var previousWasUpper = false
-        for character in key {
-            if character.isUppercase, !name.isEmpty, !previousWasUpper { name += "_" }
-            previousWasUpper = character.isUppercase
-            name += character.uppercased()
+    public var description: String {
+        switch self {
+        case .environment(let name): name
+        case .file(let path): "file \(path)"
+        case .defaultValue: "default"
+        case .derived(let note): "default, \(note)"
         }
-        return "LATCHKEY_" + name
+    }
+}
+
+/// One effective setting, as `check-config` prints it.
+public struct ConfigurationSetting: Sendable, Equatable {
+    public let key: String
+    /// The value as it may be shown: secrets redacted, lists comma-separated.
+    public let value: String
+    public let source: ConfigurationSource
+}
+
+/// A loaded and validated configuration, and where each of its values came from.
+public struct LoadedConfiguration: Sendable {
+    public let configuration: LatchkeyConfiguration
+    /// By key name; every key has one.
+    public let sources: [String: ConfigurationSource]
+
+    /// Every key in declaration order, with its shown value and source.
+    public var settings: [ConfigurationSetting] {
+        LatchkeyConfiguration.keys.map {
+            ConfigurationSetting(key: $0.name, value: $0.displayValue(in: configuration), source: sources[$0.name] ?? .defaultValue)
+        }
     }
 
-    /// Loads the file (`LATCHKEY_CONFIG`, else `defaultFile` if it exists), applies environment
-    /// overrides and validates the result.
-    public static func load(environment: [String: String], defaultFile: String = "Config/latchkey.json") throws -> LatchkeyConfiguration {
-        var sources = ConfigurationSources()
-        if let file = environment["LATCHKEY_CONFIG"] {
-            try sources.readFile(file, required: true)
-        } else {
-            try sources.readFile(defaultFile, required: false)
+    /// One line per key: name, value, source in parentheses; secrets redacted.
+    public var summary: [String] {
+        let settings = settings
+        let values = settings.map { $0.value.isEmpty ? "(none)" : $0.value }
+        let keyWidth = settings.map(\.key.count).max() ?? 0
+        let valueWidth = min(values.map(\.count).max() ?? 0, 40)
+        return zip(settings, values).map { setting, value in
+            setting.key.padding(toLength: keyWidth, withPad: " ", startingAt: 0) + "  "
+                + (value.count < valueWidth ? value.padding(toLength: valueWidth, withPad: " ", startingAt: 0) : value)
+                + "  (\(setting.source))"
         }
-        for key in keys {
-            if let value = environment[environmentName(of: key)] {
-                sources.values[key] = (.environment(value), environmentName(of: key))
-            }
+    }
+}
+
+/// Reads the configuration through one swift-configuration `ConfigReader` whose providers are, in
+/// precedence order: `LATCHKEY_*` environment variables, the JSON file, the defaults.
+public enum ConfigurationLoader {
+    /// Read when `LATCHKEY_CONFIG` is not set and the file exists.
+    public static let defaultFile = "Config/latchkey.json"
+    /// The environment variable naming another configuration file (which must then exist).
+    public static let fileVariable = "LATCHKEY_CONFIG"
+
+    /// Loads the file (`LATCHKEY_CONFIG`, else `defaultFile` if it exists), the environment and the
+    /// defaults, and validates the result.
+    /// - Parameter accessReporter: also told of every read (swift-configuration's access reporting;
+    ///   values of secret keys reach it marked secret).
+    public static func load(
+        environment: [String: String], defaultFile: String = defaultFile, accessReporter: (any AccessReporter)? = nil
+    ) throws -> LoadedConfiguration {
+        // The providers in precedence order, each with the source it stands for.
+        var providers: [any ConfigProvider] = []
+        var roles: [ProviderRole] = []
+
+        let environmentVariables = normalizedEnvironment(environment)
+        providers.append(
+            EnvironmentVariablesProvider(
+                environmentVariables: environmentVariables,
+                secretsSpecifier: .specific(Set(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.environmentName)))
+            ).prefixKeys(with: "latchkey"))  // `latchkey.rpID` is read from LATCHKEY_RP_ID
+        roles.append(.environment)
+
+        let path = environment[fileVariable] ?? defaultFile
+        if let file = try ConfigurationFile.read(path, required: environment[fileVariable] != nil) {
+            providers.append(file)
+            roles.append(.file(path))
         }
+
+        let defaults = LatchkeyConfiguration()
+        providers.append(InMemoryProvider(name: "defaults", values: Dictionary(uniqueKeysWithValues:
+            LatchkeyConfiguration.keys.filter { $0.derivedDefault == nil }.map {
+                (AbsoluteConfigKey([$0.name]), ConfigValue($0.get(defaults), isSecret: $0.isSecret))
+            })))
+        roles.append(.defaults)
+
+        let recorder = LookupRecorder()
+        let reader = ConfigReader(
+            providers: providers,
+            accessReporter: accessReporter.map { BroadcastingAccessReporter(upstreams: [recorder, $0]) } ?? recorder)
+
         var configuration = LatchkeyConfiguration()
-        try configuration.apply(sources)
-        try configuration.validate()
-        return configuration
+        var sources: [String: ConfigurationSource] = [:]
+        for key in LatchkeyConfiguration.keys {
+            let content = try? read(key, from: reader)
+            // The provider that answered: the first with a value, or the one that failed.
+            let answer = recorder.take()?.providerResults.enumerated().first { _, provider in
+                if case .success(let lookup) = provider.result { return lookup.value != nil }
+                return true
+            }
+            var value: ConfigContent
+            let source: ConfigurationSource
+            switch answer.map({ (roles[$0.offset], $0.element.result) }) {
+            case let (role, .failure)?:
+                let source = role.source(of: key, encodedKey: nil)
+                throw ConfigurationError(key: key.name, source: source, problem(key, raw: environmentVariables[key.environmentName], source: source))
+            case let (role, .success(lookup))?:
+                source = role.source(of: key, encodedKey: lookup.encodedKey)
+                guard let content else { throw ConfigurationError(key: key.name, source: source, problem(key, raw: nil, source: source)) }
+                value = content
+            case nil:
+                guard let derived = key.derivedDefault else { throw ConfigurationError(key: key.name, source: .defaultValue, "has no value") }
+                source = .derived(derived.note)
+                value = derived.compute(configuration)
+            }
+            // `a, ,b` in a variable lists a and b.
+            if case .environment = source, case .stringArray(let items) = value { value = .stringArray(items.filter { !$0.isEmpty }) }
+            if let problem = key.set(&configuration, value) {
+                throw ConfigurationError(key: key.name, source: source, problem)
+            }
+            sources[key.name] = source
+        }
+        try configuration.validate(sources: sources)
+        return LoadedConfiguration(configuration: configuration, sources: sources)
     }
 
-    private mutating func apply(_ sources: ConfigurationSources) throws {
-        if let value = try sources.string("host") { host = value }
-        if let value = try sources.integer("port") { port = value }
-        if let value = try sources.string("rpID") { rpID = value }
-        if let value = try sources.string("rpName") { rpName = value }
-        if let value = try sources.list("origins") {
-            origins = value
-        } else {
-            origins = [rpID == "localhost" ? "http://localhost:\(port)" : "https://\(rpID)"]
-        }
-        if let value = try sources.string("database") { database = value }
-        if let value = try sources.list("appleAppIDs") { appleAppIDs = value }
-        if let value = try sources.list("appleAppLinks") { appleAppLinks = value }
-        if let value = try sources.boolean("conformanceMode") { conformanceMode = value }
-        if let value = try sources.integer("challengeTimeout") { challengeTimeout = value }
-        if let value = try sources.integer("sessionTimeout") { sessionTimeout = value }
-        if let value = try sources.string("publicDirectory") { publicDirectory = value }
-        if let value = try sources.boolean("allowCrossOrigin") { allowCrossOrigin = value }
-        if let value = try sources.list("topOrigins") { topOrigins = value }
-        if let value = try sources.string("logLevel") { logLevel = value }
-        if let value = try sources.string("attestationPolicy") {
-            guard let mode = AttestationPolicy.Mode(rawValue: value) else {
-                throw ConfigurationError("\(sources.origin(of: "attestationPolicy")): \"\(value)\" is not one of \(AttestationPolicy.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+    /// What a provider of the reader stands for.
+    enum ProviderRole {
+        case environment
+        case file(String)
+        case defaults
+
+        func source(of key: ConfigurationKey, encodedKey: String?) -> ConfigurationSource {
+            switch self {
+            // The variable's name as swift-configuration encoded it.
+            case .environment: .environment(encodedKey ?? key.environmentName)
+            case .file(let path): .file(path)
+            case .defaults: .defaultValue
             }
-            attestationPolicy = mode
         }
-        if let value = try sources.string("trustAnchors") { trustAnchors = value }
-        if let value = try sources.list("allowedAAGUIDs") { allowedAAGUIDs = value }
-        if let value = try sources.list("deniedAAGUIDs") { deniedAAGUIDs = value }
-        if let value = try sources.boolean("allowSHA1") { allowSHA1 = value }
-        if let value = try sources.string("metadataBLOB") { metadataBLOB = value }
-        if let value = try sources.string("metadataRoots") { metadataRoots = value }
     }
 
-    /// Checks values against each other and against what WebAuthn allows.
-    func validate() throws {
-        func fail(_ key: String, _ problem: String) -> ConfigurationError {
-            ConfigurationError("\(key) (\(Self.environmentName(of: key))): \(problem)")
+    static func read(_ key: ConfigurationKey, from reader: ConfigReader) throws -> ConfigContent {
+        let name = ConfigKey([key.name])
+        return switch key.kind {
+        case .string: .string(try reader.requiredString(forKey: name, isSecret: key.isSecret))
+        case .integer: .int(try reader.requiredInt(forKey: name, isSecret: key.isSecret))
+        case .boolean: .bool(try reader.requiredBool(forKey: name, isSecret: key.isSecret))
+        case .list: .stringArray(try reader.requiredStringArray(forKey: name, isSecret: key.isSecret))
         }
-        guard (1...65_535).contains(port) else { throw fail("port", "\(port) is not a port number (1-65535)") }
-        guard !host.isEmpty else { throw fail("host", "must not be empty") }
-        guard !rpID.isEmpty, rpID == rpID.lowercased(), !rpID.contains("/"), !rpID.contains(":") else {
-            throw fail("rpID", "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)")
+    }
+
+    /// Why a provider could not give a key's value as its kind.
+    static func problem(_ key: ConfigurationKey, raw: String?, source: ConfigurationSource) -> String {
+        guard case .environment = source, let raw else { return ConfigurationFile.expectation(key.kind) }
+        let shown = key.redact(raw)
+        return switch key.kind {
+        case .integer: "\"\(shown)\" is not a whole number"
+        case .boolean: "\"\(shown)\" is not true or false (nor 1/0, yes/no, on/off)"
+        case .string, .list: "\"\(shown)\" cannot be read"
         }
-        guard !rpName.isEmpty else { throw fail("rpName", "must not be empty") }
-        guard !origins.isEmpty else { throw fail("origins", "at least one origin is required") }
-        for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
-            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                  let host = url.host, url.path.isEmpty, url.query == nil, url.fragment == nil else {
-                throw fail("origins", "\"\(origin)\" is not an origin like https://example.com[:port]")
-            }
-            // §5.1.3: the RP ID must be the origin's host or a registrable suffix of it.
-            guard host == rpID || host.hasSuffix("." + rpID) else {
-                throw fail("origins", "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there")
-            }
-            guard scheme == "https" || host == "localhost" || host.hasSuffix(".localhost") else {
-                throw fail("origins", "\"\(origin)\" must use https (plain http is only allowed for localhost)")
-            }
-        }
-        for appID in appleAppIDs + appleAppLinks {
-            let parts = appID.split(separator: ".", maxSplits: 1)
-            guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isLetter || $0.isNumber }) else {
-                throw fail(appleAppIDs.contains(appID) ? "appleAppIDs" : "appleAppLinks", "\"\(appID)\" is not TEAMID.bundle.id with a 10-character team ID")
-            }
-        }
-        guard (1...3_600).contains(challengeTimeout) else { throw fail("challengeTimeout", "\(challengeTimeout) is not between 1 and 3600 seconds") }
-        guard (60...31_536_000).contains(sessionTimeout) else { throw fail("sessionTimeout", "\(sessionTimeout) is not between 60 seconds and one year") }
-        guard !database.isEmpty else { throw fail("database", "must not be empty") }
-        for (key, list) in [("allowedAAGUIDs", allowedAAGUIDs), ("deniedAAGUIDs", deniedAAGUIDs)] {
-            if let bad = list.first(where: { AAGUID.bytes($0) == nil }) {
-                throw fail(key, "\"\(bad)\" is not an AAGUID (32 hexadecimal digits, dashes optional)")
+    }
+
+    /// The declared `LATCHKEY_*` variables, in the forms swift-configuration reads: whole numbers
+    /// without surrounding blanks, booleans also as 1/0, yes/no, on/off. Other variables are left out.
+    static func normalizedEnvironment(_ environment: [String: String]) -> [String: String] {
+        var variables: [String: String] = [:]
+        for key in LatchkeyConfiguration.keys {
+            guard let raw = environment[key.environmentName] else { continue }
+            switch key.kind {
+            case .integer:
+                variables[key.environmentName] = raw.trimmingCharacters(in: .whitespaces)
+            case .boolean:
+                switch raw.lowercased() {
+                case "true", "1", "yes", "on": variables[key.environmentName] = "true"
+                case "false", "0", "no", "off": variables[key.environmentName] = "false"
+                default: variables[key.environmentName] = raw
+                }
+            case .string, .list:
+                variables[key.environmentName] = raw
             }
         }
-        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
-        guard levels.contains(logLevel) else { throw fail("logLevel", "\"\(logLevel)\" is not one of \(levels.joined(separator: ", "))") }
+        return variables
+    }
+
+    /// Keeps the provider results of the latest read, so that each value can be traced to its source.
+    final class LookupRecorder: AccessReporter {
+        private let latest = Mutex<AccessEvent?>(nil)
+
+        func report(_ event: AccessEvent) {
+            latest.withLock { $0 = event }
+        }
+
+        func take() -> AccessEvent? {
+            latest.withLock { event in
+                defer { event = nil }
+                return event
+            }
+        }
     }
 }
 
-/// Raw values by key, each remembering where it came from so errors can name it.
-struct ConfigurationSources {
-    enum Raw {
-        case file(JSONValue)
-        case environment(String)
-    }
+/// The JSON configuration file: read once, checked strictly (known keys, JSON types), and its
+/// checked members handed to swift-configuration as a `JSONSnapshot`.
+struct ConfigurationFile: ConfigProvider {
+    let path: String
+    let contents: JSONSnapshot
 
-    var values: [String: (Raw, String)] = [:]
-
-    mutating func readFile(_ path: String, required: Bool) throws {
+    /// `nil` when the file does not exist and is not required.
+    static func read(_ path: String, required: Bool) throws -> ConfigurationFile? {
         guard FileManager.default.fileExists(atPath: path) else {
-            if required { throw ConfigurationError("LATCHKEY_CONFIG: configuration file \(path) does not exist") }
-            return
+            if required { throw ConfigurationError("\(ConfigurationLoader.fileVariable): configuration file \(path) does not exist") }
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("\(path): cannot read the configuration file")
         }
         let parsed: JSONValue
         do {
-            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            parsed = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw ConfigurationError("\(path): not valid JSON")
         }
-        guard case .object(let object) = parsed else {
+        guard case .object(let members) = parsed else {
             throw ConfigurationError("\(path): the configuration file must hold one JSON object")
         }
-        for (key, value) in object where !key.hasPrefix("_") {
-            guard LatchkeyConfiguration.keys.contains(key) else {
-                throw ConfigurationError("\(path): unknown configuration key \"\(key)\"; known keys: \(LatchkeyConfiguration.keys.joined(separator: ", "))")
+        // Keys starting with `_` are comments: checked for nothing, and not handed on.
+        let settings = members.filter { !$0.key.hasPrefix("_") }
+        for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
+            guard let key = LatchkeyConfiguration.key(named: name) else {
+                throw ConfigurationError("\(path): unknown configuration key \"\(name)\"; known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))")
             }
-            values[key] = (.file(value), "\(key) in \(path)")
+            guard matches(value, key.kind) else {
+                throw ConfigurationError(key: name, source: .file(path), expectation(key.kind))
+            }
+        }
+        do {
+            // What was checked is what swift-configuration reads: the members parsed above.
+            let checked = try JSONEncoder().encode(JSONValue.object(settings))
+            let secrets = Set(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name))
+            return ConfigurationFile(path: path, contents: try JSONSnapshot(
+                data: checked.bytes, providerName: "file \(path)", parsingOptions: .init(secretsSpecifier: .specific(secrets))))
+        } catch {
+            throw ConfigurationError("\(path): \(error)")
         }
     }
 
-    /// Where a key's value came from: its environment variable, or the file.
-    func origin(of key: String) -> String { values[key]?.1 ?? key }
-
-    func string(_ key: String) throws -> String? {
-        guard let (raw, origin) = values[key] else { return nil }
-        switch raw {
-        case .environment(let text): return text
-        case .file(let value):
-            guard let text = value.stringValue else { throw ConfigurationError("\(origin): must be a string") }
-            return text
+    /// Stricter than swift-configuration, which would read `1` as true, skip `null` and flatten objects.
+    static func matches(_ value: JSONValue, _ kind: ConfigurationKey.Kind) -> Bool {
+        switch (kind, value) {
+        case (.string, .string), (.boolean, .bool): true
+        case (.integer, .number(let number)): number == number.rounded() && abs(number) < 1e9
+        case (.list, .array(let items)): items.allSatisfy { $0.stringValue != nil }
+        default: false
         }
     }
 
-    func integer(_ key: String) throws -> Int? {
-        guard let (raw, origin) = values[key] else { return nil }
-        switch raw {
-        case .environment(let text):
-            guard let number = Int(text.trimmingCharacters(in: .whitespaces)) else {
-                throw ConfigurationError("\(origin): \"\(text)\" is not a whole number")
-            }
-            return number
-        case .file(let value):
-            guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
-                throw ConfigurationError("\(origin): must be a whole number")
-            }
-            return Int(number)
+    static func expectation(_ kind: ConfigurationKey.Kind) -> String {
+        switch kind {
+        case .string: "must be a string"
+        case .integer: "must be a whole number"
+        case .boolean: "must be true or false"
+        case .list: "must be an array of strings"
         }
     }
 
-    func boolean(_ key: String) throws -> Bool? {
-        guard let (raw, origin) = values[key] else { return nil }
-        switch raw {
-        case .environment(let text):
-            switch text.lowercased() {
-            case "true", "1", "yes", "on": return true
-            case "false", "0", "no", "off": return false
-            default: throw ConfigurationError("\(origin): \"\(text)\" is not true or false")
-            }
-        case .file(let value):
-            guard let flag = value.boolValue else { throw ConfigurationError("\(origin): must be true or false") }
-            return flag
-        }
+    var providerName: String { contents.providerName }
+
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        try contents.value(forKey: key, type: type)
     }
 
-    func list(_ key: String) throws -> [String]? {
-        guard let (raw, origin) = values[key] else { return nil }
-        switch raw {
-        case .environment(let text):
-            return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        case .file(let value):
-            guard case .array(let items) = value else { throw ConfigurationError("\(origin): must be an array of strings") }
-            let strings = items.compactMap(\.stringValue)
-            guard strings.count == items.count else { throw ConfigurationError("\(origin): must be an array of strings") }
-            return strings
+    func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
+        try value(forKey: key, type: type)
+    }
+
+    nonisolated(nonsending) func watchValue<Return: ~Copyable>(
+        forKey key: AbsoluteConfigKey, type: ConfigType,
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await watchValueFromValue(forKey: key, type: type, updatesHandler: updatesHandler)
+    }
+
+    func snapshot() -> any ConfigSnapshot { contents }
+
+    nonisolated(nonsending) func watchSnapshot<Return: ~Copyable>(
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await watchSnapshotFromSnapshot(updatesHandler: updatesHandler)
+    }
+}
+
+extension LatchkeyConfiguration {
+    /// Loads and validates the configuration (see ``ConfigurationLoader/load(environment:defaultFile:accessReporter:)``).
+    public static func load(environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFile) throws -> LatchkeyConfiguration {
+        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile).configuration
+    }
+
+    /// Runs every key's check in declaration order; the error names the key and where its value came from.
+    func validate(sources: [String: ConfigurationSource]) throws {
+        for key in Self.keys {
+            if let problem = key.check(self) {
+                throw ConfigurationError(key: key.name, source: sources[key.name] ?? .defaultValue, problem)
+            }
         }
     }
 }

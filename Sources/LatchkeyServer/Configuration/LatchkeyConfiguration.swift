@@ -1,8 +1,10 @@
 import Foundation
 import WebAuthn
 
-/// Every setting of a Latchkey server. Loaded from `Config/latchkey.json` (or the file named by
-/// `LATCHKEY_CONFIG`), then overridden key by key by `LATCHKEY_*` environment variables.
+/// Every setting of a Latchkey server. ``ConfigurationLoader/load(environment:defaultFile:accessReporter:)``
+/// reads it from `LATCHKEY_*` environment variables over `Config/latchkey.json` (or the file named
+/// by `LATCHKEY_CONFIG`) over the defaults, which are the initial values below. Each key is
+/// declared once in ``keys`` (name, type, documentation, secrecy, checks).
 public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Address to listen on.
     public var host = "127.0.0.1"

@@ -1,0 +1,302 @@
+import Configuration
+import Foundation
+import WebAuthn
+
+/// One configuration key, declared once in ``LatchkeyConfiguration/keys``: its name in the file,
+/// its type, documentation, whether its value is secret, and its checks. The environment variable,
+/// the default (read from the property's initial value in ``LatchkeyConfiguration``), the
+/// `check-config` summary and the README table all follow from it.
+public struct ConfigurationKey: Sendable {
+    /// The type of a key's value, as written in the file and in an environment variable.
+    public enum Kind: String, Sendable {
+        /// A JSON string; the variable's text as is.
+        case string
+        /// A whole JSON number; a variable in decimal digits.
+        case integer
+        /// A JSON `true`/`false`; a variable `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`.
+        case boolean
+        /// A JSON array of strings; a variable with comma-separated items.
+        case list
+    }
+
+    /// How much of a value may be shown in `check-config`, logs and error messages.
+    public enum Secrecy: Sendable {
+        /// Shown as is.
+        case none
+        /// Never shown.
+        case whole
+        /// Shown with the password of a URL (`scheme://user:password@host/...`, or a `password`
+        /// query item) replaced; values that are not URLs with a password are shown as is.
+        case urlPassword
+    }
+
+    /// The key in the configuration file, for example `rpID`.
+    public let name: String
+    public let kind: Kind
+    /// One paragraph (Markdown) for the README table.
+    public let documentation: String
+    public let secrecy: Secrecy
+    /// The README's Default column when the default is not a plain value (`origins`).
+    public let defaultDescription: String?
+    /// `LATCHKEY_` followed by the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
+    public var environmentName: String { LatchkeyConfiguration.environmentName(of: name) }
+    /// Whether swift-configuration treats the value as secret (access logs show `<REDACTED>`).
+    public var isSecret: Bool { secrecy != .none }
+
+    /// The key's value in a configuration.
+    let get: @Sendable (LatchkeyConfiguration) -> ConfigContent
+    /// Stores a value read from the sources; returns the problem when it is not acceptable.
+    let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> String?
+    /// Checks the stored value against the rest of the configuration; returns the problem.
+    let check: @Sendable (LatchkeyConfiguration) -> String?
+    /// For a key whose default depends on other keys: what it depends on and how it is computed.
+    let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
+
+    /// The value as it may be shown: secrets redacted, lists comma-separated.
+    public func displayValue(in configuration: LatchkeyConfiguration) -> String {
+        display(get(configuration))
+    }
+
+    func display(_ content: ConfigContent) -> String {
+        switch content {
+        case .stringArray(let items): return items.map(redact).joined(separator: ",")
+        case .string(let text): return redact(text)
+        case .int(let number): return secrecy == .whole ? ConfigurationRedaction.mark : String(number)
+        case .bool(let flag): return secrecy == .whole ? ConfigurationRedaction.mark : String(flag)
+        default: return secrecy == .whole ? ConfigurationRedaction.mark : "\(content)"
+        }
+    }
+
+    /// A raw text (an environment variable's value) as it may be shown.
+    func redact(_ text: String) -> String {
+        switch secrecy {
+        case .none: return text
+        case .whole: return ConfigurationRedaction.mark
+        case .urlPassword: return ConfigurationRedaction.redactingURLPassword(text)
+        }
+    }
+}
+
+// MARK: - Declaring keys
+
+/// A key path that may be captured by the key's closures.
+typealias ConfigurationPath<Value> = WritableKeyPath<LatchkeyConfiguration, Value> & Sendable
+
+extension ConfigurationKey {
+    /// A problem with a value, or `nil` when it is acceptable.
+    typealias Check<Value> = @Sendable (Value, LatchkeyConfiguration) -> String?
+
+    static func string(
+        _ name: String, _ path: ConfigurationPath<String>, secrecy: Secrecy = .none,
+        check: @escaping Check<String> = { _, _ in nil }, _ documentation: String
+    ) -> Self {
+        Self(
+            name: name, kind: .string, documentation: documentation, secrecy: secrecy, defaultDescription: nil,
+            get: { .string($0[keyPath: path]) },
+            set: { configuration, content in
+                guard case .string(let text) = content else { return "must be a string" }
+                configuration[keyPath: path] = text
+                return nil
+            },
+            check: { check($0[keyPath: path], $0) }, derivedDefault: nil)
+    }
+
+    /// A string out of a fixed set of values.
+    static func choice(_ name: String, _ path: ConfigurationPath<String>, among values: [String], _ documentation: String) -> Self {
+        .string(name, path, check: { value, _ in
+            values.contains(value) ? nil : "\"\(value)\" is not one of \(values.joined(separator: ", "))"
+        }, documentation)
+    }
+
+    /// A string that names a case of an enumeration.
+    static func choice<Value: RawRepresentable<String> & CaseIterable & Sendable>(
+        _ name: String, _ path: ConfigurationPath<Value>, _ documentation: String
+    ) -> Self {
+        Self(
+            name: name, kind: .string, documentation: documentation, secrecy: .none, defaultDescription: nil,
+            get: { .string($0[keyPath: path].rawValue) },
+            set: { configuration, content in
+                guard case .string(let text) = content else { return "must be a string" }
+                guard let value = Value(rawValue: text) else {
+                    return "\"\(text)\" is not one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))"
+                }
+                configuration[keyPath: path] = value
+                return nil
+            },
+            check: { _ in nil }, derivedDefault: nil)
+    }
+
+    static func integer(
+        _ name: String, _ path: ConfigurationPath<Int>, in range: ClosedRange<Int>, rangeDescription: String,
+        _ documentation: String
+    ) -> Self {
+        Self(
+            name: name, kind: .integer, documentation: documentation, secrecy: .none, defaultDescription: nil,
+            get: { .int($0[keyPath: path]) },
+            set: { configuration, content in
+                guard case .int(let number) = content else { return "must be a whole number" }
+                configuration[keyPath: path] = number
+                return nil
+            },
+            check: { range.contains($0[keyPath: path]) ? nil : "\($0[keyPath: path]) is not \(rangeDescription)" },
+            derivedDefault: nil)
+    }
+
+    static func boolean(_ name: String, _ path: ConfigurationPath<Bool>, _ documentation: String) -> Self {
+        Self(
+            name: name, kind: .boolean, documentation: documentation, secrecy: .none, defaultDescription: nil,
+            get: { .bool($0[keyPath: path]) },
+            set: { configuration, content in
+                guard case .bool(let flag) = content else { return "must be true or false" }
+                configuration[keyPath: path] = flag
+                return nil
+            },
+            check: { _ in nil }, derivedDefault: nil)
+    }
+
+    /// A list of strings; `check` looks at the whole list (each item, or items against other keys).
+    static func list(
+        _ name: String, _ path: ConfigurationPath<[String]>, check: @escaping Check<[String]> = { _, _ in nil },
+        derivedDefault: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> [String])? = nil,
+        _ documentation: String
+    ) -> Self {
+        Self(
+            name: name, kind: .list, documentation: documentation, secrecy: .none,
+            defaultDescription: derivedDefault?.description,
+            get: { .stringArray($0[keyPath: path]) },
+            set: { configuration, content in
+                guard case .stringArray(let items) = content else { return "must be an array of strings" }
+                configuration[keyPath: path] = items
+                return nil
+            },
+            check: { check($0[keyPath: path], $0) },
+            derivedDefault: derivedDefault.map { derived in (derived.note, { .stringArray(derived.compute($0)) }) })
+    }
+
+    /// Checks each item of a list; the problem names the first bad one.
+    static func eachItem(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> Check<[String]> {
+        { items, _ in items.first(where: { !isValid($0) }).map { "\"\($0)\" \(problem)" } }
+    }
+
+    static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> String? {
+        value.isEmpty ? "must not be empty" : nil
+    }
+}
+
+// MARK: - The keys
+
+extension LatchkeyConfiguration {
+    /// Every key of the configuration, in the order of the README table, of `check-config` and of
+    /// validation. Adding a key: a stored property with its default, and one line here.
+    public static let keys: [ConfigurationKey] = [
+        .string("host", \.host, check: ConfigurationKey.notEmpty, "Address to listen on (`0.0.0.0` for all)."),
+        .integer("port", \.port, in: 1...65_535, rangeDescription: "a port number (1-65535)", "TCP port."),
+        .string("rpID", \.rpID, check: { rpID, _ in
+            !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
+                ? nil : "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)"
+        }, "The RP ID: the domain passkeys belong to."),
+        .string("rpName", \.rpName, check: ConfigurationKey.notEmpty, "Name authenticators show."),
+        .list(
+            "origins", \.origins, check: { origins, configuration in checkOrigins(origins, rpID: configuration.rpID) },
+            derivedDefault: (
+                description: "`http://localhost:PORT` for `localhost`, else `https://RPID`", note: "from rpID and port",
+                compute: { [$0.rpID == "localhost" ? "http://localhost:\($0.port)" : "https://\($0.rpID)"] }),
+            "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed."),
+        .string(
+            "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
+            "SQLite file, created on first run (WAL mode, migrated). Secret: a password in a URL (`postgres://user:password@host/db`) is never printed."),
+        .list(
+            "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(isAppleAppID, "is not TEAMID.bundle.id with a 10-character team ID"),
+            "`TEAMID.bundle.id` values listed under `webcredentials` in apple-app-site-association."),
+        .list(
+            "appleAppLinks", \.appleAppLinks, check: ConfigurationKey.eachItem(isAppleAppID, "is not TEAMID.bundle.id with a 10-character team ID"),
+            "App IDs listed under `applinks` (universal links)."),
+        .boolean(
+            "conformanceMode", \.conformanceMode,
+            "For the FIDO conformance tools only, never in production: an existing username may register again without signing in; assertions without UP pass when UV is not required; the cross-site request guard is off and CORS answers any origin with credentials; cookies are `SameSite=None` over https; `tokenBinding` follows the strict Level 2 rules; the requested `displayName` is echoed."),
+        .integer(
+            "challengeTimeout", \.challengeTimeout, in: 1...3_600, rangeDescription: "between 1 and 3600 seconds",
+            "Seconds a challenge stays valid (1-3600)."),
+        .integer(
+            "sessionTimeout", \.sessionTimeout, in: 60...31_536_000, rangeDescription: "between 60 seconds and one year",
+            "Seconds a sign-in session lasts (60 s to one year)."),
+        .string("publicDirectory", \.publicDirectory, "Folder served at `/`."),
+        .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
+        .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
+        .choice("logLevel", \.logLevel, among: ["trace", "debug", "info", "notice", "warning", "error", "critical"], "`trace` … `critical`."),
+        .choice(
+            "attestationPolicy", \.attestationPolicy,
+            "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation."),
+        .string(
+            "trustAnchors", \.trustAnchors,
+            "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself."),
+        .list(
+            "allowedAAGUIDs", \.allowedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
+            "When set, only these authenticator models may register. The AAGUID in authenticator data is a claim: a model is admitted only when a certificate vouches for it (a trusted leaf with a matching id-fido-gen-ce-aaguid extension, or a chain to that model's own metadata roots)."),
+        .list(
+            "deniedAAGUIDs", \.deniedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
+            "Authenticator models that may never register."),
+        .boolean("allowSHA1", \.allowSHA1, "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
+        .string(
+            "metadataBLOB", \.metadataBLOB,
+            "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
+        .string("metadataRoots", \.metadataRoots, "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there)."),
+    ]
+
+    /// The declaration of a key, by its name in the file.
+    public static func key(named name: String) -> ConfigurationKey? {
+        keys.first { $0.name == name }
+    }
+
+    /// `rpID` → `LATCHKEY_RP_ID`, `appleAppIDs` → `LATCHKEY_APPLE_APP_IDS`: the same words as
+    /// swift-configuration's environment key encoding of `latchkey.<name>`.
+    public static func environmentName(of key: String) -> String {
+        var name = ""
+        var previousWasUpper = false
+        for character in key {
+            if character.isUppercase, !name.isEmpty, !previousWasUpper { name += "_" }
+            previousWasUpper = character.isUppercase
+            name += character.uppercased()
+        }
+        return "LATCHKEY_" + name
+    }
+
+    /// The README's table of keys (Markdown), one row per key in declaration order.
+    public static var markdownTable: String {
+        let defaults = LatchkeyConfiguration()
+        let rows = keys.map { key in
+            let value = key.displayValue(in: defaults)
+            let shownDefault = key.defaultDescription ?? (value.isEmpty ? "none" : "`\(value)`")
+            return "| `\(key.name)` | `\(key.environmentName)` | \(shownDefault) | \(key.documentation) |"
+        }
+        return (["| Key | Variable | Default | Meaning |", "|---|---|---|---|"] + rows).joined(separator: "\n")
+    }
+
+    /// The value of a key as it may be printed or logged: secrets redacted.
+    public func displayValue(of key: String) -> String {
+        Self.key(named: key)?.displayValue(in: self) ?? ""
+    }
+
+    static func isAppleAppID(_ appID: String) -> Bool {
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        return parts.count == 2 && parts[0].count == 10 && parts[0].allSatisfy { $0.isLetter || $0.isNumber }
+    }
+
+    static func checkOrigins(_ origins: [String], rpID: String) -> String? {
+        guard !origins.isEmpty else { return "at least one origin is required" }
+        for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                  let host = url.host, url.path.isEmpty, url.query == nil, url.fragment == nil else {
+                return "\"\(origin)\" is not an origin like https://example.com[:port]"
+            }
+            // §5.1.3: the RP ID must be the origin's host or a registrable suffix of it.
+            guard host == rpID || host.hasSuffix("." + rpID) else {
+                return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
+            }
+            guard scheme == "https" || host == "localhost" || host.hasSuffix(".localhost") else {
+                return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
+            }
+        }
+        return nil
+    }
+}
