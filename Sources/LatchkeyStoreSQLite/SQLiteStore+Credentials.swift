@@ -52,8 +52,6 @@ extension SQLiteStore {
         }
     }
 
-    /// Also refuses, with ``StoreError/Code/userNotFound``, a new user or session whose handle is
-    /// not the credential's owner.
     public func register(_ registration: NewRegistration) throws {
         let credential = registration.credential
         if let newUser = registration.newUser, newUser.handle != credential.userHandle {
@@ -75,8 +73,6 @@ extension SQLiteStore {
         }
     }
 
-    /// Also refuses, with ``StoreError/Code/userNotFound`` and writing nothing, a session whose user
-    /// is not the credential's owner.
     public func recordSignIn(_ signIn: CompletedSignIn) throws -> Bool {
         let database = try database()
         return try database.transaction {

@@ -120,7 +120,15 @@ extension StoreContractTests {
         let kept = Fixtures.session(2, of: alice)
         try await store.registerNew(alice, with: credential, session: replaced)
         try await store.recordSignCountRegression(credentialID: credential.id)
-        #expect(try await store.recordSignIn(Fixtures.signIn(credential, from: 10, to: 11, session: kept)))
+        let first = Fixtures.signIn(credential, from: 10, to: 11, session: kept)
+        #expect(try await store.recordSignIn(first))
+        var expected = credential
+        expected.signCount = 11
+        expected.backedUp = false
+        expected.userVerified = false
+        expected.lastUsedAt = first.at
+        expected.signCountRegressions = 1
+        #expect(try await store.credential(id: credential.id) == expected)
 
         let started = Fixtures.session(3, of: alice)
         var signIn = Fixtures.signIn(credential, from: 11, to: 12, session: started, ending: [replaced.tokenHash])
@@ -129,12 +137,10 @@ extension StoreContractTests {
         signIn.at = Fixtures.now.addingTimeInterval(30)
         #expect(try await store.recordSignIn(signIn))
 
-        var expected = credential
         expected.signCount = 12
         expected.backedUp = true
         expected.userVerified = true
         expected.lastUsedAt = signIn.at
-        expected.signCountRegressions = 1
         #expect(try await store.credential(id: credential.id) == expected)
         #expect(try await store.session(tokenHash: started.tokenHash, now: Fixtures.now) == SessionWithUser(session: started, user: alice))
         #expect(try await store.hasSession(replaced.tokenHash) == false, "the replaced session must end")
@@ -195,5 +201,20 @@ extension StoreContractTests {
         #expect(try await store.hasSession(winner.endingSessions[0]) == false)
         #expect(try await store.hasSession(loser.session.tokenHash) == false, "the loser starts no session")
         #expect(try await store.hasSession(loser.endingSessions[0]), "the loser ends no session")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func signInStartingASessionForAnotherUserIsRefused(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let mallory = Fixtures.user("mallory", handle: 2)
+        let credential = Fixtures.credential(7, of: alice, signCount: 3)
+        try await store.registerNew(alice, with: credential)
+        try await store.registerNew(mallory, with: Fixtures.credential(8, of: mallory))
+        let crossed = Fixtures.signIn(credential, from: 3, to: 4, session: Fixtures.session(1, of: mallory))
+        let error = await #expect(throws: StoreError.self) { try await store.recordSignIn(crossed) }
+        #expect(error?.code == .userNotFound)
+        #expect(try await store.credential(id: credential.id) == credential, "nothing is written")
+        #expect(try await store.hasSession(Fixtures.bytes(1)) == false)
     }
 }

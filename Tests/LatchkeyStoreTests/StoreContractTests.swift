@@ -207,4 +207,27 @@ struct StoreContractTests {
         #expect(try await store.hasSession(first.tokenHash))
         #expect(try await store.credentials(ofUser: alice.handle).count == 2)
     }
+
+    @Test(arguments: StoreBackend.all)
+    func registrationForAnotherOwnerIsRefused(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let mallory = Fixtures.user("mallory", handle: 2)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice))
+
+        // A new user whose first credential names an existing user as its owner.
+        let hijack = NewRegistration(credential: Fixtures.credential(8, of: alice), newUser: mallory)
+        let first = await #expect(throws: StoreError.self) { try await store.register(hijack) }
+        #expect(first?.code == .userNotFound)
+        #expect(try await store.user(named: "mallory") == nil)
+
+        // A session for someone other than the credential's owner.
+        try await store.registerNew(mallory, with: Fixtures.credential(9, of: mallory))
+        let crossed = NewRegistration(
+            credential: Fixtures.credential(10, of: alice), newUser: nil, session: Fixtures.session(1, of: mallory))
+        let second = await #expect(throws: StoreError.self) { try await store.register(crossed) }
+        #expect(second?.code == .userNotFound)
+        #expect(try await store.credentials(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(7, count: 16)])
+        #expect(try await store.hasSession(Fixtures.bytes(1)) == false)
+    }
 }
