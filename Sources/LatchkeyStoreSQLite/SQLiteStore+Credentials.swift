@@ -63,9 +63,9 @@ extension SQLiteStore {
         let database = try database()
         try database.transaction {
             if let newUser = registration.newUser {
-                try insert(newUser, into: database)
+                try Self.insert(newUser, into: database)
             }
-            try insert(credential, into: database)
+            try Self.insert(credential, into: database)
             if let session = registration.session {
                 try Self.insert(session, into: database)
             }
@@ -104,8 +104,8 @@ extension SQLiteStore {
 
     // MARK: Writes inside a transaction
 
-    private func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
-        try database.withStatement(Self.insertUser) { statement in
+    private static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertUser) { statement in
             try statement.bind(user.handle, user.username, user.displayName, user.createdAt)
             do {
                 try statement.step()
@@ -117,8 +117,8 @@ extension SQLiteStore {
         }
     }
 
-    private func insert(_ credential: CredentialRecord, into database: SQLiteConnection) throws {
-        try database.withStatement(Self.insertCredential) { statement in
+    private static func insert(_ credential: CredentialRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertCredential) { statement in
             try statement.bind(
                 credential.id, credential.userHandle, credential.publicKey, credential.algorithm.rawValue,
                 Int64(credential.signCount), SQLiteRows.transportList(credential.transports), credential.aaguid,
