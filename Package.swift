@@ -34,7 +34,13 @@ let package = Package(
             dependencies: ["WebAuthn", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // The embedded default store: one SQLite file.
-        .target(name: "LatchkeyStoreSQLite", dependencies: ["LatchkeyStore", "WebAuthn", "CSQLite"]),
+        .target(
+            name: "LatchkeyStoreSQLite",
+            dependencies: [
+                "LatchkeyStore", "WebAuthn", "CSQLite",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
         // store only by its interface.
         .target(
@@ -61,7 +67,13 @@ let package = Package(
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         // The store contract suite, run against every backend.
-        .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn"]),
+        .testTarget(
+            name: "LatchkeyStoreTests",
+            dependencies: [
+                "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn",
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [

@@ -23,13 +23,16 @@ public protocol LatchkeyStore: Service {
     /// (throws ``StoreError/Code/usernameTaken`` if the username exists by then), refuses a
     /// credential ID already registered (``StoreError/Code/credentialAlreadyRegistered``) or a
     /// missing owner (``StoreError/Code/userNotFound``), and starts `session` when given, ending the
-    /// sessions whose token hashes are in `endingSessions`.
+    /// sessions whose token hashes are in `endingSessions`. A `newUser` or `session` whose user
+    /// handle is not the credential's `userHandle` is refused with ``StoreError/Code/userNotFound``.
     func register(_ registration: NewRegistration) async throws
 
     /// Records a successful sign-in, in one transaction, only if the stored counter is still
     /// `previousSignCount`: the new counter, backup state, UV and time, the new session, and the end
     /// of the sessions it replaces. Returns false, writing nothing, when another sign-in moved the
-    /// counter first, so two racing assertions cannot both pass the counter check.
+    /// counter first, so two racing assertions cannot both pass the counter check. A `session` for
+    /// another user than the credential's owner is refused with ``StoreError/Code/userNotFound``,
+    /// writing nothing.
     func recordSignIn(_ signIn: CompletedSignIn) async throws -> Bool
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.

@@ -1,10 +1,14 @@
 import CSQLite
 import Foundation
+import LatchkeyStore
 
-/// One SQLite connection (`sqlite3*`), closed when this value goes away. Not thread-safe on its
-/// own: ``SQLiteStore`` serialises every use.
+/// One SQLite connection (`sqlite3*`) with its prepared statements, closed by ``close()`` or when
+/// this value goes away. Not thread-safe on its own: ``SQLiteStore`` serialises every use.
 final class SQLiteConnection {
     private let handle: OpaquePointer
+    /// Prepared statements by SQL text, so each statement is parsed once per connection.
+    private var statements: [String: SQLiteStatement] = [:]
+    private var isOpen = true
 
     /// Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
     init(path: String) throws {
@@ -13,7 +17,7 @@ final class SQLiteConnection {
         let status = sqlite3_open_v2(path, &opened, flags, nil)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(opened)
+            sqlite3_close_v2(opened)
             throw StoreError(.database, "cannot open SQLite database at \(path): \(message)")
         }
         handle = opened
@@ -29,17 +33,34 @@ final class SQLiteConnection {
             } catch where attempts < 50 {
                 attempts += 1
                 usleep(100_000)
+            } catch {
+                close()
+                throw error
             }
         }
-        try execute("PRAGMA foreign_keys = ON")
-        try execute("PRAGMA synchronous = NORMAL")
+        do {
+            try execute("PRAGMA foreign_keys = ON")
+            try execute("PRAGMA synchronous = NORMAL")
+        } catch {
+            close()
+            throw error
+        }
     }
 
     deinit {
+        close()
+    }
+
+    /// Finalises every cached statement and closes the connection. Calling it again does nothing.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
+        statements.removeAll()
         sqlite3_close_v2(handle)
     }
 
-    /// Runs one or more statements that return no rows.
+    /// Runs one or more statements that return no rows, parsing them each time: for migrations and
+    /// pragmas only. Everything else goes through ``withStatement(_:_:)``.
     func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &errorMessage) == SQLITE_OK else {
@@ -49,25 +70,49 @@ final class SQLiteConnection {
         }
     }
 
-    func prepare(_ sql: String) throws -> SQLiteStatement {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StoreError(.database, "SQLite cannot prepare statement: \(errorMessage)")
-        }
-        return SQLiteStatement(statement, connection: self)
+    /// Lends the prepared statement for `sql` to `body`, preparing it on first use, and resets it
+    /// and clears its bindings afterwards, whether `body` finished or threw.
+    func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        return try body(statement)
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws.
+    private func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var prepared: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
+            let prepared
+        else {
+            throw StoreError(.database, "SQLite cannot prepare statement: \(errorMessage)")
+        }
+        let statement = SQLiteStatement(prepared)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// How many statements this connection has prepared (and keeps).
+    var preparedStatementCount: Int { statements.count }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws. Taking the write
+    /// lock at the start makes a transaction that reads and then writes safe against other processes.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try run("BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try run("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            if sqlite3_get_autocommit(handle) == 0 {
+                try? run("ROLLBACK")
+            }
             throw error
         }
+    }
+
+    /// Runs one cached statement that returns no rows.
+    private func run(_ sql: String) throws {
+        try withStatement(sql) { try $0.finish() }
     }
 
     var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
@@ -77,108 +122,7 @@ final class SQLiteConnection {
 
     var userVersion: Int {
         get throws {
-            let statement = try prepare("PRAGMA user_version")
-            return try statement.step() ? statement.int(0) : 0
+            try withStatement("PRAGMA user_version") { try $0.step() ? Int($0.int64(0)) : 0 }
         }
     }
-}
-
-/// A prepared statement, finalised when this value goes away. Parameters are 1-based, columns 0-based.
-final class SQLiteStatement {
-    private let statement: OpaquePointer
-    private let connection: SQLiteConnection
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    init(_ statement: OpaquePointer, connection: SQLiteConnection) {
-        self.statement = statement
-        self.connection = connection
-    }
-
-    deinit {
-        sqlite3_finalize(statement)
-    }
-
-    /// Binds values in order; `nil` binds NULL.
-    @discardableResult
-    func bind(_ values: SQLiteValue?...) throws -> SQLiteStatement {
-        for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case nil: status = sqlite3_bind_null(statement, index)
-            case .integer(let number)?: status = sqlite3_bind_int64(statement, index, number)
-            case .real(let number)?: status = sqlite3_bind_double(statement, index, number)
-            case .text(let text)?:
-                // An explicit byte length: a NUL inside the string must not silently end it.
-                let bytes = Array(text.utf8)
-                status = (bytes + [0]).withUnsafeBytes { buffer in
-                    sqlite3_bind_text(
-                        statement, index, buffer.baseAddress?.assumingMemoryBound(to: CChar.self),
-                        Int32(bytes.count), Self.transient)
-                }
-            case .blob(let bytes)?:
-                status = bytes.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob(statement, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), Self.transient)
-                }
-            }
-            guard status == SQLITE_OK else {
-                throw StoreError(.database, "SQLite cannot bind parameter \(index): \(connection.errorMessage)")
-            }
-        }
-        return self
-    }
-
-    /// Advances to the next row; false when done. Constraint violations become ``SQLiteConstraintError``.
-    @discardableResult
-    func step() throws -> Bool {
-        let status = sqlite3_step(statement)
-        switch status {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default:
-            if status & 0xFF == SQLITE_CONSTRAINT {
-                throw SQLiteConstraintError(message: connection.errorMessage)
-            }
-            throw StoreError(.database, "SQLite step failed (\(status)): \(connection.errorMessage)")
-        }
-    }
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-    func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
-    func date(_ column: Int32) -> Date { Date(timeIntervalSince1970: double(column)) }
-    func optionalDate(_ column: Int32) -> Date? { isNull(column) ? nil : date(column) }
-
-    func text(_ column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
-    }
-
-    func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
-
-    func blob(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
-    }
-
-    func optionalBlob(_ column: Int32) -> [UInt8]? { isNull(column) ? nil : blob(column) }
-}
-
-/// A value bound to a statement parameter.
-enum SQLiteValue {
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-
-    static func date(_ date: Date) -> SQLiteValue { .real(date.timeIntervalSince1970) }
-    static func bool(_ flag: Bool) -> SQLiteValue { .integer(flag ? 1 : 0) }
-}
-
-/// A UNIQUE, NOT NULL or FOREIGN KEY constraint refused a write.
-struct SQLiteConstraintError: Error {
-    let message: String
 }

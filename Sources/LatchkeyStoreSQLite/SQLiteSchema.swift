@@ -1,3 +1,5 @@
+import LatchkeyStore
+
 /// The SQLite schema, as numbered migrations: migration N brings `user_version` from N-1 to N.
 /// Never edit a released migration; append a new one.
 enum SQLiteSchema {

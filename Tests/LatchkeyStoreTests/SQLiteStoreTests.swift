@@ -1,175 +1,59 @@
 import Foundation
+import LatchkeyStore
 import Testing
-@testable import LatchkeyStore
+import WebAuthn
 
-/// Runs against real SQLite files in a fresh temporary folder.
+@testable import LatchkeyStoreSQLite
+
+/// What only the SQLite store does: files, folders, the schema and its migrations, several
+/// connections on one file, and what it makes of rows it did not write. Interface behaviour is in
+/// ``StoreContractTests``.
 @Suite("SQLite store")
 struct SQLiteStoreTests {
-    let path: String
+    let path = TemporaryDatabase.newPath()
 
-    init() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-store-\(UUID().uuidString)")
-        path = folder.appendingPathComponent("nested/latchkey.sqlite").path
+    // MARK: Files
+
+    @Test func createsTheFileAndItsFolders() throws {
+        #expect(FileManager.default.fileExists(atPath: path) == false)
+        _ = try SQLiteStore(path: path)
+        #expect(FileManager.default.fileExists(atPath: path))
     }
 
-    static func user(_ name: String, handle: UInt8) -> UserRecord {
-        UserRecord(handle: [UInt8](repeating: handle, count: 64), username: name, displayName: name.capitalized, createdAt: Date())
+    @Test func aBadPathFailsWhenOpening() throws {
+        let blocker = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: blocker.deletingLastPathComponent(), withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: blocker.path, contents: Data("a file".utf8)))
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(error?.code == .database)
     }
 
-    static func credential(_ id: UInt8, of user: UserRecord) -> CredentialRecord {
-        CredentialRecord(
-            id: [id, id, id], userHandle: user.handle, publicKey: [0xA5, 0x01], algorithm: -7, signCount: 0,
-            transports: ["internal", "hybrid"], aaguid: [UInt8](repeating: 0, count: 16), attestationFormat: "none",
-            attestationType: "none", backupEligible: true, backedUp: true, residentKey: true, userVerified: true,
-            createdAt: Date())
-    }
-
-    @Test func registersUserWithCredentialAndReadsThemBack() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        try await store.register(Self.credential(7, of: alice), newUser: alice)
-        #expect(try await store.user(named: "alice")?.handle == alice.handle)
-        #expect(try await store.user(handle: alice.handle)?.username == "alice")
-        let stored = try #require(try await store.credential(id: [7, 7, 7]))
-        #expect(stored.transports == ["internal", "hybrid"])
-        #expect(stored.residentKey == true)
-        #expect(try await store.credentials(ofUser: alice.handle).count == 1)
-    }
-
-    @Test func reopeningKeepsDataAndSchema() async throws {
-        let alice = Self.user("alice", handle: 1)
-        try await SQLiteStore(path: path).register(Self.credential(7, of: alice), newUser: alice)
+    @Test func reopeningKeepsData() async throws {
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.detailedCredential(7, of: alice)
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.registerNew(alice, with: credential, session: Fixtures.session(1, of: alice))
+            await store.close()
+        }
         let reopened = try SQLiteStore(path: path)
-        #expect(try await reopened.user(named: "alice") != nil)
+        #expect(try await reopened.user(named: "alice") == alice)
+        #expect(try await reopened.credential(id: credential.id) == credential)
+        #expect(try await reopened.hasSession(Fixtures.bytes(1)))
     }
 
-    @Test func duplicateCredentialLeavesNoNewUserBehind() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        try await store.register(Self.credential(7, of: alice), newUser: alice)
-        let bob = Self.user("bob", handle: 2)
-        let error = await #expect(throws: StoreError.self) { try await store.register(Self.credential(7, of: bob), newUser: bob) }
-        #expect(error?.code == .credentialAlreadyRegistered)
-        #expect(try await store.user(named: "bob") == nil, "the transaction must roll back the new user")
+    // MARK: Schema
+
+    @Test func migrationsBringANewFileToTheLatestVersion() throws {
+        _ = try SQLiteStore(path: path)
+        #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
     }
 
-    @Test func racingFirstRegistrationsFromTwoConnectionsLeaveOneUser() async throws {
-        let first = try SQLiteStore(path: path)
-        let second = try SQLiteStore(path: path)
-        let attempts = 20
-        let outcomes = await withTaskGroup(of: Bool.self) { group in
-            for index in 0..<attempts {
-                let store = index.isMultiple(of: 2) ? first : second
-                let user = Self.user("carol", handle: UInt8(index + 10))
-                group.addTask {
-                    do {
-                        try await store.register(Self.credential(UInt8(index + 100), of: user), newUser: user)
-                        return true
-                    } catch let error as StoreError {
-                        return error.code != .usernameTaken
-                    } catch {
-                        return true
-                    }
-                }
-            }
-            return await group.reduce(into: [Bool]()) { $0.append($1) }
-        }
-        #expect(outcomes.filter { $0 }.count == 1, "exactly one registration must win; the rest must see usernameTaken")
-        let carol = try #require(try await first.user(named: "carol"))
-        #expect(try await second.credentials(ofUser: carol.handle).count == 1)
-    }
-
-    @Test func pendingCeremonyIsTakenOnlyOnceAcrossConnections() async throws {
-        let first = try SQLiteStore(path: path)
-        let second = try SQLiteStore(path: path)
-        let ceremony = PendingCeremony(
-            challengeHash: [9, 9], kind: .authentication, userHandle: nil, username: nil, displayName: nil,
-            userVerification: "required", bindingHash: [1], expiresAt: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 60).rounded()))
-        try await first.savePendingCeremony(ceremony)
-        async let a = first.takePendingCeremony(challengeHash: [9, 9])
-        async let b = second.takePendingCeremony(challengeHash: [9, 9])
-        let results = try await [a, b]
-        #expect(results.compactMap { $0 } == [ceremony])
-        #expect(try await first.takePendingCeremony(challengeHash: [9, 9]) == nil)
-    }
-
-    @Test func sessionsExpireAndCanBeDeleted() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        try await store.register(Self.credential(7, of: alice), newUser: alice)
-        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
-        let session = SessionRecord(tokenHash: [5], userHandle: alice.handle, createdAt: now, expiresAt: now.addingTimeInterval(10))
-        try await store.createSession(session)
-        #expect(try await store.session(tokenHash: [5], now: now) == session)
-        #expect(try await store.session(tokenHash: [5], now: now.addingTimeInterval(11)) == nil)
-        try await store.deleteSession(tokenHash: [5])
-        #expect(try await store.session(tokenHash: [5], now: now) == nil)
-    }
-
-    @Test func signInUpdatesCounterBackupStateAndTime() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        try await store.register(Self.credential(7, of: alice), newUser: alice)
-        let when = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 42, backedUp: false, at: when))
-        let updated = try #require(try await store.credential(id: [7, 7, 7]))
-        #expect(updated.signCount == 42)
-        #expect(updated.backedUp == false)
-        #expect(updated.lastUsedAt == when)
-    }
-
-    @Test func racingSignInsCannotBothMoveTheCounter() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        try await store.register(Self.credential(7, of: alice), newUser: alice)
-        // Two sign-ins both read counter 0 and verified 42 and 41; only the first write may land.
-        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 42, backedUp: true, at: Date()))
-        #expect(try await store.recordSignIn(credentialID: [7, 7, 7], previousSignCount: 0, signCount: 41, backedUp: true, at: Date()) == false)
-        #expect(try await store.credential(id: [7, 7, 7])?.signCount == 42)
-    }
-
-    @Test func textWithNULIsStoredWhole() async throws {
-        let store = try SQLiteStore(path: path)
-        let odd = Self.user("bob\u{0}evil", handle: 3)
-        try await store.register(Self.credential(8, of: odd), newUser: odd)
-        #expect(try await store.user(named: "bob") == nil)
-        #expect(try await store.user(named: "bob\u{0}evil")?.handle == odd.handle)
-        #expect(try await store.user(handle: odd.handle)?.username == "bob\u{0}evil")
-    }
-
-    @Test func purgeRemovesOnlyExpiredRows() async throws {
-        let store = try SQLiteStore(path: path)
-        let now = Date()
-        for (hash, offset) in [([UInt8(1)], -1.0), ([UInt8(2)], 60.0)] {
-            try await store.savePendingCeremony(PendingCeremony(
-                challengeHash: hash, kind: .registration, userHandle: [1], username: "x", displayName: "x",
-                userVerification: "preferred", bindingHash: nil, expiresAt: now.addingTimeInterval(offset)))
-        }
-        try await store.purgeExpired(now: now)
-        #expect(try await store.takePendingCeremony(challengeHash: [1]) == nil)
-        #expect(try await store.takePendingCeremony(challengeHash: [2]) != nil)
-    }
-
-    @Test func trustDetailsRoundTripAndRegressionsAreCounted() async throws {
-        let store = try SQLiteStore(path: path)
-        let alice = Self.user("alice", handle: 1)
-        var credential = Self.credential(7, of: alice)
-        credential.attestationTrusted = true
-        credential.trustPath = [[0x30, 0x01, 0x02], [0x30, 0x03]]
-        credential.credentialProtectionPolicy = 2
-        try await store.register(credential, newUser: alice)
-        try await store.recordSignCountRegression(credentialID: credential.id)
-        try await store.recordSignCountRegression(credentialID: credential.id)
-        let stored = try #require(try await store.credential(id: credential.id))
-        #expect(stored.attestationTrusted)
-        #expect(stored.trustPath == credential.trustPath)
-        #expect(stored.credentialProtectionPolicy == 2)
-        #expect(stored.signCountRegressions == 2)
-    }
-
-    @Test func firstSchemaVersionIsMigratedKeepingItsRows() async throws {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    /// The HTTP benchmark seeds `users` and `credentials` directly with the columns of migrations 1
+    /// and 2; a file at version 1 must migrate keeping its rows.
+    @Test func rowsWrittenWithTheFirstSchemaSurviveMigration() async throws {
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
             let old = try SQLiteConnection(path: path)
             try old.execute(SQLiteSchema.migrations[0])
@@ -184,11 +68,167 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: path)
         let migrated = try #require(try await store.credential(id: [0x0A, 0x0B]))
         #expect(migrated.signCount == 5)
-        #expect(migrated.transports == ["usb"])
+        #expect(migrated.algorithm == .es256)
+        #expect(migrated.transports == [.usb])
+        #expect(migrated.attestationFormat == .none)
+        #expect(migrated.attestationType == .none)
         #expect(migrated.attestationTrusted == false)
         #expect(migrated.trustPath.isEmpty)
+        #expect(migrated.credentialProtectionPolicy == nil)
         #expect(migrated.signCountRegressions == 0)
-        let version = try SQLiteConnection(path: path).userVersion
-        #expect(version == SQLiteSchema.migrations.count)
+        #expect(migrated.residentKey == nil)
+        #expect(try await store.user(named: "dora")?.handle == [0x01])
+        #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
+    }
+
+    @Test func aSchemaNewerThanThisBinaryIsRefused() throws {
+        _ = try SQLiteStore(path: path)
+        try SQLiteConnection(path: path).execute("PRAGMA user_version = \(SQLiteSchema.migrations.count + 1)")
+        let error = #expect(throws: StoreError.self) { try SQLiteStore(path: path) }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("newer") == true)
+    }
+
+    // MARK: Rows the store did not write
+
+    @Test func unknownTransportsAreDropped() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        try SQLiteConnection(path: path).execute(
+            "UPDATE credentials SET transports = 'usb,carrier-pigeon,,internal,' WHERE id = x'\(hex(credential.id))'")
+        #expect(try await store.credential(id: credential.id)?.transports == [.usb, .internal])
+    }
+
+    @Test func anUnknownAttestationTypeThrowsNamingIt() async throws {
+        let store = try SQLiteStore(path: path)
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        try SQLiteConnection(path: path).execute(
+            "UPDATE credentials SET attestation_type = 'notarised' WHERE id = x'\(hex(credential.id))'")
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: credential.id) }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("\"notarised\"") == true)
+        let listError = await #expect(throws: StoreError.self) { try await store.credentials(ofUser: alice.handle) }
+        #expect(listError?.code == .database)
+    }
+
+    @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
+        let store = try SQLiteStore(path: path)
+        let ceremony = Fixtures.authentication(1)
+        try await store.savePendingCeremony(ceremony)
+        try SQLiteConnection(path: path).execute("UPDATE pending_ceremonies SET user_verification = 'sometimes'")
+        let error = await #expect(throws: StoreError.self) {
+            try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
+        }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("\"sometimes\"") == true)
+    }
+
+    // MARK: Statements and closing
+
+    @Test func everyStatementIsPreparedOnce() async throws {
+        let store = try SQLiteStore(path: path)
+        func everyCall(_ round: UInt8) async throws {
+            let user = Fixtures.user("user\(round)", handle: round)
+            let credential = Fixtures.credential(round, of: user, signCount: 1)
+            try await store.registerNew(user, with: credential, session: Fixtures.session(round, of: user))
+            _ = try await store.user(named: user.username)
+            _ = try await store.user(handle: user.handle)
+            _ = try await store.credentials(ofUser: user.handle)
+            _ = try await store.credential(id: credential.id)
+            try await store.recordSignCountRegression(credentialID: credential.id)
+            _ = try await store.recordSignIn(Fixtures.signIn(
+                credential, from: 1, to: 2, session: Fixtures.session(round + 100, of: user), ending: [Fixtures.bytes(round)]))
+            try await store.savePendingCeremony(Fixtures.authentication(round))
+            _ = try await store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
+            try await store.savePendingCeremony(Fixtures.authentication(round))
+            _ = try await store.takeSignInCeremony(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
+            _ = try await store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
+            try await store.deleteSessions(tokenHashes: [Fixtures.bytes(round + 100)])
+            try await store.purgeExpired(now: Fixtures.now)
+        }
+        try await everyCall(1)
+        let prepared = await store.preparedStatementCount
+        try await everyCall(2)
+        try await everyCall(3)
+        #expect(await store.preparedStatementCount == prepared)
+        #expect(prepared > 10)
+    }
+
+    @Test func closingIsExplicitFinalAndIdempotent() async throws {
+        let store = try SQLiteStore(path: path)
+        await store.close()
+        await store.close()
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
+        #expect(error?.code == .database)
+        #expect(error?.message == "the store is closed")
+        await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
+    }
+
+    @Test func cancellingRunClosesTheStore() async throws {
+        let store = try SQLiteStore(path: path)
+        let running = Task { try await store.run() }
+        _ = try await store.user(named: "alice")
+        running.cancel()
+        try await running.value
+        await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
+    }
+
+    // MARK: Two connections on one file
+
+    @Test func racingFirstRegistrationsFromTwoConnectionsLeaveOneUser() async throws {
+        let stores = [try SQLiteStore(path: path), try SQLiteStore(path: path)]
+        let attempts = 20
+        let codes = await withTaskGroup(of: StoreError.Code?.self) { group in
+            for index in 0..<attempts {
+                let store = stores[index % 2]
+                let user = Fixtures.user("carol", handle: UInt8(index + 10))
+                group.addTask {
+                    do {
+                        try await store.registerNew(user, with: Fixtures.credential(UInt8(index + 100), of: user))
+                        return nil
+                    } catch {
+                        return (error as? StoreError)?.code ?? .database
+                    }
+                }
+            }
+            return await group.reduce(into: [StoreError.Code?]()) { $0.append($1) }
+        }
+        #expect(codes.filter { $0 == nil }.count == 1, "exactly one registration must win")
+        #expect(codes.filter { $0 == .usernameTaken }.count == attempts - 1)
+        let carol = try #require(try await stores[0].user(named: "carol"))
+        #expect(try await stores[1].credentials(ofUser: carol.handle).count == 1)
+    }
+
+    @Test func aPendingCeremonyIsTakenOnceAcrossConnections() async throws {
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
+        let ceremony = Fixtures.authentication(9)
+        try await first.savePendingCeremony(ceremony)
+        async let a = first.takePendingCeremony(challengeHash: ceremony.challengeHash)
+        async let b = second.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: [1])
+        let results = try await [a, b.ceremony]
+        #expect(results.compactMap { $0 } == [ceremony])
+    }
+
+    @Test func racingSignInsOnTwoConnectionsCannotBothPass() async throws {
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice, signCount: 5)
+        try await first.registerNew(alice, with: credential)
+        async let a = first.recordSignIn(Fixtures.signIn(credential, from: 5, to: 6, session: Fixtures.session(1, of: alice)))
+        async let b = second.recordSignIn(Fixtures.signIn(credential, from: 5, to: 7, session: Fixtures.session(2, of: alice)))
+        let results = try await [a, b]
+        #expect(results.filter { $0 }.count == 1)
+        let sessions = [try await first.hasSession(Fixtures.bytes(1)), try await first.hasSession(Fixtures.bytes(2))]
+        #expect(sessions == results, "only the winner's session exists")
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import LatchkeyStore
+
+/// Pending ceremonies: issued challenges, each taken at most once.
+extension SQLiteStore {
+    private static let insertCeremony = """
+        INSERT INTO pending_ceremonies (\(SQLiteRows.ceremonyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    /// Finding and consuming in one statement: of two racing answers, one gets the row.
+    private static let takeCeremony = """
+        DELETE FROM pending_ceremonies WHERE challenge_hash = ? RETURNING \(SQLiteRows.ceremonyColumns)
+        """
+    private static let credentialWithOwner = """
+        SELECT \(SQLiteRows.credentialColumns("c.")), \(SQLiteRows.userColumns("u."))
+        FROM credentials c JOIN users u ON u.handle = c.user_handle WHERE c.id = ?
+        """
+    /// Column of the owner in ``credentialWithOwner``.
+    private static let ownerOffset: Int32 = 19
+
+    public func savePendingCeremony(_ ceremony: PendingCeremony) throws {
+        try database().withStatement(Self.insertCeremony) { statement in
+            try statement.bind(
+                ceremony.challengeHash, ceremony.kind.rawValue, ceremony.userHandle, ceremony.username,
+                ceremony.displayName, ceremony.userVerification.rawValue, ceremony.bindingHash, ceremony.expiresAt)
+            do {
+                try statement.step()
+            } catch is SQLiteConstraintError {
+                throw StoreError(.database, "a pending ceremony with this challenge exists already")
+            }
+        }
+    }
+
+    public func takePendingCeremony(challengeHash: [UInt8]) throws -> PendingCeremony? {
+        try Self.takeCeremony(challengeHash, from: database())
+    }
+
+    public func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
+        let database = try database()
+        return try database.transaction {
+            let ceremony = try Self.takeCeremony(challengeHash, from: database)
+            return try database.withStatement(Self.credentialWithOwner) { row in
+                try row.bind(credentialID)
+                guard try row.step() else { return SignInLookup(ceremony: ceremony, credential: nil, owner: nil) }
+                return SignInLookup(
+                    ceremony: ceremony, credential: try SQLiteRows.credential(row),
+                    owner: SQLiteRows.user(row, at: Self.ownerOffset))
+            }
+        }
+    }
+
+    private static func takeCeremony(_ challengeHash: [UInt8], from database: SQLiteConnection) throws -> PendingCeremony? {
+        try database.withStatement(takeCeremony) { row in
+            try row.bind(challengeHash)
+            guard try row.step() else { return nil }
+            let ceremony = try SQLiteRows.ceremony(row)
+            try row.finish()
+            return ceremony
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import LatchkeyStore
+
+/// Users and credentials: reads, registration and sign-in bookkeeping.
+extension SQLiteStore {
+    private static let userByName = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.username = ?"
+    private static let userByHandle = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.handle = ?"
+    private static let credentialsByUser = """
+        SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.user_handle = ? ORDER BY c.created_at, c.rowid
+        """
+    private static let credentialByID = "SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.id = ?"
+    private static let insertUser = "INSERT INTO users (handle, username, display_name, created_at) VALUES (?, ?, ?, ?)"
+    private static let insertCredential = """
+        INSERT INTO credentials (\(SQLiteRows.credentialColumns()))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    /// The compare-and-set of a sign-in: writes only if the counter is still the one read.
+    private static let compareAndSetSignIn = """
+        UPDATE credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?
+        WHERE id = ? AND sign_count = ? RETURNING user_handle
+        """
+    private static let countRegression =
+        "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
+
+    public func user(named username: String) throws -> UserRecord? {
+        try database().withStatement(Self.userByName) { row in
+            try row.bind(username)
+            return try row.step() ? SQLiteRows.user(row) : nil
+        }
+    }
+
+    public func user(handle: [UInt8]) throws -> UserRecord? {
+        try database().withStatement(Self.userByHandle) { row in
+            try row.bind(handle)
+            return try row.step() ? SQLiteRows.user(row) : nil
+        }
+    }
+
+    public func credentials(ofUser handle: [UInt8]) throws -> [CredentialRecord] {
+        try database().withStatement(Self.credentialsByUser) { row in
+            try row.bind(handle)
+            var records: [CredentialRecord] = []
+            while try row.step() { records.append(try SQLiteRows.credential(row)) }
+            return records
+        }
+    }
+
+    public func credential(id: [UInt8]) throws -> CredentialRecord? {
+        try database().withStatement(Self.credentialByID) { row in
+            try row.bind(id)
+            return try row.step() ? SQLiteRows.credential(row) : nil
+        }
+    }
+
+    public func register(_ registration: NewRegistration) throws {
+        let credential = registration.credential
+        if let newUser = registration.newUser, newUser.handle != credential.userHandle {
+            throw StoreError(.userNotFound, "the new user is not the owner of the credential being registered")
+        }
+        if let session = registration.session, session.userHandle != credential.userHandle {
+            throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+        }
+        let database = try database()
+        try database.transaction {
+            if let newUser = registration.newUser {
+                try Self.insert(newUser, into: database)
+            }
+            try Self.insert(credential, into: database)
+            if let session = registration.session {
+                try Self.insert(session, into: database)
+            }
+            try Self.deleteSessions(registration.endingSessions, from: database)
+        }
+    }
+
+    public func recordSignIn(_ signIn: CompletedSignIn) throws -> Bool {
+        let database = try database()
+        return try database.transaction {
+            let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
+                try row.bind(
+                    Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
+                    Int64(signIn.previousSignCount))
+                guard try row.step() else { return nil as [UInt8]? }
+                let owner = row.blob(0)
+                try row.finish()
+                return owner
+            }
+            guard let owner else { return false }
+            guard owner == signIn.session.userHandle else {
+                throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+            }
+            try Self.insert(signIn.session, into: database)
+            try Self.deleteSessions(signIn.endingSessions, from: database)
+            return true
+        }
+    }
+
+    public func recordSignCountRegression(credentialID: [UInt8]) throws {
+        try database().withStatement(Self.countRegression) { statement in
+            try statement.bind(credentialID)
+            try statement.step()
+        }
+    }
+
+    // MARK: Writes inside a transaction
+
+    private static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertUser) { statement in
+            try statement.bind(user.handle, user.username, user.displayName, user.createdAt)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.primaryKey {
+                throw StoreError(.database, "a user with this handle exists already")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
+            }
+        }
+    }
+
+    private static func insert(_ credential: CredentialRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertCredential) { statement in
+            try statement.bind(
+                credential.id, credential.userHandle, credential.publicKey, credential.algorithm.rawValue,
+                Int64(credential.signCount), SQLiteRows.transportList(credential.transports), credential.aaguid,
+                credential.attestationFormat.rawValue, credential.attestationType.rawValue, credential.backupEligible,
+                credential.backedUp, credential.residentKey, credential.userVerified, credential.createdAt,
+                credential.lastUsedAt, credential.attestationTrusted, SQLiteRows.trustPathList(credential.trustPath),
+                credential.credentialProtectionPolicy.map(Int64.init), Int64(credential.signCountRegressions))
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the user this passkey was being added to does not exist")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.credentialAlreadyRegistered, "this credential is already registered")
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import LatchkeyStore
+
+/// Sessions, and the purge of everything expired.
+extension SQLiteStore {
+    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns())) VALUES (?, ?, ?, ?)"
+    private static let deleteSession = "DELETE FROM sessions WHERE token_hash = ?"
+    private static let liveSessionWithUser = """
+        SELECT \(SQLiteRows.sessionColumns("s.")), \(SQLiteRows.userColumns("u."))
+        FROM sessions s JOIN users u ON u.handle = s.user_handle WHERE s.token_hash = ? AND s.expires_at > ?
+        """
+    /// Column of the user in ``liveSessionWithUser``.
+    private static let userOffset: Int32 = 4
+
+    /// Rows the purge deletes per statement; each statement is its own short transaction.
+    static let purgeBatchSize: Int64 = 500
+    private static let purgeStatements = [
+        "DELETE FROM pending_ceremonies WHERE rowid IN (SELECT rowid FROM pending_ceremonies WHERE expires_at <= ? LIMIT ?)",
+        "DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? LIMIT ?)",
+    ]
+
+    public func session(tokenHash: [UInt8], now: Date) throws -> SessionWithUser? {
+        try database().withStatement(Self.liveSessionWithUser) { row in
+            try row.bind(tokenHash, now)
+            guard try row.step() else { return nil }
+            return SessionWithUser(session: SQLiteRows.session(row), user: SQLiteRows.user(row, at: Self.userOffset))
+        }
+    }
+
+    public func deleteSessions(tokenHashes: [[UInt8]]) throws {
+        guard !tokenHashes.isEmpty else { return }
+        let database = try database()
+        try database.transaction { try Self.deleteSessions(tokenHashes, from: database) }
+    }
+
+    /// Deletes in batches of ``purgeBatchSize`` rows, letting other calls to the store run between
+    /// batches, so neither the database nor the store is held for long.
+    public func purgeExpired(now: Date) async throws {
+        for sql in Self.purgeStatements {
+            while true {
+                let database = try database()
+                let deleted = try database.withStatement(sql) { statement in
+                    try statement.bind(now, Self.purgeBatchSize)
+                    try statement.step()
+                    return database.changes
+                }
+                guard deleted >= Self.purgeBatchSize else { break }
+                await Task.yield()
+            }
+        }
+    }
+
+    // MARK: Writes inside a transaction
+
+    static func insert(_ session: SessionRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertSession) { statement in
+            try statement.bind(session.tokenHash, session.userHandle, session.createdAt, session.expiresAt)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the user this session was for does not exist")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.database, "a session with this token exists already")
+            }
+        }
+    }
+
+    static func deleteSessions(_ tokenHashes: [[UInt8]], from database: SQLiteConnection) throws {
+        for tokenHash in tokenHashes {
+            try database.withStatement(deleteSession) { statement in
+                try statement.bind(tokenHash)
+                try statement.step()
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import LatchkeyStore
+import LatchkeyStoreSQLite
+import Testing
+
+/// A store implementation the contract suite runs against: a name for test reports and a factory
+/// that makes a fresh, empty store each time it is called.
+struct StoreBackend: Sendable, CustomTestStringConvertible {
+    let name: String
+    let make: @Sendable () async throws -> any LatchkeyStore
+
+    var testDescription: String { name }
+
+    /// Every backend; adding one is one line here.
+    static let all: [StoreBackend] = [
+        StoreBackend(name: "SQLite", make: { try SQLiteStore(path: TemporaryDatabase.newPath()) }),
+    ]
+}
+
+/// Database files for tests, in one folder per test run that is removed when the process exits.
+enum TemporaryDatabase {
+    static let folder: URL = {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("latchkey-store-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        atexit { try? FileManager.default.removeItem(at: TemporaryDatabase.folder) }
+        return folder
+    }()
+
+    /// A path no database uses yet, inside a folder that does not exist yet.
+    static func newPath() -> String {
+        folder.appendingPathComponent("\(UUID().uuidString)/latchkey.sqlite").path
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import LatchkeyStore
+import Testing
+import WebAuthn
+
+/// The contract for pending ceremonies and sign-in.
+extension StoreContractTests {
+    // MARK: Pending ceremonies
+
+    @Test(arguments: StoreBackend.all)
+    func pendingCeremoniesRoundTripAndAreTakenOnce(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let registration = PendingCeremony(
+            challengeHash: Fixtures.bytes(1), kind: .registration, userHandle: Fixtures.bytes(4, count: 64),
+            username: "dora", displayName: "Dora the Explorer", userVerification: .required,
+            bindingHash: Fixtures.bytes(5), expiresAt: Fixtures.now.addingTimeInterval(300))
+        let usernameless = Fixtures.authentication(2)
+        var discouraged = Fixtures.authentication(3)
+        discouraged.userVerification = .discouraged
+        discouraged.userHandle = Fixtures.bytes(4, count: 64)
+        for ceremony in [registration, usernameless, discouraged] {
+            try await store.savePendingCeremony(ceremony)
+        }
+        for ceremony in [registration, usernameless, discouraged] {
+            #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == ceremony)
+            #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil, "single use")
+        }
+        #expect(try await store.takePendingCeremony(challengeHash: Fixtures.bytes(9)) == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func pendingCeremonyIsTakenOnceUnderConcurrency(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let ceremony = Fixtures.authentication(1)
+        try await store.savePendingCeremony(ceremony)
+        let taken = try await withThrowingTaskGroup(of: PendingCeremony?.self) { group in
+            for _ in 0..<16 {
+                group.addTask { try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(taken.count == 16)
+        #expect(taken.compactMap { $0 } == [ceremony], "exactly one take gets the ceremony")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func expiredCeremonyIsStillReturned(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let expired = Fixtures.authentication(1, expiresIn: -3_600)
+        try await store.savePendingCeremony(expired)
+        #expect(try await store.takePendingCeremony(challengeHash: expired.challengeHash) == expired)
+    }
+
+    // MARK: The start of a sign-in
+
+    @Test(arguments: StoreBackend.all)
+    func takeSignInCeremonyReadsCeremonyCredentialAndOwner(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.detailedCredential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        let ceremony = Fixtures.authentication(1, expiresIn: -1)
+        try await store.savePendingCeremony(ceremony)
+
+        let found = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id)
+        #expect(found == SignInLookup(ceremony: ceremony, credential: credential, owner: alice))
+        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil, "the ceremony is consumed")
+
+        let spent = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id)
+        #expect(spent == SignInLookup(ceremony: nil, credential: credential, owner: alice))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func takeSignInCeremonyWithUnknownParts(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        let ceremony = Fixtures.authentication(1)
+        try await store.savePendingCeremony(ceremony)
+        let unknownChallenge = Fixtures.bytes(2)
+        let unknownCredential = Fixtures.bytes(8, count: 16)
+
+        let neither = try await store.takeSignInCeremony(challengeHash: unknownChallenge, credentialID: unknownCredential)
+        #expect(neither == SignInLookup(ceremony: nil, credential: nil, owner: nil))
+        let noChallenge = try await store.takeSignInCeremony(challengeHash: unknownChallenge, credentialID: credential.id)
+        #expect(noChallenge == SignInLookup(ceremony: nil, credential: credential, owner: alice))
+        // An unknown credential still consumes the challenge: it was answered.
+        let noCredential = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: unknownCredential)
+        #expect(noCredential == SignInLookup(ceremony: ceremony, credential: nil, owner: nil))
+        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func takeSignInCeremonyIsSingleUseUnderConcurrency(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        let ceremony = Fixtures.authentication(1)
+        try await store.savePendingCeremony(ceremony)
+        let lookups = try await withThrowingTaskGroup(of: SignInLookup.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(lookups.compactMap(\.ceremony) == [ceremony])
+        #expect(lookups.allSatisfy { $0.credential == credential && $0.owner == alice })
+    }
+
+    // MARK: Recording a sign-in
+
+    @Test(arguments: StoreBackend.all)
+    func signInUpdatesTheCredentialAndSwapsSessions(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice, signCount: 10)
+        let replaced = Fixtures.session(1, of: alice)
+        let kept = Fixtures.session(2, of: alice)
+        try await store.registerNew(alice, with: credential, session: replaced)
+        try await store.recordSignCountRegression(credentialID: credential.id)
+        let first = Fixtures.signIn(credential, from: 10, to: 11, session: kept)
+        #expect(try await store.recordSignIn(first))
+        var expected = credential
+        expected.signCount = 11
+        expected.backedUp = false
+        expected.userVerified = false
+        expected.lastUsedAt = first.at
+        expected.signCountRegressions = 1
+        #expect(try await store.credential(id: credential.id) == expected)
+
+        let started = Fixtures.session(3, of: alice)
+        var signIn = Fixtures.signIn(credential, from: 11, to: 12, session: started, ending: [replaced.tokenHash])
+        signIn.backedUp = true
+        signIn.userVerified = true
+        signIn.at = Fixtures.now.addingTimeInterval(30)
+        #expect(try await store.recordSignIn(signIn))
+
+        expected.signCount = 12
+        expected.backedUp = true
+        expected.userVerified = true
+        expected.lastUsedAt = signIn.at
+        #expect(try await store.credential(id: credential.id) == expected)
+        #expect(try await store.session(tokenHash: started.tokenHash, now: Fixtures.now) == SessionWithUser(session: started, user: alice))
+        #expect(try await store.hasSession(replaced.tokenHash) == false, "the replaced session must end")
+        #expect(try await store.hasSession(kept.tokenHash), "sessions not listed stay")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func failedCompareAndSetWritesNothing(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice, signCount: 10)
+        let live = Fixtures.session(1, of: alice)
+        try await store.registerNew(alice, with: credential, session: live)
+
+        var stale = Fixtures.signIn(credential, from: 9, to: 11, session: Fixtures.session(2, of: alice), ending: [live.tokenHash])
+        stale.userVerified = false
+        stale.backedUp = false
+        #expect(try await store.recordSignIn(stale) == false)
+        #expect(try await store.credential(id: credential.id) == credential, "the credential must be untouched")
+        #expect(try await store.hasSession(Fixtures.bytes(2)) == false, "no session may start")
+        #expect(try await store.hasSession(live.tokenHash), "replaced sessions stay alive")
+
+        let unknown = Fixtures.signIn(
+            Fixtures.credential(8, of: alice), from: 0, to: 1, session: Fixtures.session(3, of: alice), ending: [live.tokenHash])
+        #expect(try await store.recordSignIn(unknown) == false)
+        #expect(try await store.hasSession(Fixtures.bytes(3)) == false)
+        #expect(try await store.hasSession(live.tokenHash))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func racingSignInsWithTheSameCounterCannotBothPass(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice, signCount: 5)
+        let firstReplaced = Fixtures.session(1, of: alice)
+        let secondReplaced = Fixtures.session(2, of: alice)
+        try await store.registerNew(alice, with: credential, session: firstReplaced)
+        try await store.register(NewRegistration(
+            credential: Fixtures.credential(8, of: alice), newUser: nil, session: secondReplaced))
+
+        // Both read counter 5 and verified assertions with 6 and 7; only one write may land.
+        let attempts = [
+            Fixtures.signIn(credential, from: 5, to: 6, session: Fixtures.session(11, of: alice), ending: [firstReplaced.tokenHash]),
+            Fixtures.signIn(credential, from: 5, to: 7, session: Fixtures.session(12, of: alice), ending: [secondReplaced.tokenHash]),
+        ]
+        let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for (index, attempt) in attempts.enumerated() {
+                group.addTask { (index, try await store.recordSignIn(attempt)) }
+            }
+            return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        let winners = results.filter(\.value).map(\.key)
+        try #require(winners.count == 1, "exactly one racing sign-in may pass")
+        let winner = attempts[winners[0]]
+        let loser = attempts[1 - winners[0]]
+        #expect(try await store.credential(id: credential.id)?.signCount == winner.signCount)
+        #expect(try await store.hasSession(winner.session.tokenHash))
+        #expect(try await store.hasSession(winner.endingSessions[0]) == false)
+        #expect(try await store.hasSession(loser.session.tokenHash) == false, "the loser starts no session")
+        #expect(try await store.hasSession(loser.endingSessions[0]), "the loser ends no session")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func signInStartingASessionForAnotherUserIsRefused(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let mallory = Fixtures.user("mallory", handle: 2)
+        let credential = Fixtures.credential(7, of: alice, signCount: 3)
+        try await store.registerNew(alice, with: credential)
+        try await store.registerNew(mallory, with: Fixtures.credential(8, of: mallory))
+        let crossed = Fixtures.signIn(credential, from: 3, to: 4, session: Fixtures.session(1, of: mallory))
+        let error = await #expect(throws: StoreError.self) { try await store.recordSignIn(crossed) }
+        #expect(error?.code == .userNotFound)
+        #expect(try await store.credential(id: credential.id) == credential, "nothing is written")
+        #expect(try await store.hasSession(Fixtures.bytes(1)) == false)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import LatchkeyStore
+import WebAuthn
+
+/// Records for store tests. Dates are whole seconds, which every backend keeps exactly.
+enum Fixtures {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    static func bytes(_ tag: UInt8, count: Int = 32) -> [UInt8] {
+        [UInt8](repeating: tag, count: count)
+    }
+
+    /// Distinct two-byte values, for tests that need many records.
+    static func bytes(index: Int) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: index >> 8), UInt8(truncatingIfNeeded: index)]
+    }
+
+    static func user(_ name: String, handle: UInt8) -> UserRecord {
+        UserRecord(handle: bytes(handle, count: 64), username: name, displayName: name.capitalized, createdAt: now)
+    }
+
+    /// A plain passkey: the defaults a `none` attestation gives.
+    static func credential(_ id: [UInt8], of user: UserRecord, signCount: UInt32 = 0) -> CredentialRecord {
+        CredentialRecord(
+            id: id, userHandle: user.handle, publicKey: [0xA5, 0x01, 0x02], algorithm: .es256, signCount: signCount,
+            transports: [.internal, .hybrid], aaguid: bytes(0, count: 16), attestationFormat: .none,
+            attestationType: .none, backupEligible: true, backedUp: true, residentKey: true, userVerified: true,
+            createdAt: now)
+    }
+
+    static func credential(_ id: UInt8, of user: UserRecord, signCount: UInt32 = 0) -> CredentialRecord {
+        credential(bytes(id, count: 16), of: user, signCount: signCount)
+    }
+
+    /// A passkey with every field away from its default.
+    static func detailedCredential(_ id: UInt8, of user: UserRecord) -> CredentialRecord {
+        CredentialRecord(
+            id: bytes(id, count: 16), userHandle: user.handle, publicKey: Array(0...77), algorithm: .rs256,
+            signCount: 4_000_000_000, transports: [.usb, .nfc, .ble, .smartCard, .hybrid, .internal],
+            aaguid: Array(200...215), attestationFormat: .packed, attestationType: .attCA, attestationTrusted: true,
+            trustPath: [Array(repeating: 0x30, count: 300), [0x30, 0x03, 0x02, 0x01, 0x00]],
+            credentialProtectionPolicy: 3, signCountRegressions: 0, backupEligible: false, backedUp: false,
+            residentKey: false, userVerified: false, createdAt: now.addingTimeInterval(-86_400),
+            lastUsedAt: now.addingTimeInterval(-60))
+    }
+
+    static func session(_ token: [UInt8], of user: UserRecord, expiresIn lifetime: TimeInterval = 3_600) -> SessionRecord {
+        SessionRecord(tokenHash: token, userHandle: user.handle, createdAt: now, expiresAt: now.addingTimeInterval(lifetime))
+    }
+
+    static func session(_ token: UInt8, of user: UserRecord, expiresIn lifetime: TimeInterval = 3_600) -> SessionRecord {
+        session(bytes(token), of: user, expiresIn: lifetime)
+    }
+
+    static func authentication(_ challenge: [UInt8], expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
+        PendingCeremony(
+            challengeHash: challenge, kind: .authentication, userHandle: nil, username: nil, displayName: nil,
+            userVerification: .preferred, bindingHash: nil, expiresAt: now.addingTimeInterval(lifetime))
+    }
+
+    static func authentication(_ challenge: UInt8, expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
+        authentication(bytes(challenge), expiresIn: lifetime)
+    }
+
+    static func signIn(
+        _ credential: CredentialRecord, from previous: UInt32, to next: UInt32, session: SessionRecord,
+        ending: [[UInt8]] = []
+    ) -> CompletedSignIn {
+        CompletedSignIn(
+            credentialID: credential.id, previousSignCount: previous, signCount: next, backedUp: false,
+            userVerified: false, at: now.addingTimeInterval(5), session: session, endingSessions: ending)
+    }
+}
+
+extension LatchkeyStore {
+    /// Registers `user` as new, with `credential` as their first passkey.
+    func registerNew(_ user: UserRecord, with credential: CredentialRecord, session: SessionRecord? = nil) async throws {
+        try await register(NewRegistration(credential: credential, newUser: user, session: session))
+    }
+
+    /// Whether a session with this token is live at the fixtures' `now`.
+    func hasSession(_ token: [UInt8]) async throws -> Bool {
+        try await session(tokenHash: token, now: Fixtures.now) != nil
+    }
+}
