@@ -393,9 +393,4 @@ struct ConfigurationTests {
         let table = LatchkeyConfiguration.markdownTable
         #expect(readme.contains("\n" + table + "\n"), "README.md's configuration table should be:\n\(table)")
     }
-
-    @Test func appleAppSiteAssociationListsConfiguredApps() {
-        let association = AppleAppSiteAssociation(webCredentialApps: ["ABCDE12345.com.example.app"], appLinkApps: [])
-        #expect(association.document == .object(["webcredentials": .object(["apps": .array([.string("ABCDE12345.com.example.app")])])]))
-    }
 }

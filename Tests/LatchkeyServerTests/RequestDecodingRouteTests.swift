@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Bodies that cannot be read get a 4xx whose message names the member and what was wrong.
+@Suite("Request decoding")
+struct RequestDecodingRouteTests {
+    static let cases: [(path: String, body: String, status: HTTPResponse.Status, message: String)] = [
+        ("/attestation/options", #"{}"#, .badRequest, "username is missing"),
+        ("/attestation/options", #"{"username": 5}"#, .badRequest, "username must be a string"),
+        ("/attestation/options", #"{"username": "u", "attestation": "loud"}"#, .badRequest,
+         #"attestation "loud" is not none, indirect, direct or enterprise"#),
+        ("/attestation/options", #"{"username": "u", "authenticatorSelection": {"userVerification": "maybe"}}"#, .badRequest,
+         #"authenticatorSelection.userVerification "maybe" is not required, preferred or discouraged"#),
+        ("/attestation/options", #"{"username": "u", "extensions": [1]}"#, .badRequest, "extensions must be an object"),
+        ("/attestation/options", #"{"username": "u\u0007"}"#, .badRequest, "control character U+7"),
+        ("/attestation/options", #"["username"]"#, .badRequest, "request body is not a JSON object"),
+        ("/attestation/options", #"{"username": "#, .badRequest, "request body is not valid JSON"),
+        ("/assertion/options", #"{"userVerification": true}"#, .badRequest, "userVerification must be a string"),
+        ("/assertion/result", #"{"id": "AAAA", "type": "public-key", "response": {}}"#, .badRequest, "response.clientDataJSON is missing"),
+        ("/assertion/result", #"{"id": "AAAA", "type": "password", "response": {}}"#, .badRequest, #"type "password" is not public-key"#),
+        ("/assertion/result", #"{"id": "A*A", "type": "public-key", "response": {}}"#, .badRequest, "id is not base64url"),
+        ("/assertion/result", #"{"id": "AAAA", "rawId": "AAAB", "type": "public-key", "response": {"clientDataJSON": "e30", "authenticatorData": "AA", "signature": "AA"}}"#,
+         .badRequest, "rawId does not match id"),
+        ("/attestation/result", #"{"id": "AAAA", "type": "public-key", "response": {"clientDataJSON": "e30", "attestationObject": "AA", "transports": [1]}}"#,
+         .badRequest, "response.transports[0] must be a string"),
+        ("/attestation/result", #"{"id": "", "type": "public-key", "response": {"clientDataJSON": "e30", "attestationObject": "AA"}}"#,
+         .badRequest, "id is empty"),
+    ]
+
+    @Test(arguments: cases.indices)
+    func malformedBodyNamesTheProblem(index: Int) async throws {
+        let testCase = Self.cases[index]
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            let reply = try await client.send(.post, testCase.path, raw: testCase.body)
+            #expect(reply.status == testCase.status, "\(testCase.body): \(reply.text)")
+            #expect(reply.isFailure)
+            #expect(reply.errorMessage.contains(testCase.message), "\(testCase.body): \(reply.errorMessage)")
+        }
+    }
+
+    @Test func aBodyThatIsNotJSONIs415() async throws {
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            let reply = try await client.send(.post, "/assertion/options", raw: "username=u", headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(reply.status == .unsupportedMediaType && reply.errorMessage.contains("application/json"))
+        }
+    }
+
+    @Test func aBodyOver256KiBIs413() async throws {
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            let padding = String(repeating: "a", count: 300 * 1024)
+            let reply = try await client.send(.post, "/assertion/options", raw: #"{"username": "\#(padding)"}"#)
+            #expect(reply.status == .contentTooLarge && reply.isFailure)
+        }
+    }
+}

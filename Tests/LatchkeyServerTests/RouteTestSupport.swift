@@ -1,0 +1,97 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import LatchkeyServer
+import LatchkeyStore
+import LatchkeyStoreSQLite
+import Logging
+import WebAuthn
+
+/// The Latchkey router over a real SQLite store in a temporary folder, driven in process through
+/// HummingbirdTesting's router mode (no socket).
+struct RouteHarness {
+    let configuration: LatchkeyConfiguration
+    let store: SQLiteStore
+
+    init(conformanceMode: Bool = false) throws {
+        var configuration = LatchkeyConfiguration()
+        configuration.conformanceMode = conformanceMode
+        configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
+        configuration.publicDirectory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Public").path
+        self.configuration = configuration
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-routes-\(UUID().uuidString)")
+        store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
+    }
+
+    /// Runs `body` with a client of the application.
+    func run<Value: Sendable>(_ body: @Sendable (RouteClient) async throws -> Value) async throws -> Value {
+        var logger = Logger(label: "latchkey-route-tests")
+        logger.logLevel = .warning
+        let router = LatchkeyServer.router(
+            configuration: configuration, store: store, attestationTrust: AttestationTrust(), logger: logger)
+        let application = Application(router: router, logger: logger)
+        return try await application.test(.router) { client in
+            try await body(RouteClient(client: client))
+        }
+    }
+}
+
+/// A reply as the tests read it: status, headers and the JSON body as a dictionary.
+struct RouteReply: Sendable {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let text: String
+
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    var errorMessage: String { json["errorMessage"] as? String ?? "" }
+    var isOK: Bool { status == .ok && json["status"] as? String == "ok" }
+    var isFailure: Bool { json["status"] as? String == "failed" && !errorMessage.isEmpty }
+}
+
+/// Sends JSON requests through the router.
+struct RouteClient: Sendable {
+    let client: any TestClientProtocol
+
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, json: [String: Any]? = nil, raw: String? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> RouteReply {
+        var fields = headers
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+        } else if let raw {
+            body = ByteBuffer(string: raw)
+        }
+        if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
+        return try await client.execute(uri: path, method: method, headers: fields, body: body) { response in
+            RouteReply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        }
+    }
+
+    func post(_ path: String, _ json: [String: Any], bearer: String? = nil) async throws -> RouteReply {
+        var headers: HTTPFields = [:]
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        return try await send(.post, path, json: json, headers: headers)
+    }
+
+    /// Registers a passkey for `username` with `authenticator`; returns the result reply.
+    func register(_ username: String, with authenticator: TestAuthenticator, bearer: String? = nil) async throws -> RouteReply {
+        let options = try await post("/attestation/options", ["username": username, "displayName": username.capitalized], bearer: bearer)
+        guard options.isOK else { return options }
+        return try await post("/attestation/result", try authenticator.register(options.json))
+    }
+
+    /// Signs in with credential `index` of `authenticator`, naming `username` or not.
+    func signIn(_ username: String?, with authenticator: TestAuthenticator, credential index: Int = 0) async throws -> RouteReply {
+        let options = try await post("/assertion/options", username.map { ["username": $0] } ?? [:])
+        guard options.isOK else { return options }
+        return try await post("/assertion/result", try authenticator.assert(options.json, credential: index))
+    }
+}
