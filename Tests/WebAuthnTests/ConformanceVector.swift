@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebAuthn
 
-/// One file of `../shared/conformance/vectors/`: a real ceremony and the verdict it must get.
+/// One file of `Tests/Vectors/vectors/`: a real ceremony and the verdict it must get.
 struct ConformanceVector: Sendable, CustomTestStringConvertible {
     let name: String
     let ceremony: String
@@ -29,14 +29,15 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
     var mustPass: Bool { expect.hasPrefix("pass") }
     var isRegistration: Bool { ceremony == "registration" }
 
-    /// The folder of vector files: `LATCHKEY_VECTORS`, else `shared/` beside the repository.
+    /// The folder of vector files: `LATCHKEY_VECTORS`, else the repository's own copy in
+    /// `Tests/Vectors/vectors/`, found from this source file; trust anchors sit in its sibling `roots/`.
     static var directory: URL {
         if let path = ProcessInfo.processInfo.environment["LATCHKEY_VECTORS"] {
             return URL(fileURLWithPath: path)
         }
         return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/conformance/vectors")
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/vectors")
     }
 
     /// How many vector files the folder holds; every one must load.
