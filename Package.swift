@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Latchkey",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "latchkey", targets: ["latchkey"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
@@ -49,7 +49,7 @@ let package = Package(
             ]
         ),
         // Verification throughput on real vectors: swift run -c release latchkey-benchmarks
-        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn"]),
+        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "COpenSSL"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         .testTarget(name: "LatchkeyStoreTests", dependencies: ["LatchkeyStore"]),
