@@ -71,29 +71,6 @@ EVP_PKEY *latchkey_rsa_public_key(const uint8_t *modulus, size_t modulus_length,
     return key;
 }
 
-int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
-                    const uint8_t *signature, size_t signature_length,
-                    const uint8_t *message, size_t message_length) {
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
-    if (context == NULL) return -1;
-    EVP_PKEY_CTX *key_context = NULL;
-    int result = -1;
-    if (EVP_DigestVerifyInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) == 1) {
-        if (pss) {
-            if (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) != 1 ||
-                EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) != 1) {
-                EVP_MD_CTX_free(context);
-                return -1;
-            }
-        }
-        int verified = EVP_DigestVerify(context, signature, signature_length, message, message_length);
-        result = verified == 1 ? 1 : 0;
-    }
-    EVP_MD_CTX_free(context);
-    ERR_clear_error();
-    return result;
-}
-
 int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length) {
     size_t written = 0;
     return EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, buffer, buffer_length, &written) == 1;

@@ -1,12 +1,15 @@
 import Foundation
 import WebAuthn
 
-// Measures verification throughput on real vectors from ../shared/conformance/vectors:
+// Measures verification throughput on real vectors from Tests/Vectors/vectors:
 // a whole §7.2 sign-in check, the bare OpenSSL signature check inside it, and §7.1 registrations.
 // Usage: swift run -c release latchkey-benchmarks [VECTOR_FOLDER] [SECONDS_PER_CASE]
 
 let arguments = CommandLine.arguments
-let folder = URL(fileURLWithPath: arguments.count > 1 ? arguments[1] : "../shared/conformance/vectors")
+/// The repository's copy of the vectors, found from this source file, so any working directory works.
+let defaultFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Tests/Vectors/vectors")
+let folder = arguments.count > 1 ? URL(fileURLWithPath: arguments[1]) : defaultFolder
 let secondsPerCase = arguments.count > 2 ? Double(arguments[2]) ?? 1 : 1
 
 /// The members of a vector file a benchmark needs.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import WebAuthn
 
-/// One file of `../shared/conformance/vectors/`: a real ceremony and the verdict it must get.
+/// One file of `Tests/Vectors/vectors/`: a real ceremony and the verdict it must get.
 struct ConformanceVector: Sendable, CustomTestStringConvertible {
     let name: String
     let ceremony: String
@@ -29,14 +29,15 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
     var mustPass: Bool { expect.hasPrefix("pass") }
     var isRegistration: Bool { ceremony == "registration" }
 
-    /// The folder of vector files: `LATCHKEY_VECTORS`, else `shared/` beside the repository.
+    /// The folder of vector files: `LATCHKEY_VECTORS`, else the repository's own copy in
+    /// `Tests/Vectors/vectors/`, found from this source file; trust anchors sit in its sibling `roots/`.
     static var directory: URL {
         if let path = ProcessInfo.processInfo.environment["LATCHKEY_VECTORS"] {
             return URL(fileURLWithPath: path)
         }
         return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("shared/conformance/vectors")
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/vectors")
     }
 
     /// How many vector files the folder holds; every one must load.
@@ -181,14 +182,23 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
                 credentialID: verified.credentialID, aaguid: AAGUID.string(verified.aaguid), publicKey: verified.publicKey,
                 signCount: verified.signCount, userVerified: verified.userVerified)
         } else {
-            let response = AuthenticationResponse(
-                credentialID: credentialID, clientDataJSON: clientDataJSON,
-                authenticatorData: authenticatorData ?? [], signature: signature ?? [], userHandle: userHandle)
-            let expectation = AuthenticationExpectation(
-                challenge: challenge, userVerification: userVerification, publicKey: storedPublicKey ?? [],
-                storedSignCount: storedSignCount, userHandle: userHandle ?? [], userHandleRequired: false)
-            let verified = try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
+            let verified = try AuthenticationVerifier(relyingParty: relyingParty)
+                .verify(authenticationResponse, expecting: authenticationExpectation)
             return Outcome(credentialID: verified.credentialID, signCount: verified.signCount, userVerified: verified.userVerified)
         }
+    }
+
+    /// The sign-in response of an authentication vector.
+    var authenticationResponse: AuthenticationResponse {
+        AuthenticationResponse(
+            credentialID: credentialID, clientDataJSON: clientDataJSON,
+            authenticatorData: authenticatorData ?? [], signature: signature ?? [], userHandle: userHandle)
+    }
+
+    /// What the relying party expects of an authentication vector's sign-in.
+    var authenticationExpectation: AuthenticationExpectation {
+        AuthenticationExpectation(
+            challenge: challenge, userVerification: userVerification, publicKey: storedPublicKey ?? [],
+            storedSignCount: storedSignCount, userHandle: userHandle ?? [], userHandleRequired: false)
     }
 }

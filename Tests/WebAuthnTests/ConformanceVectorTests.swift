@@ -1,7 +1,7 @@
 import Testing
 import WebAuthn
 
-/// Every vector in `../shared/conformance/vectors/` whose format this release verifies (see
+/// Every vector in `Tests/Vectors/vectors/` whose format this release verifies (see
 /// ``AttestationFormats/all``, and every authentication) gets the verdict its file states; must-fail
 /// vectors fail with the error code their `failureReason` describes, and the few disputed vectors
 /// Latchkey decides against fail with the code in `refusedByDecision`.

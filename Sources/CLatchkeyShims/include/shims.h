@@ -14,12 +14,6 @@ EVP_PKEY *latchkey_ec_public_key(const char *group_name, const uint8_t *point, s
 EVP_PKEY *latchkey_rsa_public_key(const uint8_t *modulus, size_t modulus_length,
                                   const uint8_t *exponent, size_t exponent_length);
 
-/// Verifies a signature. `digest_name` is NULL for EdDSA; `pss` selects RSASSA-PSS with a salt as
-/// long as the digest. Returns 1 for a valid signature, 0 for an invalid one, -1 on other errors.
-int latchkey_verify(EVP_PKEY *key, const char *digest_name, int pss,
-                    const uint8_t *signature, size_t signature_length,
-                    const uint8_t *message, size_t message_length);
-
 /// The EC group name of an EC key ("prime256v1", ...), written into `buffer`.
 int latchkey_ec_group_name(EVP_PKEY *key, char *buffer, size_t buffer_length);
 

@@ -3,10 +3,13 @@
 public struct AuthenticationVerifier: Sendable {
     public let relyingParty: RelyingParty
     public let decoder: CBORDecoder
+    /// Parsed credential keys shared between sign-ins; nil parses the stored key on every sign-in.
+    public let keyCache: CredentialKeyCache?
 
-    public init(relyingParty: RelyingParty, decoder: CBORDecoder = CBORDecoder()) {
+    public init(relyingParty: RelyingParty, decoder: CBORDecoder = CBORDecoder(), keyCache: CredentialKeyCache? = nil) {
         self.relyingParty = relyingParty
         self.decoder = decoder
+        self.keyCache = keyCache
     }
 
     /// Runs every check of §7.2 on `response` against the issued challenge and the stored
@@ -14,6 +17,19 @@ public struct AuthenticationVerifier: Sendable {
     /// code of the first check that failed (for example ``WebAuthnError/Code/userHandleMismatch``,
     /// ``WebAuthnError/Code/invalidSignature`` or ``WebAuthnError/Code/signCountRegression``).
     public func verify(_ response: AuthenticationResponse, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
+        try verify(response, parsedClientData: nil, expecting: expectation)
+    }
+
+    /// As ``verify(_:expecting:)``, with `clientData` already parsed from `response.clientDataJSON`
+    /// (a server reads it first to find the challenge). Throws
+    /// ``WebAuthnError/Code/malformedClientData`` when `clientData` was parsed from other bytes.
+    public func verify(_ response: AuthenticationResponse, clientData: CollectedClientData, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
+        try verify(response, parsedClientData: clientData, expecting: expectation)
+    }
+
+    private func verify(
+        _ response: AuthenticationResponse, parsedClientData: CollectedClientData?, expecting expectation: AuthenticationExpectation
+    ) throws -> VerifiedAuthentication {
         // Step 6: the user handle, when given, names the credential's owner; usernameless sign-in needs it.
         if let userHandle = response.userHandle {
             guard constantTimeEquals(userHandle, expectation.userHandle) else {
@@ -22,20 +38,31 @@ public struct AuthenticationVerifier: Sendable {
         } else if expectation.userHandleRequired {
             throw WebAuthnError(.userHandleMismatch, "userHandle is required when no username was given")
         }
-        // Step 7: the stored credential public key.
-        let credentialKey = try COSEKey(decoder.decode(expectation.publicKey))
+        // Step 7: the stored credential public key, parsed once per stored value when a cache is given.
+        let credentialKey = try keyCache?.key(for: response.credentialID, publicKey: expectation.publicKey, decoder: decoder)
+            ?? COSEKey(decoder.decode(expectation.publicKey))
 
-        // Steps 8-10: parse client data; step 11-14: type, challenge, origin, cross-origin.
-        let clientData = try CollectedClientData(response.clientDataJSON)
+        // Steps 8-10: parse client data (unless the caller did, from these very bytes).
+        let clientData: CollectedClientData
+        if let parsedClientData {
+            guard parsedClientData.bytes == response.clientDataJSON else {
+                throw WebAuthnError(.malformedClientData, "the parsed client data was not parsed from this response's clientDataJSON")
+            }
+            clientData = parsedClientData
+        } else {
+            clientData = try CollectedClientData(response.clientDataJSON)
+        }
+        // Steps 11-14: type, challenge, origin, cross-origin.
         try relyingParty.checkClientData(clientData, type: .get, expectedChallenge: expectation.challenge)
 
         // Steps 15-18: RP ID hash, UP, UV, BE/BS.
         let authenticatorData = try AuthenticatorData(response.authenticatorData, decoder: decoder)
         try relyingParty.checkAuthenticatorData(authenticatorData, userVerification: expectation.userVerification)
 
-        // Steps 20-21: the signature over authenticatorData ‖ SHA-256(clientDataJSON).
-        let clientDataHash = Digest.sha256(response.clientDataJSON)
-        try credentialKey.verify(signature: response.signature, over: response.authenticatorData + clientDataHash)
+        // Step 19: hash the client data. Steps 20-21: the signature over authenticatorData ‖ that
+        // hash, fed to OpenSSL piece by piece.
+        let clientDataHash = Digest.sha256(clientData.bytes)
+        try credentialKey.verify(signature: response.signature, over: authenticatorData.bytes, followedBy: clientDataHash)
 
         // Step 22: the signature counter must grow unless both values are zero.
         let received = authenticatorData.signCount

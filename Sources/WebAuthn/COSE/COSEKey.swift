@@ -12,6 +12,8 @@ public struct COSEKey: Sendable {
     public let algorithm: COSEAlgorithm
     /// The key as OpenSSL holds it.
     public let publicKey: PublicKey
+    /// How `algorithm` checks signatures; the key was built to fit it.
+    let scheme: SignatureScheme
 
     /// Parses and validates a decoded COSE_Key map: the key type must fit the algorithm, EC points must
     /// lie on the curve, and RSA moduli must be at least 2048 bits.
@@ -34,6 +36,7 @@ public struct COSEKey: Sendable {
         }
         self.keyType = keyType
         self.algorithm = algorithm
+        self.scheme = scheme
 
         switch (keyType, scheme) {
         case (.ec2, .ecdsa(let expectedCurve, _)):
@@ -76,6 +79,12 @@ public struct COSEKey: Sendable {
 
     /// Verifies a signature made with this key's own algorithm.
     public func verify(signature: [UInt8], over message: [UInt8]) throws {
-        try publicKey.verify(signature: signature, over: message, algorithm: algorithm)
+        try publicKey.verify(signature: signature, over: message, [], scheme: scheme, algorithm: algorithm)
+    }
+
+    /// Verifies a signature over `message ‖ suffix` (authenticator data followed by the client data
+    /// hash) without building the joined bytes.
+    public func verify(signature: [UInt8], over message: [UInt8], followedBy suffix: [UInt8]) throws {
+        try publicKey.verify(signature: signature, over: message, suffix, scheme: scheme, algorithm: algorithm)
     }
 }

@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// Hash functions, computed by OpenSSL's EVP interface.
+/// Hash functions, computed by OpenSSL's EVP interface with implementations fetched once.
 public enum Digest: String, Sendable {
     case sha1 = "SHA1"
     case sha256 = "SHA256"
@@ -8,23 +8,23 @@ public enum Digest: String, Sendable {
     case sha512 = "SHA512"
 
     /// The digest of `bytes`. OpenSSL's one-shot EVP_Digest fails for these built-in digests only
-    /// when memory runs out; that stops the process rather than let an empty hash reach a comparison.
+    /// when memory runs out or no provider offers them; that stops the process rather than let an
+    /// empty hash reach a comparison.
     public func hash<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let status = Array(bytes).withUnsafeBytes { input in
-            EVP_Digest(input.baseAddress, input.count, &output, &length, evpMessageDigest, nil)
+        if let digest = bytes.withContiguousStorageIfAvailable({ hash(buffer: UnsafeRawBufferPointer($0)) }) {
+            return digest
         }
-        guard status == 1 else { fatalError("OpenSSL EVP_Digest(\(rawValue)) failed: out of memory") }
-        return Array(output.prefix(Int(length)))
+        return Array(bytes).withUnsafeBytes { hash(buffer: $0) }
     }
 
-    var evpMessageDigest: OpaquePointer? {
-        switch self {
-        case .sha1: return EVP_sha1()
-        case .sha256: return EVP_sha256()
-        case .sha384: return EVP_sha384()
-        case .sha512: return EVP_sha512()
+    private func hash(buffer input: UnsafeRawBufferPointer) -> [UInt8] {
+        guard let fetched else { fatalError("OpenSSL offers no \(rawValue) implementation") }
+        return [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { output, count in
+            var length: UInt32 = 0
+            guard EVP_Digest(input.baseAddress, input.count, output.baseAddress, &length, fetched.md, nil) == 1 else {
+                fatalError("OpenSSL EVP_Digest(\(rawValue)) failed: out of memory")
+            }
+            count = Int(length)
         }
     }
 

@@ -70,27 +70,18 @@ public final class PublicKey: @unchecked Sendable {
             throw WebAuthnError(.unsupportedAlgorithm, "signature algorithm \(algorithm) is not supported")
         }
         try checkFits(scheme, algorithm: algorithm)
-        let digestName: String?
-        let pss: Int32
-        switch scheme {
-        case .ecdsa(_, let digest), .rsaPKCS1(let digest):
-            digestName = digest.rawValue
-            pss = 0
-        case .rsaPSS(let digest):
-            digestName = digest.rawValue
-            pss = 1
-        case .edDSA:
-            digestName = nil
-            pss = 0
-        }
+        try verify(signature: signature, over: message, [], scheme: scheme, algorithm: algorithm)
+    }
+
+    /// Checks `signature` over `first ‖ second` with a scheme already known to fit this key (a
+    /// ``COSEKey`` is built for its algorithm), without joining the two pieces where OpenSSL can
+    /// take them one after the other.
+    func verify(signature: [UInt8], over first: [UInt8], _ second: [UInt8], scheme: SignatureScheme, algorithm: COSEAlgorithm) throws {
         guard !signature.isEmpty else {
             throw WebAuthnError(.invalidSignature, "signature is empty")
         }
-        let result = latchkey_verify(key, digestName, pss, signature, signature.count, message, message.count)
-        switch result {
-        case 1: return
-        case 0: throw WebAuthnError(.invalidSignature, "\(algorithm.name) signature does not verify")
-        default: throw WebAuthnError(.cryptoFailure, "OpenSSL could not set up \(algorithm.name) verification")
+        guard try DigestVerification().verify(signature, over: first, second, key: key, scheme: scheme) else {
+            throw WebAuthnError(.invalidSignature, "\(algorithm.name) signature does not verify")
         }
     }
 

@@ -1,6 +1,4 @@
-import Foundation
-
-/// Parsed `clientDataJSON` (WebAuthn §5.8.1). Unknown members are ignored.
+/// Parsed `clientDataJSON` (WebAuthn §5.8.1). Unknown members are ignored; read members may appear once.
 public struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get`.
     public enum CeremonyType: String, Sendable {
@@ -26,24 +24,13 @@ public struct CollectedClientData: Sendable {
         guard !bytes.isEmpty else {
             throw WebAuthnError(.malformedClientData, "clientDataJSON is empty")
         }
-        let object: [String: JSONValue]
-        do {
-            let parsed = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-            guard case .object(let members) = parsed else {
-                throw WebAuthnError(.malformedClientData, "clientDataJSON is not a JSON object")
-            }
-            object = members
-        } catch let error as WebAuthnError {
-            throw error
-        } catch {
-            throw WebAuthnError(.malformedClientData, "clientDataJSON is not valid JSON")
-        }
+        let object = try ClientDataJSONReader.members(of: bytes)
 
         func string(_ name: String) throws -> String {
             guard let member = object[name] else {
                 throw WebAuthnError(.malformedClientData, "clientDataJSON.\(name) is missing")
             }
-            guard let text = member.stringValue else {
+            guard case .string(let text) = member else {
                 throw WebAuthnError(.malformedClientData, "clientDataJSON.\(name) is \(member.kindName), not a string")
             }
             guard !text.isEmpty else {
@@ -69,8 +56,8 @@ public struct CollectedClientData: Sendable {
         case nil, .null?:
             tokenBindingStatus = nil
             tokenBindingIsMalformed = false
-        case .object(let binding)?:
-            guard let status = binding["status"]?.stringValue else {
+        case .object(let status)?:
+            guard let status else {
                 throw WebAuthnError(.invalidTokenBinding, "clientDataJSON.tokenBinding has no string status")
             }
             tokenBindingStatus = status
