@@ -14,6 +14,9 @@ struct LatchkeyServices: Sendable {
     let attestationTrust: AttestationTrust
     let challenges: ChallengeIssuer
     let sessions: SessionAuthority
+    /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
+    /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
+    let authenticationVerifier: AuthenticationVerifier
 
     init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust) {
         self.configuration = configuration
@@ -27,6 +30,7 @@ struct LatchkeyServices: Sendable {
             store: store, lifetime: TimeInterval(configuration.challengeTimeout), secureCookies: secure, crossSiteCookies: crossSite)
         sessions = SessionAuthority(
             store: store, lifetime: TimeInterval(configuration.sessionTimeout), secureCookies: secure, crossSiteCookies: crossSite)
+        authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))
     }
 
     /// The options `timeout` member, in milliseconds.

@@ -103,7 +103,7 @@ struct AuthenticationController: Sendable {
             userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible)
         let verified: VerifiedAuthentication
         do {
-            verified = try AuthenticationVerifier(relyingParty: services.relyingParty).verify(response, expecting: expectation)
+            verified = try services.authenticationVerifier.verify(response, clientData: clientData, expecting: expectation)
         } catch let error as WebAuthnError where error.code == .signCountRegression {
             // The refusal is what matters; a failure to mark is logged, not put in its place.
             do {
