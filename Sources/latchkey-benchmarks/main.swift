@@ -45,7 +45,7 @@ func microseconds(_ rate: Double) -> Double { 1e6 / rate }
 
 let openSSLVersion = OpenSSL_version(OPENSSL_VERSION).map { String(cString: $0) } ?? "OpenSSL"
 print("Latchkey verification throughput, one thread, \(ProcessInfo.processInfo.processorCount) cores visible, \(openSSLVersion)")
-print("Each sign-in loop runs about \(secondsPerCase) s in 5 interleaved rounds; the best round counts.\n")
+print("Each sign-in loop runs about \(secondsPerCase) s in 10 interleaved rounds; the best round counts.\n")
 
 print("Sign-ins (§7.2, steps 6-22). \"Plain\": verify(_:expecting:), the stored COSE key parsed every time.")
 print("\"Cached\": clientDataJSON parsed by the caller, then verify(_:clientData:expecting:) with a CredentialKeyCache.")
