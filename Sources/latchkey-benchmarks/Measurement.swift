@@ -2,7 +2,7 @@ import Foundation
 
 /// Rates of several loops measured side by side, each for about `seconds` in all: each runs in turn
 /// for `seconds / rounds`, round after round, and keeps its best round, so load from other processes
-/// on a shared machine skews all of them alike and least.
+/// on a busy machine skews all of them alike and least.
 func interleavedRates(seconds: Double, rounds: Int = 10, _ bodies: [() throws -> Void]) throws -> [Double] {
     for body in bodies { try body() }  // warm up, and fail early
     var best = [Double](repeating: 0, count: bodies.count)
