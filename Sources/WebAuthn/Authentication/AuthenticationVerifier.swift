@@ -3,7 +3,7 @@
 public struct AuthenticationVerifier: Sendable {
     public let relyingParty: RelyingParty
     public let decoder: CBORDecoder
-    /// Parsed credential keys shared between sign-ins; nil parses the stored key on every sign-in.
+    /// Parsed credential keys reused across sign-ins; nil parses the stored key on every sign-in.
     public let keyCache: CredentialKeyCache?
 
     public init(relyingParty: RelyingParty, decoder: CBORDecoder = CBORDecoder(), keyCache: CredentialKeyCache? = nil) {

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Parsed credential public keys by credential ID, shared by all sign-ins, so a sign-in skips
+/// Parsed credential public keys by credential ID, used by all sign-ins, so a sign-in skips
 /// decoding the stored COSE_Key and building its OpenSSL key (§7.2 step 7).
 ///
 /// An entry remembers the COSE_Key bytes it was parsed from and is used only while the stored bytes
