@@ -551,12 +551,17 @@ def seed(database: Path, credentials: int, per_user: int, rng: random.Random) ->
     return stored_users, stored
 
 
-def count_rows(database: Path, table: str) -> int:
-    con = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+def count_rows(database: Path, table: str) -> str:
+    """Rows of a table, read-only beside the running server; "n/a" if the table is gone."""
     try:
-        return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    finally:
-        con.close()
+        con = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+        try:
+            return f"{con.execute(f'SELECT count(*) FROM {table}').fetchone()[0]:,}"
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        log(f"could not count {table}: {exc}")
+        return "n/a"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -907,7 +912,7 @@ def main() -> int:
         out()
         out(f"{created:,} requests from {args.pending_clients} processes (http.client driver) in {r['busy']:.1f} s "
             f"({created / r['busy']:,.0f}/s), server CPU {us((cpu1 - cpu0) / created)} µs per request; "
-            f"`pending_ceremonies` rows: {before_rows:,} before, {pending_rows:,} after; "
+            f"`pending_ceremonies` rows: {before_rows} before, {pending_rows} after; "
             f"database with WAL {db_bytes / 1048576:,.1f} MiB; "
             f"RSS growth {(rss_full - rss_warm) * 1024 / max(created, 1):,.0f} bytes per pending challenge.")
         out()
