@@ -15,6 +15,7 @@ struct RequestDecodingRouteTests {
         ("/attestation/options", #"{"username": "u", "extensions": [1]}"#, .badRequest, "extensions must be an object"),
         ("/attestation/options", #"{"username": "u\u0007"}"#, .badRequest, "control character U+7"),
         ("/attestation/options", #"["username"]"#, .badRequest, "request body is not a JSON object"),
+        ("/assertion/options", "null", .badRequest, "request body is not a JSON object"),
         ("/attestation/options", #"{"username": "#, .badRequest, "request body is not valid JSON"),
         ("/assertion/options", #"{"userVerification": true}"#, .badRequest, "userVerification must be a string"),
         ("/assertion/result", #"{"id": "AAAA", "type": "public-key", "response": {}}"#, .badRequest, "response.clientDataJSON is missing"),

@@ -48,7 +48,8 @@ public struct WireDecoder: RequestDecoder {
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is missing"
         case .valueNotFound(_, let context):
-            return "\(path(context.codingPath)) is missing"
+            let member = path(context.codingPath)
+            return member.isEmpty ? "request body is not a JSON object" : "\(member) is missing"
         case .typeMismatch(let type, let context):
             let member = path(context.codingPath)
             return member.isEmpty ? "request body is not a JSON object" : "\(member) must be \(kindName(type))"
