@@ -16,7 +16,7 @@ struct ConfigurationTests {
     static let noFile = "/nonexistent/latchkey.json"
 
     func load(_ environment: [String: String], defaultFile: String = Self.defaultFile) throws -> LatchkeyConfiguration {
-        try LatchkeyConfiguration.load(environment: environment, defaultFile: defaultFile)
+        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile).configuration
     }
 
     func loaded(_ environment: [String: String], defaultFile: String = Self.noFile) throws -> LoadedConfiguration {

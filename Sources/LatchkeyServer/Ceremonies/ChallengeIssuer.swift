@@ -23,6 +23,13 @@ struct ChallengeIssuer: Sendable {
     struct Issued {
         let challenge: [UInt8]
         let cookie: Cookie
+
+        /// The options reply for this challenge, carrying its cookie.
+        func response(_ options: some Encodable) -> Response {
+            var response = JSONResponse.make(options)
+            response.setCookie(cookie)
+            return response
+        }
     }
 
     func issue(

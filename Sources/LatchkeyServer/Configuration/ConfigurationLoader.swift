@@ -319,11 +319,6 @@ struct ConfigurationFile: ConfigProvider {
 }
 
 extension LatchkeyConfiguration {
-    /// Loads and validates the configuration (see ``ConfigurationLoader/load(environment:defaultFile:accessReporter:)``).
-    public static func load(environment: [String: String], defaultFile: String = ConfigurationLoader.defaultFile) throws -> LatchkeyConfiguration {
-        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile).configuration
-    }
-
     /// Runs every key's check in declaration order; the error names the key and where its value came from.
     func validate(sources: [String: ConfigurationSource]) throws {
         for key in Self.keys {

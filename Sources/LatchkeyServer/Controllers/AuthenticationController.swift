@@ -32,12 +32,10 @@ struct AuthenticationController: Sendable {
         let issued = try await services.challenges.issue(
             .authentication, userHandle: user?.handle, username: user?.username, displayName: nil,
             userVerification: userVerification)
-        var response = JSONResponse.make(RequestOptionsReply(
+        return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed.map(CredentialDescriptor.init),
             userVerification: userVerification, extensions: body.extensions))
-        response.setCookie(issued.cookie)
-        return response
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

@@ -41,7 +41,7 @@ struct RegistrationController: Sendable {
             displayName: existing?.displayName ?? displayName, userVerification: userVerification)
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
-        var response = JSONResponse.make(CreationOptionsReply(
+        return issued.response(CreationOptionsReply(
             rp: .init(id: services.relyingParty.id, name: services.relyingParty.name),
             user: .init(id: Base64URLBytes(userHandle), name: username, displayName: shownName),
             challenge: Base64URLBytes(issued.challenge),
@@ -52,8 +52,6 @@ struct RegistrationController: Sendable {
             authenticatorSelection: body.authenticatorSelection,
             attestation: attestation,
             extensions: body.extensions ?? ["credProps": .bool(true)]))
-        response.setCookie(issued.cookie)
-        return response
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

@@ -42,14 +42,15 @@ public struct WireDecoder: RequestDecoder {
         }
     }
 
-    /// `response.clientDataJSON is missing`, `username must be a string`, …
+    /// `response.clientDataJSON is missing`, `username must be a string`, `username must not be null`, …
     static func message(for error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is missing"
         case .valueNotFound(_, let context):
+            // The member is there, as null (an absent one is keyNotFound).
             let member = path(context.codingPath)
-            return member.isEmpty ? "request body is not a JSON object" : "\(member) is missing"
+            return member.isEmpty ? "request body is not a JSON object" : "\(member) must not be null"
         case .typeMismatch(let type, let context):
             let member = path(context.codingPath)
             return member.isEmpty ? "request body is not a JSON object" : "\(member) must be \(kindName(type))"

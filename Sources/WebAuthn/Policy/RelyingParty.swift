@@ -6,11 +6,7 @@ public struct RelyingParty: Sendable {
     /// The human-readable name put into creation options.
     public var name: String
     /// Every RP ID whose hash authenticator data may carry; `id` comes first.
-    public var acceptedRPIDs: [String] {
-        didSet { acceptedRPIDHashes = Self.hashes(of: acceptedRPIDs) }
-    }
-    /// SHA-256 of each of `acceptedRPIDs`, in the same order, computed once rather than per ceremony.
-    private(set) var acceptedRPIDHashes: [[UInt8]]
+    public var acceptedRPIDs: [String]
     /// Exact origins accepted in `clientDataJSON.origin` (`https://example.com`, `android:apk-key-hash:...`).
     public var origins: Set<String>
     public var crossOrigin: CrossOriginPolicy
@@ -35,9 +31,7 @@ public struct RelyingParty: Sendable {
     ) {
         self.id = id
         self.name = name
-        let accepted = [id] + additionalRPIDs.filter { $0 != id }
-        self.acceptedRPIDs = accepted
-        self.acceptedRPIDHashes = Self.hashes(of: accepted)
+        self.acceptedRPIDs = [id] + additionalRPIDs.filter { $0 != id }
         self.origins = origins
         self.crossOrigin = crossOrigin
         self.userPresence = userPresence
@@ -45,9 +39,5 @@ public struct RelyingParty: Sendable {
         self.backupEligibility = backupEligibility
         self.tokenBinding = tokenBinding
         self.algorithms = algorithms
-    }
-
-    private static func hashes(of rpIDs: [String]) -> [[UInt8]] {
-        rpIDs.map { Digest.sha256(Array($0.utf8)) }
     }
 }

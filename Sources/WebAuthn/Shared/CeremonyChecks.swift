@@ -51,10 +51,9 @@ extension RelyingParty {
     func checkAuthenticatorData(
         _ authenticatorData: AuthenticatorData, userVerification: UserVerificationRequirement
     ) throws -> String {
-        guard let index = acceptedRPIDHashes.firstIndex(where: { constantTimeEquals($0, authenticatorData.rpIDHash) }) else {
+        guard let rpID = acceptedRPIDs.first(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
             throw WebAuthnError(.rpIDMismatch, "authenticator data rpIdHash is not the SHA-256 of \(acceptedRPIDs.map { "\"\($0)\"" }.joined(separator: " or "))")
         }
-        let rpID = acceptedRPIDs[index]
         let flags = authenticatorData.flags
         if !flags.contains(.userPresent) {
             let mayOmit = userPresence == .optionalUnlessVerificationRequired && userVerification != .required
