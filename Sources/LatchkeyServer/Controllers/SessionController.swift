@@ -22,8 +22,14 @@ struct SessionController: Sendable {
     }
 
     /// Ends every session the request carries (bearer token and cookie), so the token stops working
-    /// at once. Signing out without a session is not an error: the outcome is the same.
+    /// at once. Without a live session it is a 401 like every signed-in route, but the cookie is
+    /// cleared all the same, so a page holding an expired cookie ends up signed out either way.
     @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        guard context.identity != nil else {
+            var error = APIError(.unauthorized, "not signed in")
+            error.headers[.setCookie] = services.sessions.clearingCookie().description
+            throw error
+        }
         try await services.sessions.end(request)
         var response = JSONResponse.ok()
         response.setCookie(services.sessions.clearingCookie())
