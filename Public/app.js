@@ -584,7 +584,7 @@
     const name = newName.trim();
     if (!name) throw new Error('Enter a name for the passkey.');
     const reply = await api('PATCH', credentialPath(credential.id), { name });
-    return `Renamed the passkey to “${reply.credential.name}”.`;
+    return `Renamed the passkey to “${reply.credential ? reply.credential.name : name}”.`;
   }
 
   async function removePasskey(credential) {
