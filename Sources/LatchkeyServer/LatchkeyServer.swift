@@ -10,7 +10,8 @@ import WebAuthn
 public enum LatchkeyServer {
     /// The router with every route and middleware, without a listening socket.
     public static func router(
-        configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, logger: Logger
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
+        authenticatorNames: AuthenticatorNames = AuthenticatorNames(), logger: Logger
     ) -> Router<LatchkeyRequestContext> {
         let services = LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust)
 
@@ -34,6 +35,9 @@ public enum LatchkeyServer {
             to: router.group("attestation"), authenticated: router.group("attestation").add(middleware: authenticator))
         AuthenticationController(services: services).addRoutes(to: router.group("assertion"))
         SessionController(services: services).addRoutes(to: router.group("session").add(middleware: authenticator))
+        CredentialsController(services: services, names: authenticatorNames).addRoutes(
+            to: router.group("credentials").add(middleware: authenticator))
+        AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
         WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
             webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
         ).addRoutes(to: router.group(".well-known"))
@@ -53,8 +57,10 @@ public enum LatchkeyServer {
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, logger: Logger
     ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
+        let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         return Application(
-            router: router(configuration: configuration, store: store, attestationTrust: trust, logger: logger),
+            router: router(
+                configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names, logger: logger),
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: [store, ExpiredRecordPurger(store: store, logger: logger)],

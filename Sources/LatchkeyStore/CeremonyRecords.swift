@@ -71,3 +71,22 @@ public struct SessionWithUser: Sendable, Equatable {
         self.user = user
     }
 }
+
+/// What ``LatchkeyStore/recordSignIn(_:)`` did.
+public enum SignInRecording: Sendable, Equatable {
+    /// The sign-in is recorded and its session started.
+    case recorded
+    /// Another sign-in moved the counter first; nothing was written.
+    case counterMoved
+    /// The credential was removed (or its user deleted) since it was read; nothing was written.
+    case credentialRemoved
+}
+
+/// What ``LatchkeyStore/deleteCredential(id:ownedBy:)`` did.
+public enum CredentialDeletion: Sendable, Equatable {
+    case deleted
+    /// No credential with this ID belongs to this user (it may belong to another).
+    case notFound
+    /// It is the user's only passkey; removing it would lock them out. Nothing was deleted.
+    case lastCredential
+}

@@ -29,14 +29,25 @@ public protocol LatchkeyStore: Service {
 
     /// Records a successful sign-in, in one transaction, only if the stored counter is still
     /// `previousSignCount`: the new counter, backup state, UV and time, the new session, and the end
-    /// of the sessions it replaces. Returns false, writing nothing, when another sign-in moved the
-    /// counter first, so two racing assertions cannot both pass the counter check. A `session` for
-    /// another user than the credential's owner is refused with ``StoreError/Code/userNotFound``,
-    /// writing nothing.
-    func recordSignIn(_ signIn: CompletedSignIn) async throws -> Bool
+    /// of the sessions it replaces. Writes nothing and says why when another sign-in moved the
+    /// counter first (so two racing assertions cannot both pass the counter check) or the credential
+    /// is gone. A `session` for another user than the credential's owner is refused with
+    /// ``StoreError/Code/userNotFound``, writing nothing.
+    func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
     func recordSignCountRegression(credentialID: [UInt8]) async throws
+
+    // MARK: Passkey management
+
+    /// Names a passkey of `owner` (nil: back to the authenticator's name). Returns the renamed
+    /// credential, or nil when no credential with this ID belongs to `owner`.
+    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord?
+    /// Removes a passkey of `owner`, in one transaction, unless it is their only one.
+    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion
+    /// Removes a user with every passkey, session and pending ceremony of theirs, in one
+    /// transaction, and returns the IDs of the removed passkeys; nil when there is no such user.
+    func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]?
 
     // MARK: Ceremonies
 

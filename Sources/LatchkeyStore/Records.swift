@@ -44,6 +44,8 @@ public struct CredentialRecord: Sendable, Equatable {
     public var userVerified: Bool
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The name its owner gave it; nil until they do (show the authenticator's name then).
+    public var name: String?
 
     public init(
         id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], algorithm: COSEAlgorithm, signCount: UInt32,
@@ -52,7 +54,7 @@ public struct CredentialRecord: Sendable, Equatable {
         attestationTrusted: Bool = false, trustPath: [[UInt8]] = [], credentialProtectionPolicy: UInt8? = nil,
         signCountRegressions: Int = 0,
         backupEligible: Bool, backedUp: Bool, residentKey: Bool?, userVerified: Bool,
-        createdAt: Date, lastUsedAt: Date? = nil
+        createdAt: Date, lastUsedAt: Date? = nil, name: String? = nil
     ) {
         self.id = id
         self.userHandle = userHandle
@@ -73,6 +75,7 @@ public struct CredentialRecord: Sendable, Equatable {
         self.userVerified = userVerified
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.name = name
     }
 }
 

@@ -12,13 +12,13 @@ enum SQLiteRows {
         "\(prefix)handle, \(prefix)username, \(prefix)display_name, \(prefix)created_at"
     }
 
-    /// Nineteen columns of `credentials`, for ``credential(_:at:)``.
+    /// Twenty columns of `credentials`, for ``credential(_:at:)``.
     static func credentialColumns(_ prefix: String = "") -> String {
         [
             "id", "user_handle", "public_key", "algorithm", "sign_count", "transports", "aaguid",
             "attestation_format", "attestation_type", "backup_eligible", "backed_up", "resident_key",
             "user_verified", "created_at", "last_used_at", "attestation_trusted", "trust_path", "cred_protect",
-            "sign_count_regressions",
+            "sign_count_regressions", "name",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 
@@ -70,7 +70,8 @@ enum SQLiteRows {
             signCountRegressions: Int(row.int64(offset + 18)),
             backupEligible: row.bool(offset + 9), backedUp: row.bool(offset + 10),
             residentKey: row.optionalBool(offset + 11), userVerified: row.bool(offset + 12),
-            createdAt: row.date(offset + 13), lastUsedAt: row.optionalDate(offset + 14))
+            createdAt: row.date(offset + 13), lastUsedAt: row.optionalDate(offset + 14),
+            name: row.optionalText(offset + 19))
     }
 
     static func ceremony(_ row: SQLiteStatement, at offset: Int32 = 0) throws -> PendingCeremony {

@@ -54,6 +54,10 @@ enum SQLiteSchema {
         ALTER TABLE credentials ADD COLUMN cred_protect INTEGER;
         ALTER TABLE credentials ADD COLUMN sign_count_regressions INTEGER NOT NULL DEFAULT 0;
         """,
+        """
+        ALTER TABLE credentials ADD COLUMN name TEXT;
+        CREATE INDEX pending_ceremonies_by_user ON pending_ceremonies(user_handle) WHERE user_handle IS NOT NULL;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

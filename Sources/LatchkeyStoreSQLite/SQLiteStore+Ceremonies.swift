@@ -15,7 +15,7 @@ extension SQLiteStore {
         FROM credentials c JOIN users u ON u.handle = c.user_handle WHERE c.id = ?
         """
     /// Column of the owner in ``credentialWithOwner``.
-    private static let ownerOffset: Int32 = 19
+    private static let ownerOffset: Int32 = 20
 
     public func savePendingCeremony(_ ceremony: PendingCeremony) throws {
         try database().withStatement(Self.insertCeremony) { statement in

@@ -12,13 +12,14 @@ extension SQLiteStore {
     private static let insertUser = "INSERT INTO users (handle, username, display_name, created_at) VALUES (?, ?, ?, ?)"
     private static let insertCredential = """
         INSERT INTO credentials (\(SQLiteRows.credentialColumns()))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     /// The compare-and-set of a sign-in: writes only if the counter is still the one read.
     private static let compareAndSetSignIn = """
         UPDATE credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?
         WHERE id = ? AND sign_count = ? RETURNING user_handle
         """
+    private static let credentialExists = "SELECT 1 FROM credentials WHERE id = ?"
     private static let countRegression =
         "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
 
@@ -73,7 +74,7 @@ extension SQLiteStore {
         }
     }
 
-    public func recordSignIn(_ signIn: CompletedSignIn) throws -> Bool {
+    public func recordSignIn(_ signIn: CompletedSignIn) throws -> SignInRecording {
         let database = try database()
         return try database.transaction {
             let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
@@ -85,13 +86,19 @@ extension SQLiteStore {
                 try row.finish()
                 return owner
             }
-            guard let owner else { return false }
+            guard let owner else {
+                let exists = try database.withStatement(Self.credentialExists) { row in
+                    try row.bind(signIn.credentialID)
+                    return try row.step()
+                }
+                return exists ? .counterMoved : .credentialRemoved
+            }
             guard owner == signIn.session.userHandle else {
                 throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
             }
             try Self.insert(signIn.session, into: database)
             try Self.deleteSessions(signIn.endingSessions, from: database)
-            return true
+            return .recorded
         }
     }
 
@@ -125,7 +132,8 @@ extension SQLiteStore {
                 credential.attestationFormat.rawValue, credential.attestationType.rawValue, credential.backupEligible,
                 credential.backedUp, credential.residentKey, credential.userVerified, credential.createdAt,
                 credential.lastUsedAt, credential.attestationTrusted, SQLiteRows.trustPathList(credential.trustPath),
-                credential.credentialProtectionPolicy.map(Int64.init), Int64(credential.signCountRegressions))
+                credential.credentialProtectionPolicy.map(Int64.init), Int64(credential.signCountRegressions),
+                credential.name)
             do {
                 try statement.step()
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {

@@ -13,15 +13,19 @@ import WebAuthn
 struct RouteHarness {
     let configuration: LatchkeyConfiguration
     let store: SQLiteStore
+    /// The provider names shipped in `Config/`.
+    let names: AuthenticatorNames
 
     init(conformanceMode: Bool = false) throws {
         var configuration = LatchkeyConfiguration()
         configuration.conformanceMode = conformanceMode
         configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
-        configuration.publicDirectory = URL(fileURLWithPath: #filePath)
+        let repository = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Public").path
+        configuration.publicDirectory = repository.appendingPathComponent("Public").path
+        configuration.authenticatorNames = repository.appendingPathComponent("Config/passkey-provider-aaguids.json").path
         self.configuration = configuration
+        names = try AuthenticatorNames.load(configuration, metadata: nil)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-routes-\(UUID().uuidString)")
         store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
     }
@@ -31,7 +35,8 @@ struct RouteHarness {
         var logger = Logger(label: "latchkey-route-tests")
         logger.logLevel = .warning
         let router = LatchkeyServer.router(
-            configuration: configuration, store: store, attestationTrust: AttestationTrust(), logger: logger)
+            configuration: configuration, store: store, attestationTrust: AttestationTrust(), authenticatorNames: names,
+            logger: logger)
         let application = Application(router: router, logger: logger)
         return try await application.test(.router) { client in
             try await body(RouteClient(client: client))
@@ -82,10 +87,13 @@ struct RouteClient: Sendable {
     }
 
     /// Registers a passkey for `username` with `authenticator`; returns the result reply.
-    func register(_ username: String, with authenticator: TestAuthenticator, bearer: String? = nil) async throws -> RouteReply {
+    func register(
+        _ username: String, with authenticator: TestAuthenticator, bearer: String? = nil, flags: UInt8 = 0x45,
+        aaguid: [UInt8] = Array(repeating: 0, count: 16)
+    ) async throws -> RouteReply {
         let options = try await post("/attestation/options", ["username": username, "displayName": username.capitalized], bearer: bearer)
         guard options.isOK else { return options }
-        return try await post("/attestation/result", try authenticator.register(options.json))
+        return try await post("/attestation/result", try authenticator.register(options.json, flags: flags, aaguid: aaguid))
     }
 
     /// Signs in with credential `index` of `authenticator`, naming `username` or not.

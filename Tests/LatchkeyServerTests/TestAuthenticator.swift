@@ -25,7 +25,7 @@ final class TestAuthenticator: @unchecked Sendable {
     deinit { for credential in credentials { lkt_free_key(credential.key) } }
 
     /// A `RegistrationResponseJSON` answering creation `options`.
-    func register(_ options: [String: Any], flags: UInt8 = 0x45) throws -> [String: Any] {
+    func register(_ options: [String: Any], flags: UInt8 = 0x45, aaguid: [UInt8] = Array(repeating: 0, count: 16)) throws -> [String: Any] {
         let challenge = try string(options["challenge"], "challenge")
         let user = options["user"] as? [String: Any] ?? [:]
         let userHandle = Base64URL.decode(try string(user["id"], "user.id")) ?? []
@@ -35,7 +35,7 @@ final class TestAuthenticator: @unchecked Sendable {
 
         let clientDataJSON = Array(#"{"type":"webauthn.create","challenge":"\#(challenge)","origin":"\#(origin)","crossOrigin":false}"#.utf8)
         var authenticatorData = Digest.sha256(Array(rpID.utf8)) + [flags] + [0, 0, 0, 0]
-        authenticatorData += [UInt8](repeating: 0, count: 16) + [UInt8(id.count >> 8), UInt8(id.count & 0xFF)] + id
+        authenticatorData += aaguid + [UInt8(id.count >> 8), UInt8(id.count & 0xFF)] + id
         authenticatorData += try Self.coseKey(key)
         let attestationObject = CBOREncoder.encode(.map([
             CBORMapEntry(key: .text("fmt"), value: .text("none")),

@@ -121,7 +121,7 @@ extension StoreContractTests {
         try await store.registerNew(alice, with: credential, session: replaced)
         try await store.recordSignCountRegression(credentialID: credential.id)
         let first = Fixtures.signIn(credential, from: 10, to: 11, session: kept)
-        #expect(try await store.recordSignIn(first))
+        #expect(try await store.recordSignIn(first) == .recorded)
         var expected = credential
         expected.signCount = 11
         expected.backedUp = false
@@ -135,7 +135,7 @@ extension StoreContractTests {
         signIn.backedUp = true
         signIn.userVerified = true
         signIn.at = Fixtures.now.addingTimeInterval(30)
-        #expect(try await store.recordSignIn(signIn))
+        #expect(try await store.recordSignIn(signIn) == .recorded)
 
         expected.signCount = 12
         expected.backedUp = true
@@ -158,14 +158,14 @@ extension StoreContractTests {
         var stale = Fixtures.signIn(credential, from: 9, to: 11, session: Fixtures.session(2, of: alice), ending: [live.tokenHash])
         stale.userVerified = false
         stale.backedUp = false
-        #expect(try await store.recordSignIn(stale) == false)
+        #expect(try await store.recordSignIn(stale) == .counterMoved)
         #expect(try await store.credential(id: credential.id) == credential, "the credential must be untouched")
         #expect(try await store.hasSession(Fixtures.bytes(2)) == false, "no session may start")
         #expect(try await store.hasSession(live.tokenHash), "replaced sessions stay alive")
 
         let unknown = Fixtures.signIn(
             Fixtures.credential(8, of: alice), from: 0, to: 1, session: Fixtures.session(3, of: alice), ending: [live.tokenHash])
-        #expect(try await store.recordSignIn(unknown) == false)
+        #expect(try await store.recordSignIn(unknown) == .credentialRemoved)
         #expect(try await store.hasSession(Fixtures.bytes(3)) == false)
         #expect(try await store.hasSession(live.tokenHash))
     }
@@ -188,7 +188,7 @@ extension StoreContractTests {
         ]
         let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for (index, attempt) in attempts.enumerated() {
-                group.addTask { (index, try await store.recordSignIn(attempt)) }
+                group.addTask { (index, try await store.recordSignIn(attempt) == .recorded) }
             }
             return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }

@@ -41,7 +41,7 @@ enum Fixtures {
             trustPath: [Array(repeating: 0x30, count: 300), [0x30, 0x03, 0x02, 0x01, 0x00]],
             credentialProtectionPolicy: 3, signCountRegressions: 0, backupEligible: false, backedUp: false,
             residentKey: false, userVerified: false, createdAt: now.addingTimeInterval(-86_400),
-            lastUsedAt: now.addingTimeInterval(-60))
+            lastUsedAt: now.addingTimeInterval(-60), name: "Work laptop 🔑")
     }
 
     static func session(_ token: [UInt8], of user: UserRecord, expiresIn lifetime: TimeInterval = 3_600) -> SessionRecord {
@@ -50,6 +50,12 @@ enum Fixtures {
 
     static func session(_ token: UInt8, of user: UserRecord, expiresIn lifetime: TimeInterval = 3_600) -> SessionRecord {
         session(bytes(token), of: user, expiresIn: lifetime)
+    }
+
+    static func registration(_ challenge: UInt8, for user: UserRecord) -> PendingCeremony {
+        PendingCeremony(
+            challengeHash: bytes(challenge), kind: .registration, userHandle: user.handle, username: user.username,
+            displayName: user.displayName, userVerification: .preferred, bindingHash: nil, expiresAt: now.addingTimeInterval(300))
     }
 
     static func authentication(_ challenge: [UInt8], expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {

@@ -193,6 +193,14 @@ class Client:
     def get(self, path: str, *, headers=None, timeout: float = 15, **kwargs) -> requests.Response:
         return self.http.get(self.server.url + path, headers=headers or {}, timeout=timeout, **kwargs)
 
+    def patch(self, path: str, body=None, *, headers=None, timeout: float = 15) -> requests.Response:
+        h = {"Content-Type": "application/json"}
+        h.update(headers or {})
+        return self.http.patch(self.server.url + path, json=body, headers=h, timeout=timeout)
+
+    def delete(self, path: str, *, headers=None, timeout: float = 15) -> requests.Response:
+        return self.http.delete(self.server.url + path, headers=headers or {}, timeout=timeout)
+
     def cookie(self, name: str) -> Optional[str]:
         for c in self.http.cookies:
             if c.name == name:

@@ -145,3 +145,18 @@ def test_server_refuses_to_start_with_a_broken_blob(tmp_path):
     done = subprocess.run([str(LATCHKEY_BIN), "serve"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "LATCHKEY_METADATA_BLOB" in done.stderr, done.stderr
+
+
+def test_a_passkey_of_a_model_in_the_blob_is_named_by_its_description(tmp_path, server_factory):
+    roots, path = write_pki(tmp_path, "FIDO_CERTIFIED_L1")
+    env = base_env(tmp_path) | {"LATCHKEY_METADATA_ROOTS": str(roots)}
+    assert run_import(env, path).returncode == 0
+    server = server_factory("mds-names", {"LATCHKEY_METADATA_ROOTS": str(roots),
+                                          "LATCHKEY_METADATA_BLOB": env["LATCHKEY_METADATA_BLOB"]})
+    client = server.client()
+    registered = assert_ok(client.post("/attestation/result", server.authenticator(aaguid=MODEL.bytes).create(
+        attestation_options(client, new_username()), fmt="packed")))
+    listed = assert_ok(client.get("/credentials", headers={"Authorization": f"Bearer {registered['sessionToken']}"}))
+    assert [c["authenticatorName"] for c in listed["credentials"]] == ["Latchkey E2E Key"], listed
+    assert listed["credentials"][0]["name"] == "Latchkey E2E Key"
+    assert listed["credentials"][0]["aaguid"] == str(MODEL)

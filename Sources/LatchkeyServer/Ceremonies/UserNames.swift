@@ -1,6 +1,6 @@
 import Foundation
 
-/// Rules for the names people give themselves: bounded in UTF-8 bytes (authenticators may keep only
+/// Rules for the names people give themselves and their passkeys: bounded in UTF-8 bytes (authenticators may keep only
 /// 64), free of control characters (which would also let a name forge log lines), and usernames
 /// compared in Unicode NFC so that one name cannot be registered twice in two encodings.
 enum UserNames {
@@ -17,6 +17,13 @@ enum UserNames {
     static func displayName(_ raw: String) throws -> String {
         let name = raw.precomposedStringWithCanonicalMapping
         try check(name, member: "displayName", limit: maximumDisplayNameBytes)
+        return name
+    }
+
+    /// A name a person gives one of their passkeys: the display-name rules.
+    static func passkeyName(_ raw: String) throws -> String {
+        let name = raw.precomposedStringWithCanonicalMapping
+        try check(name, member: "name", limit: maximumDisplayNameBytes)
         return name
     }
 

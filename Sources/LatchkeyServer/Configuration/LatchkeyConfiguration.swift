@@ -53,6 +53,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var metadataBLOB = "data/mds-blob.jwt"
     /// Folder of PEM roots a metadata BLOB's signing chain must lead to (the FIDO MDS root).
     public var metadataRoots = "Config/mds-roots"
+    /// Passkey provider names by AAGUID, for naming passkeys (``AuthenticatorNames``).
+    public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 
     public init() {}
 

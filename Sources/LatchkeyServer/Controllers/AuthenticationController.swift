@@ -52,7 +52,7 @@ struct AuthenticationController: Sendable {
         let lookup = try await services.store.takeSignInCeremony(challengeHash: Digest.sha256(challenge), credentialID: credentialID)
         let pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
         guard let record = lookup.credential else {
-            throw APIError.badRequest("this passkey is not registered with \(services.relyingParty.id)")
+            throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
         }
         guard let owner = lookup.owner else {
             throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
@@ -73,9 +73,15 @@ struct AuthenticationController: Sendable {
             credentialID: record.id, previousSignCount: record.signCount, signCount: verified.signCount,
             backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,
             session: session.record, endingSessions: services.sessions.tokenHashes(in: request)))
-        guard recorded else {
+        switch recorded {
+        case .recorded:
+            break
+        case .counterMoved:
             // Another sign-in with this passkey moved the counter between reading and writing it.
             throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
+        case .credentialRemoved:
+            // Removed (or its account deleted) while this sign-in was being verified.
+            throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
         }
         context.logger.info("signed in", metadata: [
             "user": "\(owner.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",

@@ -2,14 +2,15 @@ import Hummingbird
 import LatchkeyStore
 import WebAuthn
 
-/// `GET /session` (who is signed in) and `POST /session/logout`. Identity comes from
-/// ``SessionAuthenticator``.
+/// `GET /session` (who is signed in), `DELETE /session` (sign out) and its older alias
+/// `POST /session/logout`. Identity comes from ``SessionAuthenticator``.
 struct SessionController: Sendable {
     let services: LatchkeyServices
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.get(use: current)
-        group.post("logout", use: logout)
+        group.delete(use: signOut)
+        group.post("logout", use: signOut)
     }
 
     @Sendable func current(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -17,10 +18,18 @@ struct SessionController: Sendable {
         let credentials = try await services.store.credentials(ofUser: identity.user.handle)
         return JSONResponse.make(SessionReply(
             username: identity.user.username, displayName: identity.user.displayName,
-            userHandle: Base64URLBytes(identity.user.handle), passkeys: credentials.count))
+            userHandle: Base64URLBytes(identity.user.handle), rpId: services.relyingParty.id, passkeys: credentials.count))
     }
 
-    @Sendable func logout(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+    /// Ends every session the request carries (bearer token and cookie), so the token stops working
+    /// at once. Without a live session it is a 401 like every signed-in route, but the cookie is
+    /// cleared all the same, so a page holding an expired cookie ends up signed out either way.
+    @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        guard context.identity != nil else {
+            var error = APIError(.unauthorized, "not signed in")
+            error.headers[.setCookie] = services.sessions.clearingCookie().description
+            throw error
+        }
         try await services.sessions.end(request)
         var response = JSONResponse.ok()
         response.setCookie(services.sessions.clearingCookie())

@@ -7,17 +7,32 @@ struct APIError: HTTPResponseError, Sendable {
     let status: HTTPResponse.Status
     let message: String
     var headers: HTTPFields = [:]
+    /// A machine-readable reason, and the credential it is about, added to the body when set.
+    var reason: FailureReason?
+    var credentialID: [UInt8]?
 
-    init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+    init(
+        _ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:], reason: FailureReason? = nil,
+        credentialID: [UInt8]? = nil
+    ) {
         self.status = status
         self.message = message
         self.headers = headers
+        self.reason = reason
+        self.credentialID = credentialID
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
 
+    /// A 400 for a passkey the server does not know, with `"reason":"unknownCredential"` and its ID.
+    static func unknownCredential(_ id: [UInt8], rpID: String) -> APIError {
+        APIError(.badRequest, "this passkey is not registered with \(rpID)", reason: .unknownCredential, credentialID: id)
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = JSONResponse.failed(message, status: status)
+        var response = JSONResponse.make(
+            FailureReply(errorMessage: message, reason: reason, credentialId: credentialID.map { Base64URLBytes($0) }),
+            status: status)
         response.headers.append(contentsOf: headers)
         return response
     }

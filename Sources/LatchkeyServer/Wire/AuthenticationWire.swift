@@ -56,6 +56,8 @@ struct SessionReply: Encodable, Sendable {
     var username: String
     var displayName: String
     var userHandle: Base64URLBytes
+    /// The RP ID their passkeys belong to (for the WebAuthn Signal API).
+    var rpId: String
     /// How many passkeys the user has.
     var passkeys: Int
 }

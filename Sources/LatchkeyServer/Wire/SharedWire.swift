@@ -21,10 +21,20 @@ struct CredentialDescriptor: Encodable, Sendable, Equatable {
     }
 }
 
-/// `{"status":"failed","errorMessage":…}`: the body of every refusal.
+/// `{"status":"failed","errorMessage":…}`: the body of every refusal. Some refusals add a
+/// machine-readable `reason` (and the credential it is about) for clients that act on it.
 struct FailureReply: Encodable, Sendable {
     let status = "failed"
     var errorMessage: String
+    var reason: FailureReason?
+    var credentialId: Base64URLBytes?
+}
+
+/// Machine-readable reasons for a refusal, for clients that act on them.
+enum FailureReason: String, Encodable, Sendable {
+    /// The passkey is not registered (any more): a page tells the browser with
+    /// `PublicKeyCredential.signalUnknownCredential` so it stops offering it.
+    case unknownCredential
 }
 
 /// `{"status":"ok","errorMessage":""}` with nothing else.
