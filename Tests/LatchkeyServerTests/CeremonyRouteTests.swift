@@ -134,7 +134,8 @@ struct CeremonyRouteTests {
                 "username": "gina", "authenticatorSelection": selection, "extensions": ["credProps": true, "example.unknown": [1, 2]],
             ])
             #expect(creation.isOK, "\(creation.text)")
-            #expect(creation.json["authenticatorSelection"] as? NSDictionary == selection as NSDictionary)
+            // As asked (it asks for at least the server's minimums), with the matching Level 1 member.
+            #expect(creation.json["authenticatorSelection"] as? NSDictionary == selection.merging(["requireResidentKey": true]) { $1 } as NSDictionary)
             #expect((creation.json["extensions"] as? [String: Any])?["example.unknown"] as? [Int] == [1, 2])
             #expect(creation.json["attestation"] as? String == "none")
             #expect(creation.json["timeout"] as? Int == 300_000)
@@ -145,10 +146,10 @@ struct CeremonyRouteTests {
             #expect(challenge.count == 32)
             #expect(creation.headers[values: .setCookie].contains { $0.hasPrefix("latchkey_registration=") })
 
-            let request = try await client.post("/assertion/options", ["userVerification": "discouraged"])
+            let request = try await client.post("/assertion/options", ["userVerification": "required"])
             #expect(request.json["rpId"] as? String == "localhost")
             #expect(request.json["allowCredentials"] as? [Any] != nil)
-            #expect(request.json["userVerification"] as? String == "discouraged")
+            #expect(request.json["userVerification"] as? String == "required")
             #expect(request.headers[values: .setCookie].contains { $0.hasPrefix("latchkey_signin=") })
         }
     }

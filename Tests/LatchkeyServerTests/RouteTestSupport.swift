@@ -16,7 +16,7 @@ struct RouteHarness {
     /// The provider names shipped in `Config/`.
     let names: AuthenticatorNames
 
-    init(conformanceMode: Bool = false) throws {
+    init(conformanceMode: Bool = false, configure: (inout LatchkeyConfiguration) -> Void = { _ in }) throws {
         var configuration = LatchkeyConfiguration()
         configuration.conformanceMode = conformanceMode
         configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
@@ -24,6 +24,7 @@ struct RouteHarness {
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         configuration.publicDirectory = repository.appendingPathComponent("Public").path
         configuration.authenticatorNames = repository.appendingPathComponent("Config/passkey-provider-aaguids.json").path
+        configure(&configuration)
         self.configuration = configuration
         names = try AuthenticatorNames.load(configuration, metadata: nil)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-routes-\(UUID().uuidString)")
@@ -35,7 +36,8 @@ struct RouteHarness {
         var logger = Logger(label: "latchkey-route-tests")
         logger.logLevel = .warning
         let router = LatchkeyServer.router(
-            configuration: configuration, store: store, attestationTrust: AttestationTrust(), authenticatorNames: names,
+            configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
+            authenticatorNames: names,
             logger: logger)
         let application = Application(router: router, logger: logger)
         return try await application.test(.router) { client in

@@ -165,20 +165,24 @@ def test_attestation_options_fresh_challenge_and_stable_shape(server):
     assert first["user"]["name"] == second["user"]["name"] == username
 
 
-def test_attestation_options_echo_requested_members(server):
-    selection = {"requireResidentKey": False, "userVerification": "preferred",
+def test_attestation_options_carry_the_effective_members(server):
+    # The client asks for less than the defaults (resident key required): it gets the defaults.
+    selection = {"requireResidentKey": False, "userVerification": "discouraged",
                  "authenticatorAttachment": "cross-platform"}
     opts = attestation_options(server.client(), new_username(), "Echo Test",
                                authenticatorSelection=selection, attestation="direct",
                                extensions={"example.extension": True})
-    assert opts["authenticatorSelection"] == selection
+    assert opts["authenticatorSelection"] == {"requireResidentKey": True, "residentKey": "required",
+                                              "userVerification": "preferred",
+                                              "authenticatorAttachment": "cross-platform"}
     assert opts["attestation"] == "direct"
     assert opts["extensions"] == {"example.extension": True}
     opts2 = attestation_options(server.client(), new_username(), attestation="none",
                                 authenticatorSelection={"residentKey": "required",
                                                         "userVerification": "required"})
     assert opts2["attestation"] == "none"
-    assert opts2["authenticatorSelection"] == {"residentKey": "required", "userVerification": "required"}
+    assert opts2["authenticatorSelection"] == {"residentKey": "required", "requireResidentKey": True,
+                                               "userVerification": "required"}
 
 
 @pytest.mark.parametrize("raw", [
@@ -226,7 +230,7 @@ def test_assertion_options_for_user(server):
     again = assert_ok(client.post("/assertion/options", {"username": username,
                                                          "userVerification": "discouraged"}))
     assert again["challenge"] != opts["challenge"]
-    assert again["userVerification"] == "discouraged"
+    assert again["userVerification"] == "preferred", "a client cannot ask for less than the server's minimum"
 
 
 def test_assertion_options_without_username(server, alice):

@@ -241,6 +241,12 @@ extension LatchkeyConfiguration {
             "metadataBLOB", \.metadataBLOB,
             "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
         .string("metadataRoots", \.metadataRoots, "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there)."),
+        .choice(
+            "userVerification", \.userVerification,
+            "The least user verification (Face ID, Touch ID, PIN...) every ceremony asks for: `required`, `preferred` or `discouraged`. A client may ask for more, never less; options carry the effective value and results are checked against it. Not applied in conformance mode."),
+        .choice(
+            "residentKey", \.residentKey,
+            "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
         .string(
             "authenticatorNames", \.authenticatorNames,
             "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file: metadata names only."),

@@ -53,6 +53,10 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var metadataBLOB = "data/mds-blob.jwt"
     /// Folder of PEM roots a metadata BLOB's signing chain must lead to (the FIDO MDS root).
     public var metadataRoots = "Config/mds-roots"
+    /// The least user verification every ceremony asks for and checks (clients may ask for more).
+    public var userVerification = UserVerificationRequirement.preferred
+    /// The least resident-key requirement every registration asks for.
+    public var residentKey = ResidentKeyRequirement.required
     /// Passkey provider names by AAGUID, for naming passkeys (``AuthenticatorNames``).
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 

@@ -18,7 +18,7 @@ struct AuthenticationController: Sendable {
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
         let username = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
-        let userVerification = body.userVerification ?? .preferred
+        let userVerification = services.policy.ceremonies.userVerification(requested: body.userVerification)
 
         var user: UserRecord?
         var allowed: [CredentialRecord] = []
@@ -102,7 +102,8 @@ struct AuthenticationController: Sendable {
         pending: PendingCeremony, record: CredentialRecord, logger: Logger
     ) async throws -> VerifiedAuthentication {
         let expectation = AuthenticationExpectation(
-            challenge: challenge, userVerification: pending.userVerification, publicKey: record.publicKey,
+            challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification),
+            publicKey: record.publicKey,
             storedSignCount: record.signCount, userHandle: record.userHandle,
             userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible)
         let verified: VerifiedAuthentication

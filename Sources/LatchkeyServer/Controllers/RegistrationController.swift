@@ -20,9 +20,11 @@ struct RegistrationController: Sendable {
         let username = try UserNames.username(body.username)
         let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.displayName)
         let displayName = requestedDisplayName ?? username
-        let userVerification = body.authenticatorSelection?.userVerification ?? .preferred
-        // Ask for a statement when the policy needs one to judge the authenticator.
-        let attestation = body.attestation ?? (services.attestationTrust.policy.wantsAttestationStatement ? .direct : .none)
+        // The server's minimums, not the client, decide what the ceremony requires.
+        let ceremonies = services.policy.ceremonies
+        let userVerification = ceremonies.userVerification(requested: body.authenticatorSelection?.userVerification)
+        let attestation = ceremonies.attestation(
+            requested: body.attestation, policyNeedsStatement: services.attestationTrust.policy.wantsAttestationStatement)
 
         // A username that exists gets another passkey only from its own signed-in session.
         let existing = try await services.store.user(named: username)
@@ -48,8 +50,8 @@ struct RegistrationController: Sendable {
             pubKeyCredParams: services.relyingParty.algorithms.map { .init(alg: $0.rawValue) },
             timeout: services.timeoutMilliseconds,
             excludeCredentials: excluded.map(CredentialDescriptor.init),
-            // Echoed as asked: the conformance tools deep-compare these members.
-            authenticatorSelection: body.authenticatorSelection,
+            // The effective values (echoed as asked in conformance mode, where the tools deep-compare them).
+            authenticatorSelection: ceremonies.authenticatorSelection(requested: body.authenticatorSelection),
             attestation: attestation,
             extensions: body.extensions ?? ["credProps": .bool(true)]))
     }
@@ -72,7 +74,14 @@ struct RegistrationController: Sendable {
             RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
                 transports: transports.map(\.rawValue), residentKey: credential.extensionResults?.credProps?.rk),
-            expecting: RegistrationExpectation(challenge: challenge, userVerification: pending.userVerification))
+            expecting: RegistrationExpectation(
+                challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification)))
+        // A client that reports a non-discoverable credential did not honour `residentKey: required`.
+        if services.policy.ceremonies.clientChoices == .raisedToMinimums, services.policy.ceremonies.residentKey == .required,
+           verified.residentKey == false {
+            throw APIError.badRequest(
+                "the authenticator made a passkey that is not discoverable (credProps.rk is false); this server requires discoverable passkeys (residentKey required)")
+        }
 
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)

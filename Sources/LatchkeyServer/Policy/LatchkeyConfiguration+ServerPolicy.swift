@@ -1,4 +1,10 @@
 extension LatchkeyConfiguration {
-    /// The HTTP layer's policy: ``ServerPolicy/conformance`` in conformance mode, else ``ServerPolicy/standard``.
-    public var serverPolicy: ServerPolicy { conformanceMode ? .conformance : .standard }
+    /// The HTTP layer's policy: ``ServerPolicy/conformance`` in conformance mode, else
+    /// ``ServerPolicy/standard`` with the configured ceremony minimums.
+    public var serverPolicy: ServerPolicy {
+        guard !conformanceMode else { return .conformance }
+        var policy = ServerPolicy.standard
+        policy.ceremonies = CeremonyPolicy(userVerification: userVerification, residentKey: residentKey)
+        return policy
+    }
 }

@@ -32,24 +32,28 @@ public struct ServerPolicy: Sendable, Equatable {
     public var crossOriginRequests: CrossOriginRequests
     /// Cookies `SameSite=None` (over https) so a cross-origin caller gets them back.
     public var crossSiteCookies: Bool
+    /// User verification, resident key and attestation conveyance, whatever the client asks.
+    public var ceremonies: CeremonyPolicy
 
     public init(
         existingUsernameRegistration: ExistingUsernameRegistration, optionsDisplayName: OptionsDisplayName,
-        crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool
+        crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool, ceremonies: CeremonyPolicy
     ) {
         self.existingUsernameRegistration = existingUsernameRegistration
         self.optionsDisplayName = optionsDisplayName
         self.crossOriginRequests = crossOriginRequests
         self.crossSiteCookies = crossSiteCookies
+        self.ceremonies = ceremonies
     }
 
-    /// Production behaviour.
+    /// Production behaviour, with the default ceremony minimums.
     public static let standard = ServerPolicy(
         existingUsernameRegistration: .ownerSignedIn, optionsDisplayName: .stored,
-        crossOriginRequests: .refused, crossSiteCookies: false)
+        crossOriginRequests: .refused, crossSiteCookies: false, ceremonies: CeremonyPolicy())
 
     /// What the FIDO conformance tools need. Never for production.
     public static let conformance = ServerPolicy(
         existingUsernameRegistration: .anyone, optionsDisplayName: .requested,
-        crossOriginRequests: .allowedWithCredentials, crossSiteCookies: true)
+        crossOriginRequests: .allowedWithCredentials, crossSiteCookies: true,
+        ceremonies: CeremonyPolicy(userVerification: .discouraged, residentKey: .discouraged, clientChoices: .takenAsAsked))
 }

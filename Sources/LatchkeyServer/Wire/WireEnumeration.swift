@@ -1,9 +1,9 @@
 /// A closed set of string values in the wire format (`"required"`, `"direct"` …): decoding an
 /// unknown value names the member, the value and the accepted ones.
-protocol WireEnumeration: RawRepresentable<String>, CaseIterable, Codable, Sendable {}
+public protocol WireEnumeration: RawRepresentable<String>, CaseIterable, Codable, Sendable {}
 
 extension WireEnumeration {
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let value = Self(rawValue: text) else {
@@ -14,7 +14,7 @@ extension WireEnumeration {
         self = value
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }

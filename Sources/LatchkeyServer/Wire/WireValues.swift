@@ -1,5 +1,5 @@
 /// `attestation` conveyance in creation options (WebAuthn §5.4.7).
-enum AttestationConveyance: String, WireEnumeration {
+public enum AttestationConveyance: String, WireEnumeration {
     case none
     case indirect
     case direct
@@ -7,7 +7,7 @@ enum AttestationConveyance: String, WireEnumeration {
 }
 
 /// `residentKey` in `authenticatorSelection` (WebAuthn §5.4.6).
-enum ResidentKeyRequirement: String, WireEnumeration {
+public enum ResidentKeyRequirement: String, WireEnumeration {
     case discouraged
     case preferred
     case required
