@@ -453,10 +453,11 @@
     return api('POST', '/attestation/result', credentialToJSON(credential));
   }
 
-  async function requestSignIn(username, signal) {
+  /** The server's request options, for `username` or (null) for any discoverable passkey. */
+  async function requestSignIn(username, abortSignal) {
     const body = { userVerification: 'preferred' };
     if (username) body.username = username;
-    return optionsFromReply(await api('POST', '/assertion/options', body, signal));
+    return optionsFromReply(await api('POST', '/assertion/options', body, abortSignal));
   }
 
   /** Sends the assertion; a passkey the server does not know is reported to the browser. */
@@ -522,7 +523,7 @@
     async stop() {
       const task = this.task;
       if (!task) return;
-      this.controller.abort(new DOMException('A modal passkey request replaces autofill.', 'AbortError'));
+      this.controller.abort(new DOMException('The autofill request was withdrawn.', 'AbortError'));
       await task;
       this.setState('idle');
     },
