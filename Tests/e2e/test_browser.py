@@ -542,6 +542,16 @@ for (const name of ['create', 'get']) {
 """
 
 
+# Records Content-Security-Policy violations (the server sends `default-src 'self'`).
+CSP_SPY_JS = """
+document.addEventListener('securitypolicyviolation', (event) => {
+  const violations = JSON.parse(sessionStorage.getItem('csp') || '[]');
+  violations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+  sessionStorage.setItem('csp', JSON.stringify(violations));
+});
+"""
+
+
 def recorded(drv, key):
     """What a spy recorded, and forget it."""
     return drv.execute_script(
@@ -552,6 +562,7 @@ def recorded(drv, key):
 def test_signed_in_page_manages_passkeys(driver, browser_server, page_scripts):
     srv = browser_server
     page_scripts(SIGNAL_SPY_JS)
+    page_scripts(CSP_SPY_JS)
     fresh_authenticator(driver, synced=True)
     page = Page(driver, srv).open()
     username = "manage-" + uuid.uuid4().hex[:10]
@@ -678,6 +689,7 @@ def test_signed_in_page_manages_passkeys(driver, browser_server, page_scripts):
     page.click_ok("register")
     page.assert_signed_in(username)
     page.sign_out()
+    assert recorded(driver, "csp") == [], "the page must live within the server's Content-Security-Policy"
 
 
 def test_sign_in_with_a_passkey_the_server_forgot(driver, browser_server, page_scripts):
