@@ -17,7 +17,8 @@ public enum LatchkeyServer {
 
         // Outermost first: headers on every reply, then JSON for every error (after CORS added its
         // headers to it), then the request guards and static files; innermost, the error mapping.
-        let router = Router(context: LatchkeyRequestContext.self)
+        // HEAD is answered wherever GET is, by the GET handler without its body.
+        let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
@@ -42,11 +43,8 @@ public enum LatchkeyServer {
             webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
         ).addRoutes(to: router.group(".well-known"))
 
-        for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result", "/session/logout"] {
-            router.get(RouterPath(path)) { _, _ -> Response in
-                throw APIError(.methodNotAllowed, "\(path) takes POST with a JSON body", headers: [.allow: "POST"])
-            }
-        }
+        // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
+        MethodNotAllowedRoutes.add(to: router)
         return router
     }
 

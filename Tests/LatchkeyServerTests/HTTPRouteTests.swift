@@ -33,6 +33,59 @@ struct HTTPRouteTests {
         }
     }
 
+    @Test(arguments: [
+        ("/attestation/options", [HTTPRequest.Method.get, .put, .delete, .patch, .head], "POST"),
+        ("/attestation/result", [.get, .put], "POST"), ("/assertion/options", [.get, .delete], "POST"),
+        ("/assertion/result", [.put, .patch], "POST"), ("/session", [.post, .put, .patch], "DELETE, GET, HEAD"),
+        ("/session/logout", [.get, .delete], "POST"), ("/credentials", [.post, .delete, .put], "GET, HEAD"),
+        ("/credentials/AAAA", [.get, .post, .put], "DELETE, PATCH"), ("/account", [.get, .post], "DELETE"),
+        ("/.well-known/apple-app-site-association", [.post, .put, .delete], "GET, HEAD"),
+    ])
+    func everyWrongMethodOnAKnownPathIs405WithAllow(path: String, methods: [HTTPRequest.Method], allow: String) async throws {
+        try await RouteHarness().run { client in
+            for method in methods {
+                let reply = try await client.send(method, path, headers: [.origin: "http://localhost:8080"])
+                #expect(reply.status == .methodNotAllowed, "\(method) \(path): \(reply.status)")
+                #expect(reply.headers[.allow] == allow, "\(method) \(path)")
+                if method != .head { #expect(reply.isFailure, "\(method) \(path): \(reply.text)") }
+            }
+            #expect(try await client.send(.get, "/no/such/path").status == .notFound, "unknown paths stay 404")
+        }
+    }
+
+    @Test func headIsAnsweredWhereverGetIs() async throws {
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            let file = try await client.send(.head, "/.well-known/apple-app-site-association")
+            #expect(file.status == .ok && file.text.isEmpty)
+            #expect(file.headers[.contentType]?.hasPrefix("application/json") == true)
+            let registered = try await client.register("nora", with: TestAuthenticator())
+            let bearer: HTTPFields = [.authorization: "Bearer \(registered.json["sessionToken"] as? String ?? "")"]
+            for path in ["/session", "/credentials"] {
+                let reply = try await client.send(.head, path, headers: bearer)
+                #expect(reply.status == .ok && reply.text.isEmpty, "HEAD \(path): \(reply.status)")
+            }
+            #expect(try await client.send(.head, "/session").status == .unauthorized)
+            #expect(try await client.send(.head, "/").status == .ok, "static files too")
+        }
+    }
+
+    @Test func levelThreeMembersArePassedThrough() async throws {
+        try await RouteHarness().run { client in
+            let creation = try await client.post("/attestation/options", [
+                "username": "olga", "hints": ["security-key", "hybrid"], "attestationFormats": ["packed"],
+            ])
+            #expect(creation.json["hints"] as? [String] == ["security-key", "hybrid"])
+            #expect(creation.json["attestationFormats"] as? [String] == ["packed"])
+            let request = try await client.post("/assertion/options", ["hints": ["client-device"]])
+            #expect(request.json["hints"] as? [String] == ["client-device"])
+            let plain = try await client.post("/assertion/options", [:])
+            #expect(plain.json["hints"] == nil, "absent when not asked for")
+            let bad = try await client.post("/assertion/options", ["hints": "hybrid"])
+            #expect(bad.status == .badRequest && bad.errorMessage.contains("hints"), "\(bad.text)")
+        }
+    }
+
     @Test func appleAppSiteAssociationListsTheConfiguredApps() async throws {
         let harness = try RouteHarness()
         try await harness.run { client in

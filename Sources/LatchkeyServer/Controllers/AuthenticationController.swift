@@ -35,7 +35,7 @@ struct AuthenticationController: Sendable {
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed.map(CredentialDescriptor.init),
-            userVerification: userVerification, extensions: body.extensions))
+            userVerification: userVerification, hints: body.hints, extensions: body.extensions))
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

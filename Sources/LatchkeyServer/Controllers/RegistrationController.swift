@@ -53,6 +53,7 @@ struct RegistrationController: Sendable {
             // The effective values (echoed as asked in conformance mode, where the tools deep-compare them).
             authenticatorSelection: ceremonies.authenticatorSelection(requested: body.authenticatorSelection),
             attestation: attestation,
+            hints: body.hints, attestationFormats: body.attestationFormats,
             extensions: body.extensions ?? ["credProps": .bool(true)]))
     }
 

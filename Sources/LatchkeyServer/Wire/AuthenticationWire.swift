@@ -4,6 +4,8 @@ import WebAuthn
 struct AuthenticationOptionsRequest: Decodable, Sendable {
     var username: String?
     var userVerification: UserVerificationRequirement?
+    /// Level 3 `hints` (`security-key`, `client-device`, `hybrid`), passed through as sent.
+    var hints: [String]?
     /// Echoed as sent; must be an object.
     var extensions: [String: JSONValue]?
 }
@@ -19,6 +21,7 @@ struct RequestOptionsReply: Encodable, Sendable {
     var rpId: String
     var allowCredentials: [CredentialDescriptor]
     var userVerification: UserVerificationRequirement
+    var hints: [String]?
     var extensions: [String: JSONValue]?
 }
 

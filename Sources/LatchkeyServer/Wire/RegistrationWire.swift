@@ -7,6 +7,9 @@ struct RegistrationOptionsRequest: Decodable, Sendable {
     var displayName: String?
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     var attestation: AttestationConveyance?
+    /// Level 3 `hints` and `attestationFormats`, passed through to the options as sent.
+    var hints: [String]?
+    var attestationFormats: [String]?
     /// Echoed as sent; must be an object.
     var extensions: [String: JSONValue]?
 }
@@ -41,6 +44,8 @@ struct CreationOptionsReply: Encodable, Sendable {
     var excludeCredentials: [CredentialDescriptor]
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     var attestation: AttestationConveyance
+    var hints: [String]?
+    var attestationFormats: [String]?
     var extensions: [String: JSONValue]?
 }
 
