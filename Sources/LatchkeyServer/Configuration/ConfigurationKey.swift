@@ -247,6 +247,9 @@ extension LatchkeyConfiguration {
         .choice(
             "residentKey", \.residentKey,
             "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
+        .boolean(
+            "hideUnknownUsers", \.hideUnknownUsers,
+            "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username."),
         .string(
             "authenticatorNames", \.authenticatorNames,
             "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file: metadata names only."),

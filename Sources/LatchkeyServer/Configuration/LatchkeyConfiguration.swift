@@ -57,6 +57,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var userVerification = UserVerificationRequirement.preferred
     /// The least resident-key requirement every registration asks for.
     public var residentKey = ResidentKeyRequirement.required
+    /// Answer an unknown username at `/assertion/options` with decoy options instead of 404.
+    public var hideUnknownUsers = false
     /// Passkey provider names by AAGUID, for naming passkeys (``AuthenticatorNames``).
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 
