@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -41,6 +42,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The shared store: a PostgreSQL database that several Latchkey instances use at once.
+        .target(
+            name: "LatchkeyStorePostgres",
+            dependencies: [
+                "LatchkeyStore", "WebAuthn",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
         // store only by its interface.
         .target(
@@ -57,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn",
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -70,7 +81,8 @@ let package = Package(
         .testTarget(
             name: "LatchkeyStoreTests",
             dependencies: [
-                "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn",
+                "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),

@@ -32,7 +32,7 @@ struct Serve: AsyncParsableCommand {
         }
         let application: any ApplicationProtocol
         do {
-            let store = try StoreBackend.open(settings)
+            let store = try await StoreBackend.open(settings, logger: logger)
             application = try LatchkeyServer.application(configuration: settings, store: store, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))

@@ -11,10 +11,14 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// Every backend; adding one is one line here.
+    /// Every backend; adding one is one line here. PostgreSQL needs a server
+    /// (`LATCHKEY_TEST_POSTGRES_URL`, see ``TestPostgres``); its cases fail without one unless
+    /// `LATCHKEY_TEST_SKIP_POSTGRES=1` leaves them out.
     static let all: [StoreBackend] = [
         StoreBackend(name: "SQLite", make: { try SQLiteStore(path: TemporaryDatabase.newPath()) }),
-    ]
+    ] + (TestPostgres.skipped ? [] : [
+        StoreBackend(name: "PostgreSQL", make: { try await TestPostgres.makeStore() }),
+    ])
 }
 
 /// Database files for tests, in one folder per test run that is removed when the process exits.

@@ -6,7 +6,7 @@ import WebAuthn
 /// What every `LatchkeyStore` must do, written once against the protocol and run against each
 /// backend in ``StoreBackend/all``. This file: users, credentials and registration; the sign-in and
 /// session halves are in the extensions beside it.
-@Suite("Store contract")
+@Suite("Store contract", .closesTestDatabases)
 struct StoreContractTests {
     // MARK: Records
 

@@ -204,7 +204,7 @@ extension LatchkeyConfiguration {
             "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed."),
         .string(
             "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
-            "SQLite file, created on first run (WAL mode, migrated). Secret: a password in a URL (`postgres://user:password@host/db`) is never printed."),
+            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=` and `connect_timeout=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
         .list(
             "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(isAppleAppID, "is not TEAMID.bundle.id with a 10-character team ID"),
             "`TEAMID.bundle.id` values listed under `webcredentials` in apple-app-site-association."),

@@ -16,7 +16,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Exact origins accepted in client data (web origins, `android:apk-key-hash:...`). When not
     /// configured: `http://localhost:PORT` for the RP ID `localhost`, else `https://RPID`.
     public var origins = ["http://localhost:8080"]
-    /// Path of the SQLite database file; created on first run.
+    /// Path of the SQLite database file, created on first run; or a `postgres://` URL of a
+    /// PostgreSQL database shared by several instances.
     public var database = "data/latchkey.sqlite"
     /// App IDs (`TEAMID.bundle.id`) listed under `webcredentials` in apple-app-site-association.
     public var appleAppIDs: [String] = []

@@ -1,0 +1,139 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+import WebAuthn
+
+/// Records to and from rows. A stored value that maps to no known case throws
+/// ``StoreError/Code/database`` naming the value.
+enum PostgresRows {
+    // MARK: Columns, in the order the readers expect; `prefix` is a table alias and a dot, or empty
+
+    /// Four columns of `users`, for ``user(_:)``.
+    static func userColumns(_ prefix: String = "") -> String {
+        "\(prefix)handle, \(prefix)username, \(prefix)display_name, \(prefix)created_at"
+    }
+    static let userColumnCount = 4
+
+    /// Twenty columns of `credentials`, for ``credential(_:)``.
+    static func credentialColumns(_ prefix: String = "") -> String {
+        [
+            "id", "user_handle", "public_key", "algorithm", "sign_count", "transports", "aaguid",
+            "attestation_format", "attestation_type", "backup_eligible", "backed_up", "resident_key",
+            "user_verified", "created_at", "last_used_at", "attestation_trusted", "trust_path", "cred_protect",
+            "sign_count_regressions", "name",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+    static let credentialColumnCount = 20
+
+    /// Eight columns of `pending_ceremonies`, for ``ceremony(_:)``.
+    static func ceremonyColumns(_ prefix: String = "") -> String {
+        [
+            "challenge_hash", "kind", "user_handle", "username", "display_name", "user_verification", "binding_hash",
+            "expires_at",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+    static let ceremonyColumnCount = 8
+
+    /// Four columns of `sessions`, for ``session(_:)``.
+    static func sessionColumns(_ prefix: String = "") -> String {
+        "\(prefix)token_hash, \(prefix)user_handle, \(prefix)created_at, \(prefix)expires_at"
+    }
+
+    // MARK: Readers
+
+    static func user(_ row: inout ColumnReader) throws -> UserRecord {
+        UserRecord(handle: try row.bytes(), username: try row.utf8(), displayName: try row.utf8(), createdAt: try row.next())
+    }
+
+    static func credential(_ row: inout ColumnReader) throws -> CredentialRecord {
+        let id = try row.bytes()
+        let userHandle = try row.bytes()
+        let publicKey = try row.bytes()
+        let algorithm = COSEAlgorithm(rawValue: try row.next(Int64.self))
+        let storedSignCount = try row.next(Int64.self)
+        guard let signCount = UInt32(exactly: storedSignCount) else {
+            throw StoreError(.database, "a credential has a signature counter out of range: \(storedSignCount)")
+        }
+        // Values this version does not know are dropped, as a newer version may have written them.
+        let transports = try row.next([String].self).compactMap(AuthenticatorTransport.init(rawValue:))
+        let aaguid = try row.bytes()
+        let attestationFormat = AttestationFormatIdentifier(rawValue: try row.next(String.self))
+        let storedType = try row.next(String.self)
+        guard let attestationType = AttestationType(rawValue: storedType) else {
+            throw StoreError(.database, "a credential has an unknown attestation type \"\(storedType)\"")
+        }
+        let backupEligible = try row.next(Bool.self)
+        let backedUp = try row.next(Bool.self)
+        let residentKey = try row.next(Bool?.self)
+        let userVerified = try row.next(Bool.self)
+        let createdAt = try row.next(Date.self)
+        let lastUsedAt = try row.next(Date?.self)
+        let attestationTrusted = try row.next(Bool.self)
+        let trustPath = try row.next([ByteBuffer].self).map { Array($0.readableBytesView) }
+        var credentialProtectionPolicy: UInt8?
+        if let level = try row.next(Int64?.self) {
+            guard let level = UInt8(exactly: level) else {
+                throw StoreError(.database, "a credential has a credProtect level out of range: \(level)")
+            }
+            credentialProtectionPolicy = level
+        }
+        let signCountRegressions = Int(try row.next(Int64.self))
+        let name = try row.optionalUTF8()
+        return CredentialRecord(
+            id: id, userHandle: userHandle, publicKey: publicKey, algorithm: algorithm, signCount: signCount,
+            transports: transports, aaguid: aaguid, attestationFormat: attestationFormat,
+            attestationType: attestationType, attestationTrusted: attestationTrusted, trustPath: trustPath,
+            credentialProtectionPolicy: credentialProtectionPolicy, signCountRegressions: signCountRegressions,
+            backupEligible: backupEligible, backedUp: backedUp, residentKey: residentKey, userVerified: userVerified,
+            createdAt: createdAt, lastUsedAt: lastUsedAt, name: name)
+    }
+
+    static func ceremony(_ row: inout ColumnReader) throws -> PendingCeremony {
+        let challengeHash = try row.bytes()
+        let kind = try row.next(String.self)
+        guard let ceremonyKind = CeremonyKind(rawValue: kind) else {
+            throw StoreError(.database, "a pending ceremony has an unknown kind \"\(kind)\"")
+        }
+        let userHandle = try row.optionalBytes()
+        let username = try row.optionalUTF8()
+        let displayName = try row.optionalUTF8()
+        let requirement = try row.next(String.self)
+        guard let userVerification = UserVerificationRequirement(rawValue: requirement) else {
+            throw StoreError(.database, "a pending ceremony has an unknown user verification \"\(requirement)\"")
+        }
+        return PendingCeremony(
+            challengeHash: challengeHash, kind: ceremonyKind, userHandle: userHandle, username: username,
+            displayName: displayName, userVerification: userVerification, bindingHash: try row.optionalBytes(),
+            expiresAt: try row.next(Date.self))
+    }
+
+    static func session(_ row: inout ColumnReader) throws -> SessionRecord {
+        SessionRecord(tokenHash: try row.bytes(), userHandle: try row.bytes(), createdAt: try row.next(), expiresAt: try row.next())
+    }
+
+    /// Reads `count` columns with `read`, or nil when the first is NULL: a LEFT JOIN found no row.
+    static func optional<T>(_ row: inout ColumnReader, columns count: Int, _ read: (inout ColumnReader) throws -> T) throws -> T? {
+        guard !row.nextIsNull else {
+            row.skip(count)
+            return nil
+        }
+        return try read(&row)
+    }
+
+    // MARK: Writers
+
+    /// Inserts a credential with every column of ``credentialColumns(_:)``.
+    static func insert(_ credential: CredentialRecord) -> PostgresQuery {
+        """
+        INSERT INTO credentials (\(unescaped: credentialColumns())) VALUES (
+            \(credential.id.bytea), \(credential.userHandle.bytea), \(credential.publicKey.bytea),
+            \(credential.algorithm.rawValue), \(Int64(credential.signCount)), \(credential.transports.map(\.rawValue)),
+            \(credential.aaguid.bytea), \(credential.attestationFormat.rawValue), \(credential.attestationType.rawValue),
+            \(credential.backupEligible), \(credential.backedUp), \(credential.residentKey), \(credential.userVerified),
+            \(credential.createdAt), \(credential.lastUsedAt), \(credential.attestationTrusted),
+            \(credential.trustPath.map(\.bytea)), \(credential.credentialProtectionPolicy.map(Int16.init)),
+            \(Int64(credential.signCountRegressions)), \(credential.name?.utf8Bytea)
+        )
+        """
+    }
+}

@@ -1,0 +1,152 @@
+import LatchkeyStore
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as numbered migrations kept in `latchkey_schema_migrations`: migration N
+/// brings the schema from version N-1 to N. Never edit a released migration; append a new one.
+///
+/// Text a person typed (usernames, display names, passkey names) is stored as UTF-8 in `bytea`:
+/// PostgreSQL's `text` cannot hold a NUL, and such a name must round-trip and match exactly.
+enum PostgresSchema {
+    /// Each migration is a list of statements (the extended protocol runs one per query).
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE users (
+                handle bytea NOT NULL,
+                username bytea NOT NULL,
+                display_name bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                CONSTRAINT users_pkey PRIMARY KEY (handle),
+                CONSTRAINT users_username_key UNIQUE (username)
+            )
+            """,
+            """
+            CREATE TABLE credentials (
+                id bytea NOT NULL,
+                user_handle bytea NOT NULL,
+                public_key bytea NOT NULL,
+                algorithm bigint NOT NULL,
+                sign_count bigint NOT NULL,
+                transports text[] NOT NULL,
+                aaguid bytea NOT NULL,
+                attestation_format text NOT NULL,
+                attestation_type text NOT NULL,
+                backup_eligible boolean NOT NULL,
+                backed_up boolean NOT NULL,
+                resident_key boolean,
+                user_verified boolean NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                attestation_trusted boolean NOT NULL,
+                trust_path bytea[] NOT NULL,
+                cred_protect smallint,
+                sign_count_regressions bigint NOT NULL DEFAULT 0,
+                name bytea,
+                -- Insertion order, to list passkeys created in the same second as they came.
+                registered bigint GENERATED ALWAYS AS IDENTITY,
+                CONSTRAINT credentials_pkey PRIMARY KEY (id),
+                CONSTRAINT credentials_user_handle_fkey FOREIGN KEY (user_handle) REFERENCES users (handle) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX credentials_by_user ON credentials (user_handle, created_at, registered)",
+            """
+            CREATE TABLE pending_ceremonies (
+                challenge_hash bytea NOT NULL,
+                kind text NOT NULL,
+                user_handle bytea,
+                username bytea,
+                display_name bytea,
+                user_verification text NOT NULL,
+                binding_hash bytea,
+                expires_at timestamptz NOT NULL,
+                CONSTRAINT pending_ceremonies_pkey PRIMARY KEY (challenge_hash)
+            )
+            """,
+            "CREATE INDEX pending_ceremonies_by_expiry ON pending_ceremonies (expires_at)",
+            "CREATE INDEX pending_ceremonies_by_user ON pending_ceremonies (user_handle) WHERE user_handle IS NOT NULL",
+            """
+            CREATE TABLE sessions (
+                token_hash bytea NOT NULL,
+                user_handle bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                CONSTRAINT sessions_pkey PRIMARY KEY (token_hash),
+                CONSTRAINT sessions_user_handle_fkey FOREIGN KEY (user_handle) REFERENCES users (handle) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX sessions_by_expiry ON sessions (expires_at)",
+            "CREATE INDEX sessions_by_user ON sessions (user_handle)",
+            """
+            CREATE TABLE secrets (
+                name text NOT NULL,
+                value bytea NOT NULL,
+                CONSTRAINT secrets_pkey PRIMARY KEY (name)
+            )
+            """,
+        ],
+    ]
+
+    /// The table that records which migrations ran.
+    static let versionTable = "latchkey_schema_migrations"
+
+    /// Every instance migrating one database takes this transaction-scoped advisory lock first, so
+    /// of several instances starting together one migrates and the others then find nothing to do.
+    /// The value is "latchkey" in ASCII.
+    static let migrationLock: Int64 = 0x6C61_7463_686B_6579
+
+    /// Connects once, bounded by the configuration's connect timeout, and applies in one
+    /// transaction every migration the database has not seen. Throws when the database's schema is
+    /// newer than this Latchkey's.
+    static func migrate(_ configuration: PostgresStore.Configuration, logger: Logger) async throws {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(), id: 0, logger: PostgresStore.silent)
+        } catch {
+            throw PostgresStore.storeError(error, configuration: configuration)
+        }
+        do {
+            let applied = try await migrate(on: connection)
+            if !applied.isEmpty {
+                logger.info("migrated the PostgreSQL schema", metadata: [
+                    "server": "\(configuration.server)", "versions": "\(applied.map(String.init).joined(separator: ","))",
+                ])
+            }
+        } catch {
+            try? await connection.close()
+            throw PostgresStore.storeError(error, configuration: configuration)
+        }
+        try? await connection.close()
+    }
+
+    /// Returns the versions it applied.
+    static func migrate(on connection: PostgresConnection) async throws -> [Int] {
+        try await PostgresStore.transaction(on: connection) { connection in
+            try await PostgresStore.execute("SELECT pg_advisory_xact_lock(\(migrationLock))", on: connection)
+            try await PostgresStore.execute(PostgresQuery(unsafeSQL: """
+                CREATE TABLE IF NOT EXISTS \(versionTable) (
+                    version integer PRIMARY KEY,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """), on: connection)
+            let current = try await PostgresStore.rows(
+                PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \(versionTable)"), on: connection
+            ) { try $0.next(Int64.self) }.first ?? 0
+            guard current <= migrations.count else {
+                throw StoreError(.database, "database schema version \(current) is newer than this Latchkey (\(migrations.count))")
+            }
+            var applied: [Int] = []
+            for (index, statements) in migrations.enumerated() where index >= current {
+                for statement in statements {
+                    try await PostgresStore.execute(PostgresQuery(unsafeSQL: statement), on: connection)
+                }
+                let version = index + 1
+                try await PostgresStore.execute(
+                    "INSERT INTO latchkey_schema_migrations (version) VALUES (\(version))", on: connection)
+                applied.append(version)
+            }
+            return applied
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+extension PostgresStore {
+    /// Where and how a ``PostgresStore`` connects, read from a URL such as
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE&connect_timeout=SECONDS]`.
+    ///
+    /// Errors never quote the URL, so they cannot leak the password; ``server`` names the server
+    /// for messages.
+    public struct Configuration: Sendable {
+        /// How the connection is encrypted, with libpq's names and meanings.
+        public enum TLSMode: String, Sendable, CaseIterable {
+            /// Never TLS.
+            case disable
+            /// TLS when the server offers it, without checking its certificate (libpq's default).
+            case prefer
+            /// TLS always, without checking the server's certificate.
+            case require
+            /// TLS always, with a certificate for the host that chains to the system's trust roots.
+            case verifyFull = "verify-full"
+        }
+
+        public var host: String
+        public var port: Int
+        public var username: String
+        public var password: String?
+        public var database: String
+        public var tls: TLSMode
+        /// How long reaching the server and signing in may take before it fails.
+        public var connectTimeout: Duration
+        /// The most connections this process keeps open to the server.
+        public var maximumConnections: Int
+
+        public init(
+            host: String, port: Int = 5432, username: String, password: String?, database: String,
+            tls: TLSMode = .prefer, connectTimeout: Duration = .seconds(10), maximumConnections: Int = 20
+        ) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.tls = tls
+            self.connectTimeout = connectTimeout
+            self.maximumConnections = maximumConnections
+        }
+
+        /// Reads a `postgres://` or `postgresql://` URL. The user name and password may be
+        /// percent-encoded; `sslmode` and `connect_timeout` are the only query parameters.
+        public init(url: String) throws {
+            guard let components = URLComponents(string: url) else {
+                throw StoreError(.database, "the PostgreSQL URL cannot be parsed (percent-encode @, :, / and ? in the user name and password)")
+            }
+            let scheme = components.scheme?.lowercased()
+            guard scheme == "postgres" || scheme == "postgresql" else {
+                throw StoreError(.database, "a PostgreSQL URL starts with postgres:// or postgresql://")
+            }
+            guard var host = components.host, !host.isEmpty else {
+                throw StoreError(.database, "the PostgreSQL URL names no host")
+            }
+            // An IPv6 address is written in brackets in a URL, and without them in a socket address.
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            guard let username = components.user, !username.isEmpty else {
+                throw StoreError(.database, "the PostgreSQL URL names no user (postgres://USER[:PASSWORD]@HOST:PORT/DATABASE)")
+            }
+            let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            guard !database.isEmpty, !database.contains("/") else {
+                throw StoreError(.database, "the PostgreSQL URL names no database (postgres://USER[:PASSWORD]@HOST:PORT/DATABASE)")
+            }
+            self.init(host: host, port: components.port ?? 5432, username: username, password: components.password, database: database)
+            guard (1...65_535).contains(port) else {
+                throw StoreError(.database, "the PostgreSQL URL's port \(port) is not between 1 and 65535")
+            }
+            for item in components.queryItems ?? [] {
+                switch item.name {
+                case "sslmode":
+                    guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
+                        let modes = TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw StoreError(.database, "the PostgreSQL URL's sslmode must be one of \(modes)")
+                    }
+                    tls = mode
+                case "connect_timeout":
+                    guard let seconds = item.value.flatMap(Int.init), (1...600).contains(seconds) else {
+                        throw StoreError(.database, "the PostgreSQL URL's connect_timeout must be whole seconds from 1 to 600")
+                    }
+                    connectTimeout = .seconds(seconds)
+                default:
+                    // The name only: a misplaced password must not be echoed.
+                    throw StoreError(.database, "the PostgreSQL URL has an unknown parameter \"\(item.name)\" (known: sslmode, connect_timeout)")
+                }
+            }
+        }
+
+        /// `host:port/database`, for messages and logs: never the user's password.
+        public var server: String {
+            let address = host.contains(":") ? "[\(host)]" : host
+            return "\(address):\(port)/\(database)"
+        }
+
+        /// Hides the password wherever it occurs in `text`, in case an error quoted it.
+        func redacting(_ text: String) -> String {
+            guard let password, !password.isEmpty else { return text }
+            return text.replacingOccurrences(of: password, with: "<redacted>")
+        }
+
+        // MARK: postgres-nio settings
+
+        var clientConfiguration: PostgresClient.Configuration {
+            var configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+            configuration.options.connectTimeout = connectTimeout
+            configuration.options.maximumConnections = maximumConnections
+            return configuration
+        }
+
+        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password, database: database,
+                tls: try connectionTLS())
+            configuration.options.connectTimeout = .nanoseconds(Int64(connectTimeout.components.seconds) * 1_000_000_000)
+            return configuration
+        }
+
+        private var tlsConfiguration: TLSConfiguration {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            if tls != .verifyFull { configuration.certificateVerification = .none }
+            return configuration
+        }
+
+        private var clientTLS: PostgresClient.Configuration.TLS {
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(tlsConfiguration)
+            case .require, .verifyFull: .require(tlsConfiguration)
+            }
+        }
+
+        private func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+            switch tls {
+            case .disable: return .disable
+            case .prefer: return .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+            case .require, .verifyFull: return .require(try NIOSSLContext(configuration: tlsConfiguration))
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// Users and credentials: reads, registration and sign-in bookkeeping.
+extension PostgresStore {
+    public func user(named username: String) async throws -> UserRecord? {
+        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE username = \(username.utf8Bytea)") {
+            try PostgresRows.user(&$0)
+        }
+    }
+
+    public func user(handle: [UInt8]) async throws -> UserRecord? {
+        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE handle = \(handle.bytea)") {
+            try PostgresRows.user(&$0)
+        }
+    }
+
+    public func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord] {
+        try await rows("""
+            SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials
+            WHERE user_handle = \(handle.bytea) ORDER BY created_at, registered
+            """) { try PostgresRows.credential(&$0) }
+    }
+
+    public func credential(id: [UInt8]) async throws -> CredentialRecord? {
+        try await firstRow("SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials WHERE id = \(id.bytea)") {
+            try PostgresRows.credential(&$0)
+        }
+    }
+
+    public func register(_ registration: NewRegistration) async throws {
+        let credential = registration.credential
+        if let newUser = registration.newUser, newUser.handle != credential.userHandle {
+            throw StoreError(.userNotFound, "the new user is not the owner of the credential being registered")
+        }
+        if let session = registration.session, session.userHandle != credential.userHandle {
+            throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+        }
+        do {
+            try await transaction { connection in
+                if let user = registration.newUser {
+                    try await Self.execute("""
+                        INSERT INTO users (\(unescaped: PostgresRows.userColumns()))
+                        VALUES (\(user.handle.bytea), \(user.username.utf8Bytea), \(user.displayName.utf8Bytea), \(user.createdAt))
+                        """, on: connection)
+                }
+                try await Self.execute(PostgresRows.insert(credential), on: connection)
+                if let session = registration.session {
+                    try await Self.insert(session, on: connection)
+                }
+                try await Self.deleteSessions(registration.endingSessions, on: connection)
+            }
+        } catch let error as StoreError where error.code == .usernameTaken {
+            throw StoreError(.usernameTaken, "username \"\(registration.newUser?.username ?? "")\" is already registered")
+        }
+    }
+
+    /// One statement, so it is atomic without a transaction: the compare-and-set of the counter
+    /// (which also checks that the session is for the credential's owner), the new session and the
+    /// end of the replaced ones happen only when the counter is still `previousSignCount`.
+    /// Of two instances racing with the same counter, the second `UPDATE` waits for the first,
+    /// re-reads the row, finds the counter moved and changes nothing. The last SELECT reads the
+    /// credential as the statement began, to say why nothing was written.
+    public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
+        let session = signIn.session
+        let outcome = try await firstRow("""
+            WITH signed_in AS (
+                UPDATE credentials
+                SET sign_count = \(Int64(signIn.signCount)), backed_up = \(signIn.backedUp),
+                    user_verified = \(signIn.userVerified), last_used_at = \(signIn.at)
+                WHERE id = \(signIn.credentialID.bytea) AND sign_count = \(Int64(signIn.previousSignCount))
+                    AND user_handle = \(session.userHandle.bytea)
+                RETURNING user_handle
+            ), started AS (
+                INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()))
+                SELECT \(session.tokenHash.bytea), user_handle, \(session.createdAt), \(session.expiresAt) FROM signed_in
+            ), ended AS (
+                DELETE FROM sessions
+                WHERE token_hash = ANY(\(signIn.endingSessions.map(\.bytea))) AND EXISTS (SELECT FROM signed_in)
+            )
+            SELECT EXISTS (SELECT FROM signed_in), c.user_handle
+            FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = \(signIn.credentialID.bytea)
+            """) { row in (recorded: try row.next(Bool.self), owner: try row.optionalBytes()) }
+        guard let outcome else { throw StoreError(.database, "the sign-in statement returned no row") }
+        if outcome.recorded { return .recorded }
+        guard let owner = outcome.owner else { return .credentialRemoved }
+        guard owner == session.userHandle else {
+            throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+        }
+        return .counterMoved
+    }
+
+    public func recordSignCountRegression(credentialID: [UInt8]) async throws {
+        try await execute("""
+            UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea)
+            """)
+    }
+}

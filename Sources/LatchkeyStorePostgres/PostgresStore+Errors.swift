@@ -1,0 +1,78 @@
+import LatchkeyStore
+import PostgresNIO
+
+/// What PostgreSQL and postgres-nio throw, as ``StoreError``s: a constraint the database enforced
+/// becomes the same code SQLite gives, anything else a `.database` error whose message names the
+/// server and the reason, and never the password, a statement's values or the URL.
+extension PostgresStore {
+    func storeError(_ error: any Error) -> StoreError {
+        Self.storeError(error, configuration: configuration)
+    }
+
+    static func storeError(_ error: any Error, configuration: Configuration) -> StoreError {
+        switch error {
+        case let error as StoreError:
+            return error
+        case let error as PSQLError:
+            return storeError(error, configuration: configuration)
+        case let error as PostgresDecodingError:
+            return StoreError(
+                .database, "PostgreSQL column \(error.columnName) holds a \(error.postgresType) that cannot be read as \(error.targetType)")
+        case is CancellationError:
+            return StoreError(.database, "the PostgreSQL call was cancelled")
+        default:
+            return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server): \(error)"))
+        }
+    }
+
+    /// Constraint names from ``PostgresSchema``, with what breaking each means to a caller.
+    private static let constraintErrors: [String: StoreError] = [
+        "users_username_key": StoreError(.usernameTaken, "this username is already registered"),
+        "users_pkey": StoreError(.database, "a user with this handle exists already"),
+        "credentials_pkey": StoreError(.credentialAlreadyRegistered, "this credential is already registered"),
+        "credentials_user_handle_fkey": StoreError(.userNotFound, "the user this passkey was being added to does not exist"),
+        "sessions_pkey": StoreError(.database, "a session with this token exists already"),
+        "sessions_user_handle_fkey": StoreError(.userNotFound, "the user this session was for does not exist"),
+        "pending_ceremonies_pkey": StoreError(.database, "a pending ceremony with this challenge exists already"),
+    ]
+
+    private static func storeError(_ error: PSQLError, configuration: Configuration) -> StoreError {
+        switch error.code {
+        case .server:
+            if let constraint = error.serverInfo?[.constraintName], let mapped = constraintErrors[constraint] {
+                return mapped
+            }
+            // The message only: the detail quotes the row's values.
+            let state = error.serverInfo?[.sqlState] ?? "?"
+            let message = error.serverInfo?[.message] ?? "no message"
+            return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server) refused: \(message) (SQLSTATE \(state))"))
+        case .poolClosed:
+            return StoreError(.database, "the store is closed")
+        case .queryCancelled:
+            return StoreError(.database, "the PostgreSQL call was cancelled")
+        default:
+            return StoreError(.database, configuration.redacting("cannot use PostgreSQL at \(configuration.server): \(reason(error))"))
+        }
+    }
+
+    /// What went wrong with a connection, from the innermost error that says it: postgres-nio's own
+    /// description is deliberately vague.
+    private static func reason(_ error: PSQLError) -> String {
+        if let inner = error.underlying as? PSQLError, inner.code != error.code { return reason(inner) }
+        if let underlying = error.underlying {
+            if let channelError = underlying as? ChannelError, case .connectTimeout(let timeout) = channelError {
+                return "no answer within \(timeout.nanoseconds / 1_000_000_000) s"
+            }
+            return "\(underlying)"
+        }
+        switch error.code {
+        case .serverClosedConnection: return "the server closed the connection"
+        case .clientClosedConnection: return "the connection was closed"
+        case .sslUnsupported: return "the server does not offer TLS (sslmode=require)"
+        case .authMechanismRequiresPassword: return "the server asks for a password and the URL has none"
+        case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not support"
+        case .connectionError: return "cannot connect"
+        default: return "\(error.code)"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// Passkey management: renaming and removing passkeys, deleting accounts.
+extension PostgresStore {
+    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord? {
+        try await firstRow("""
+            UPDATE credentials SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
+            RETURNING \(unescaped: PostgresRows.credentialColumns())
+            """) { try PostgresRows.credential(&$0) }
+    }
+
+    /// Locks the owner's row first, so two removals of one user's passkeys run one after the other
+    /// and the second counts what the first left: of a user's last two passkeys, racing removals
+    /// (from any instances) delete one. A guarded DELETE alone would not do: each would count two
+    /// passkeys in its own snapshot. `FOR NO KEY UPDATE` does not block sign-ins and registrations,
+    /// which only need the user to exist.
+    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
+        try await transaction { connection in
+            let userExists = try await Self.rows(
+                "SELECT FROM users WHERE handle = \(owner.bytea) FOR NO KEY UPDATE", on: connection) { _ in () }
+            guard !userExists.isEmpty else { return .notFound }
+            let counts = try await Self.rows("""
+                SELECT count(*) FILTER (WHERE id = \(id.bytea)), count(*) FROM credentials WHERE user_handle = \(owner.bytea)
+                """, on: connection) { row in (owned: try row.next(Int64.self), all: try row.next(Int64.self)) }.first
+            guard let counts, counts.owned > 0 else { return .notFound }
+            guard counts.all > 1 else { return .lastCredential }
+            try await Self.execute(
+                "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)", on: connection)
+            return .deleted
+        }
+    }
+
+    /// Locks the user's row first: registrations and sign-ins for this user wait, so no passkey or
+    /// session is added between the deletes and then removed by the cascade without being reported.
+    public func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? {
+        try await transaction { connection in
+            let found = try await Self.rows("SELECT FROM users WHERE handle = \(handle.bytea) FOR UPDATE", on: connection) { _ in () }
+            guard !found.isEmpty else { return nil }
+            // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
+            // removed credential IDs and to reach pending ceremonies, which have no foreign key.
+            let credentialIDs = try await Self.rows(
+                "DELETE FROM credentials WHERE user_handle = \(handle.bytea) RETURNING id", on: connection) { try $0.bytes() }
+            try await Self.execute("DELETE FROM sessions WHERE user_handle = \(handle.bytea)", on: connection)
+            try await Self.execute("DELETE FROM pending_ceremonies WHERE user_handle = \(handle.bytea)", on: connection)
+            try await Self.execute("DELETE FROM users WHERE handle = \(handle.bytea)", on: connection)
+            return credentialIDs
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// Sessions, and the purge of everything expired.
+extension PostgresStore {
+    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
+        try await firstRow("""
+            SELECT \(unescaped: PostgresRows.sessionColumns("s.")), \(unescaped: PostgresRows.userColumns("u."))
+            FROM sessions s JOIN users u ON u.handle = s.user_handle
+            WHERE s.token_hash = \(tokenHash.bytea) AND s.expires_at > \(now)
+            """) { row in SessionWithUser(session: try PostgresRows.session(&row), user: try PostgresRows.user(&row)) }
+    }
+
+    public func deleteSessions(tokenHashes: [[UInt8]]) async throws {
+        guard !tokenHashes.isEmpty else { return }
+        try await withConnection { connection in try await Self.deleteSessions(tokenHashes, on: connection) }
+    }
+
+    /// Rows the purge deletes per statement; each statement is its own short transaction.
+    static let purgeBatchSize = 500
+
+    /// Deletes in batches of ``purgeBatchSize`` rows, each batch one short statement that skips
+    /// rows another call holds (a ceremony being taken, say), so no lock is held or waited for long.
+    public func purgeExpired(now: Date) async throws {
+        for table in ["pending_ceremonies", "sessions"] {
+            let key = table == "sessions" ? "token_hash" : "challenge_hash"
+            while true {
+                let deleted = try await firstRow("""
+                    WITH expired AS (
+                        SELECT \(unescaped: key) FROM \(unescaped: table) WHERE expires_at <= \(now)
+                        LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+                    ), deleted AS (
+                        DELETE FROM \(unescaped: table) WHERE \(unescaped: key) IN (SELECT \(unescaped: key) FROM expired)
+                        RETURNING 1
+                    )
+                    SELECT count(*) FROM deleted
+                    """) { try $0.next(Int64.self) } ?? 0
+                guard deleted >= Self.purgeBatchSize else { break }
+                await Task.yield()
+            }
+        }
+    }
+
+    // MARK: Writes on a connection
+
+    static func insert(_ session: SessionRecord, on connection: PostgresConnection) async throws {
+        try await execute("""
+            INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()))
+            VALUES (\(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt))
+            """, on: connection)
+    }
+
+    static func deleteSessions(_ tokenHashes: [[UInt8]], on connection: PostgresConnection) async throws {
+        guard !tokenHashes.isEmpty else { return }
+        try await execute("DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea)))", on: connection)
+    }
+}

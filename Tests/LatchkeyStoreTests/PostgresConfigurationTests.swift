@@ -1,0 +1,77 @@
+import LatchkeyStore
+import Testing
+
+@testable import LatchkeyStorePostgres
+
+/// Reading `postgres://` URLs: no server needed.
+@Suite("PostgreSQL URL")
+struct PostgresConfigurationTests {
+    @Test func aFullURL() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://latchkey:s3cret@db.example:6432/passkeys")
+        #expect(configuration.host == "db.example")
+        #expect(configuration.port == 6432)
+        #expect(configuration.username == "latchkey")
+        #expect(configuration.password == "s3cret")
+        #expect(configuration.database == "passkeys")
+        #expect(configuration.tls == .prefer, "libpq's default")
+        #expect(configuration.connectTimeout == .seconds(10))
+        #expect(configuration.server == "db.example:6432/passkeys")
+    }
+
+    @Test func thePortDefaultsAndThePasswordIsOptional() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgresql://app@localhost/latchkey")
+        #expect(configuration.port == 5432)
+        #expect(configuration.password == nil)
+        #expect(configuration.username == "app")
+    }
+
+    @Test func theSchemeIsCaseInsensitive() throws {
+        #expect(try PostgresStore.Configuration(url: "POSTGRES://app@localhost/latchkey").host == "localhost")
+    }
+
+    @Test func percentEncodedCredentialsAreDecoded() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://us%40er:p%40ss%3Aw%2Frd@127.0.0.1:5432/db")
+        #expect(configuration.username == "us@er")
+        #expect(configuration.password == "p@ss:w/rd")
+    }
+
+    @Test func anIPv6HostLosesItsBrackets() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app@[::1]:5433/db")
+        #expect(configuration.host == "::1")
+        #expect(configuration.port == 5433)
+        #expect(configuration.server == "[::1]:5433/db")
+    }
+
+    @Test func queryParameters() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app@h/db?sslmode=verify-full&connect_timeout=3")
+        #expect(configuration.tls == .verifyFull)
+        #expect(configuration.connectTimeout == .seconds(3))
+        #expect(try PostgresStore.Configuration(url: "postgres://app@h/db?sslmode=disable").tls == .disable)
+    }
+
+    @Test(arguments: [
+        ("mysql://app:pw@h/db", "postgres://"),
+        ("postgres://app:pw@/db", "no host"),
+        ("postgres://h/db", "no user"),
+        ("postgres://app:pw@h", "no database"),
+        ("postgres://app:pw@h/", "no database"),
+        ("postgres://app:pw@h/db/more", "no database"),
+        ("postgres://app:pw@h:0/db", "port 0"),
+        ("postgres://app:pw@h/db?sslmode=sometimes", "sslmode"),
+        ("postgres://app:pw@h/db?connect_timeout=0", "connect_timeout"),
+        ("postgres://app:pw@h/db?password=pw", "unknown parameter \"password\""),
+        ("postgres://app:p w@h/db", "cannot be parsed"),
+    ])
+    func badURLsAreRefusedWithoutQuotingThem(url: String, problem: String) throws {
+        let error = #expect(throws: StoreError.self) { try PostgresStore.Configuration(url: url) }
+        let message = error?.message ?? ""
+        #expect(message.contains(problem), "\(message)")
+        #expect(!message.contains("pw"), "the password must not be quoted: \(message)")
+    }
+
+    @Test func redactionHidesThePasswordAnywhere() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app:swordfish@h/db")
+        #expect(configuration.redacting("auth failed for swordfish at h") == "auth failed for <redacted> at h")
+        #expect(try PostgresStore.Configuration(url: "postgres://app@h/db").redacting("as is") == "as is")
+    }
+}

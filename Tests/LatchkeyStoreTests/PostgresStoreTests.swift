@@ -1,0 +1,323 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+import Testing
+import WebAuthn
+
+@testable import LatchkeyStorePostgres
+
+/// What only the PostgreSQL store does: migrations, several instances (each a store with its own
+/// connection pool) on one database, reaching the server, and rows it did not write. Interface
+/// behaviour is in ``StoreContractTests``, which runs against PostgreSQL too.
+@Suite("PostgreSQL store", .closesTestDatabases, .disabled(if: TestPostgres.skipped, "LATCHKEY_TEST_SKIP_POSTGRES is set"))
+struct PostgresStoreTests {
+    // MARK: Migrations
+
+    @Test func migrationsBringAnEmptyDatabaseToTheLatestVersion() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        #expect(try await appliedVersions(database) == [], "a new database has no version table")
+        let store = try await TestPostgres.open(database)
+        let latest = Array(1...PostgresSchema.migrations.count)
+        #expect(try await appliedVersions(database) == latest)
+        #expect(try await tables(database).isSuperset(of: ["users", "credentials", "pending_ceremonies", "sessions", "secrets"]))
+        // Usable at once, and opening again migrates nothing.
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.detailedCredential(7, of: alice))
+        let again = try await TestPostgres.open(database)
+        #expect(try await appliedVersions(database) == latest)
+        #expect(try await again.user(named: "alice") == alice, "reopening keeps data")
+    }
+
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let instances = 4
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<instances {
+                group.addTask { try await TestPostgres.open(database) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == instances)
+        #expect(try await appliedVersions(database) == Array(1...PostgresSchema.migrations.count), "each migration once")
+        let alice = Fixtures.user("alice", handle: 1)
+        try await stores[0].registerNew(alice, with: Fixtures.credential(7, of: alice))
+        #expect(try await stores[instances - 1].user(named: "alice") == alice)
+    }
+
+    @Test func aSchemaNewerThanThisBinaryIsRefused() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        _ = try await TestPostgres.open(database)
+        try await sql(database, "INSERT INTO latchkey_schema_migrations (version) VALUES (\(PostgresSchema.migrations.count + 1))")
+        let error = await #expect(throws: StoreError.self) { try await TestPostgres.open(database) }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("newer") == true)
+    }
+
+    // MARK: Two instances on one database
+
+    @Test func racingSignInsOnTwoInstancesCannotBothPass() async throws {
+        let (first, second) = try await twoInstances()
+        let alice = Fixtures.user("alice", handle: 1)
+        var credential = Fixtures.credential(7, of: alice, signCount: 0)
+        try await first.registerNew(alice, with: credential)
+        // Several rounds, so the two statements really meet at the row lock some of the time.
+        for round: UInt32 in 0..<20 {
+            let tokens = [Fixtures.bytes(index: Int(round) * 2), Fixtures.bytes(index: Int(round) * 2 + 1)]
+            async let a = first.recordSignIn(Fixtures.signIn(
+                credential, from: round, to: round + 1, session: Fixtures.session(tokens[0], of: alice)))
+            async let b = second.recordSignIn(Fixtures.signIn(
+                credential, from: round, to: round + 1, session: Fixtures.session(tokens[1], of: alice)))
+            let outcomes = try await [a, b]
+            #expect(outcomes.filter { $0 == .recorded }.count == 1, "round \(round): exactly one sign-in wins")
+            #expect(outcomes.filter { $0 == .counterMoved }.count == 1, "round \(round): the other sees the counter moved")
+            let sessions = [try await second.hasSession(tokens[0]), try await first.hasSession(tokens[1])]
+            #expect(sessions == outcomes.map { $0 == .recorded }, "round \(round): only the winner's session exists")
+            credential.signCount = round + 1
+            #expect(try await second.credential(id: credential.id)?.signCount == round + 1)
+        }
+    }
+
+    @Test func aPendingCeremonyIsTakenOnceAcrossInstances() async throws {
+        let (first, second) = try await twoInstances()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await first.registerNew(alice, with: credential)
+        for round in 0..<10 {
+            let ceremony = Fixtures.authentication(Fixtures.bytes(index: round))
+            try await first.savePendingCeremony(ceremony)
+            let taken = try await withThrowingTaskGroup(of: PendingCeremony?.self) { group in
+                for attempt in 0..<8 {
+                    let store = attempt.isMultiple(of: 2) ? first : second
+                    group.addTask {
+                        attempt < 4
+                            ? try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
+                            : try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id).ceremony
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(taken.compactMap { $0 } == [ceremony], "round \(round): exactly one answer gets the ceremony")
+        }
+    }
+
+    @Test func racingDeletesOfTheLastTwoPasskeysOnTwoInstancesLeaveOne() async throws {
+        let (first, second) = try await twoInstances()
+        for round in 0..<10 {
+            let user = Fixtures.user("user\(round)", handle: UInt8(round + 1))
+            let credentials = [Fixtures.credential(UInt8(2 * round + 100), of: user), Fixtures.credential(UInt8(2 * round + 101), of: user)]
+            try await first.registerNew(user, with: credentials[0])
+            try await second.register(NewRegistration(credential: credentials[1], newUser: nil))
+            async let a = first.deleteCredential(id: credentials[0].id, ownedBy: user.handle)
+            async let b = second.deleteCredential(id: credentials[1].id, ownedBy: user.handle)
+            let outcomes = try await [a, b]
+            #expect(outcomes.filter { $0 == .deleted }.count == 1, "round \(round): one removal succeeds")
+            #expect(outcomes.filter { $0 == .lastCredential }.count == 1, "round \(round): the other is refused")
+            #expect(try await first.credentials(ofUser: user.handle).count == 1, "round \(round): one passkey stays")
+        }
+    }
+
+    @Test func instancesShareOneSecret() async throws {
+        let (first, second) = try await twoInstances()
+        async let a = first.secret(named: "decoys")
+        async let b = second.secret(named: "decoys")
+        let secrets = try await [a, b]
+        #expect(secrets[0] == secrets[1])
+        #expect(secrets[0].count == 32)
+    }
+
+    @Test func aSessionStartedOnOneInstanceIsLiveOnTheOther() async throws {
+        let (first, second) = try await twoInstances()
+        let alice = Fixtures.user("alice", handle: 1)
+        let session = Fixtures.session(1, of: alice)
+        try await first.registerNew(alice, with: Fixtures.credential(7, of: alice), session: session)
+        #expect(try await second.session(tokenHash: session.tokenHash, now: Fixtures.now)?.user == alice)
+        try await second.deleteSessions(tokenHashes: [session.tokenHash])
+        #expect(try await first.hasSession(session.tokenHash) == false, "ended everywhere at once")
+    }
+
+    // MARK: Reaching the server
+
+    @Test func aClosedPortFailsAtOnceNamingTheServerNotThePassword() async throws {
+        var configuration = try TestPostgres.server()
+        configuration.port = try closedPort()
+        configuration.password = "hunter2-secret"
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("127.0.0.1:\(configuration.port)") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("hunter2") == false)
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        let silent = try SilentListener()
+        var configuration = try TestPostgres.server()
+        configuration.port = silent.port
+        configuration.connectTimeout = .seconds(1)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
+        #expect(ContinuousClock.now - started < .seconds(10), "the connect timeout bounds the wait")
+        #expect(error?.message.contains("no answer within 1 s") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains(configuration.password ?? "<no password>") == false)
+    }
+
+    @Test func aWrongPasswordIsRefusedWithoutQuotingIt() async throws {
+        var configuration = try TestPostgres.server()
+        configuration.password = "not-the-password-\(UInt32.random(in: 0...UInt32.max))"
+        let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
+        let message = error?.message ?? ""
+        #expect(message.contains("28P01"), "invalid_password: \(message)")
+        #expect(message.contains(configuration.password ?? "") == false)
+    }
+
+    @Test func aMissingDatabaseIsNamed() async throws {
+        var configuration = try TestPostgres.server()
+        configuration.database = "latchkey_no_such_database"
+        let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
+        #expect(error?.message.contains("latchkey_no_such_database") == true)
+    }
+
+    // MARK: Closing
+
+    @Test func closingIsFinalAndIdempotent() async throws {
+        let store = try await TestPostgres.makeStore()
+        await store.close()
+        await store.close()
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
+        #expect(error?.message == "the store is closed")
+        await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
+    }
+
+    @Test func cancellingRunClosesTheStore() async throws {
+        let store = try await TestPostgres.makeStore()
+        let running = Task { try await store.run() }
+        _ = try await store.user(named: "alice")
+        running.cancel()
+        try await running.value
+        await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
+    }
+
+    // MARK: Rows the store did not write
+
+    @Test func unknownTransportsAreDropped() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let store = try await TestPostgres.open(database)
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        try await sql(database, "UPDATE credentials SET transports = '{usb,carrier-pigeon,\"\",internal}'")
+        #expect(try await store.credential(id: credential.id)?.transports == [.usb, .internal])
+    }
+
+    @Test func anUnknownAttestationTypeThrowsNamingIt() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let store = try await TestPostgres.open(database)
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: credential)
+        try await sql(database, "UPDATE credentials SET attestation_type = 'notarised'")
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: credential.id) }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("\"notarised\"") == true)
+        let lookupError = await #expect(throws: StoreError.self) {
+            try await store.takeSignInCeremony(challengeHash: Fixtures.bytes(1), credentialID: credential.id)
+        }
+        #expect(lookupError?.code == .database)
+    }
+
+    @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let store = try await TestPostgres.open(database)
+        let ceremony = Fixtures.authentication(1)
+        try await store.savePendingCeremony(ceremony)
+        try await sql(database, "UPDATE pending_ceremonies SET user_verification = 'sometimes'")
+        let error = await #expect(throws: StoreError.self) {
+            try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
+        }
+        #expect(error?.code == .database)
+        #expect(error?.message.contains("\"sometimes\"") == true)
+    }
+
+    @Test func usernamesAreStoredAsTheirUTF8() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let store = try await TestPostgres.open(database)
+        let odd = Fixtures.user("zoë\u{0}", handle: 1)
+        try await store.registerNew(odd, with: Fixtures.credential(7, of: odd))
+        let stored = try await TestPostgres.withConnection(to: database) { connection in
+            try await PostgresStore.rows("SELECT username FROM users", on: connection) { try $0.bytes() }
+        }
+        #expect(stored == [Array("zoë\u{0}".utf8)])
+    }
+
+    // MARK: Helpers
+
+    private func twoInstances() async throws -> (PostgresStore, PostgresStore) {
+        let database = try await TestPostgres.makeDatabase()
+        return (try await TestPostgres.open(database), try await TestPostgres.open(database))
+    }
+
+    private func sql(_ database: PostgresStore.Configuration, _ statement: String) async throws {
+        try await TestPostgres.withConnection(to: database) { connection in
+            try await PostgresStore.execute(PostgresQuery(unsafeSQL: statement), on: connection)
+        }
+    }
+
+    /// The migrations recorded in the database; empty when it has no version table yet.
+    private func appliedVersions(_ database: PostgresStore.Configuration) async throws -> [Int] {
+        try await TestPostgres.withConnection(to: database) { connection in
+            let exists = try await PostgresStore.rows(
+                "SELECT to_regclass('latchkey_schema_migrations') IS NOT NULL", on: connection) { try $0.next(Bool.self) }
+            guard exists.first == true else { return [] }
+            return try await PostgresStore.rows(
+                "SELECT version FROM latchkey_schema_migrations ORDER BY version", on: connection) { Int(try $0.next(Int64.self)) }
+        }
+    }
+
+    private func tables(_ database: PostgresStore.Configuration) async throws -> Set<String> {
+        try await TestPostgres.withConnection(to: database) { connection in
+            Set(try await PostgresStore.rows(
+                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'", on: connection) { try $0.next(String.self) })
+        }
+    }
+
+    /// A loopback port nothing listens on: bound, then released.
+    private func closedPort() throws -> Int {
+        let listener = try SilentListener()
+        let port = listener.port
+        listener.close()
+        return port
+    }
+}
+
+/// A loopback TCP socket that accepts connections (the kernel completes the handshake) and never
+/// says a word: a server that hangs.
+final class SilentListener: @unchecked Sendable {
+    private var descriptor: Int32
+    let port: Int
+
+    init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw StoreError(.database, "socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw StoreError(.database, "bind() or listen() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        guard descriptor >= 0 else { return }
+        Glibc.close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { close() }
+}
