@@ -8,7 +8,7 @@ extension PostgresStore {
     ///
     /// Errors never quote the URL, so they cannot leak the password; ``server`` names the server
     /// for messages.
-    public struct Configuration: Sendable {
+    public struct Configuration: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// How the connection is encrypted, with libpq's names and meanings.
         public enum TLSMode: String, Sendable, CaseIterable {
             /// Never TLS.
@@ -61,6 +61,10 @@ extension PostgresStore {
             }
             // An IPv6 address is written in brackets in a URL, and without them in a socket address.
             if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            // Never connect without the password because its escapes could not be decoded.
+            guard components.percentEncodedPassword == nil || components.password != nil else {
+                throw StoreError(.database, "the PostgreSQL URL's password is not correctly percent-encoded")
+            }
             guard let username = components.user, !username.isEmpty else {
                 throw StoreError(.database, "the PostgreSQL URL names no user (postgres://USER[:PASSWORD]@HOST:PORT/DATABASE)")
             }
@@ -97,6 +101,17 @@ extension PostgresStore {
             let address = host.contains(":") ? "[\(host)]" : host
             return "\(address):\(port)/\(database)"
         }
+
+        /// The URL with the password hidden: a configuration may be printed or logged.
+        public var description: String {
+            let password = password == nil ? "" : ":<redacted>"
+            return "postgres://\(username)\(password)@\(server)?sslmode=\(tls.rawValue)"
+        }
+
+        public var debugDescription: String { description }
+
+        /// Reflection (`dump`, test reports) sees the redacted URL only.
+        public var customMirror: Mirror { Mirror(self, children: ["url": description]) }
 
         /// Hides the password wherever it occurs in `text`, in case an error quoted it.
         func redacting(_ text: String) -> String {

@@ -33,6 +33,8 @@ struct PostgresConfigurationTests {
         let configuration = try PostgresStore.Configuration(url: "postgres://us%40er:p%40ss%3Aw%2Frd@127.0.0.1:5432/db")
         #expect(configuration.username == "us@er")
         #expect(configuration.password == "p@ss:w/rd")
+        // A % that starts no escape is kept as typed.
+        #expect(try PostgresStore.Configuration(url: "postgres://app:p%zzw@h/db").password == "p%zzw")
     }
 
     @Test func anIPv6HostLosesItsBrackets() throws {
@@ -60,13 +62,22 @@ struct PostgresConfigurationTests {
         ("postgres://app:pw@h/db?sslmode=sometimes", "sslmode"),
         ("postgres://app:pw@h/db?connect_timeout=0", "connect_timeout"),
         ("postgres://app:pw@h/db?password=pw", "unknown parameter \"password\""),
-        ("postgres://app:p w@h/db", "cannot be parsed"),
+        ("postgres://app:pw@h:abc/db", "cannot be parsed"),
+        ("postgres://app:pw@h:70000/db", "70000"),
     ])
     func badURLsAreRefusedWithoutQuotingThem(url: String, problem: String) throws {
         let error = #expect(throws: StoreError.self) { try PostgresStore.Configuration(url: url) }
         let message = error?.message ?? ""
         #expect(message.contains(problem), "\(message)")
         #expect(!message.contains("pw"), "the password must not be quoted: \(message)")
+    }
+
+    @Test func printingAConfigurationHidesThePassword() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app:swordfish@h/db?sslmode=require")
+        for printed in [String(describing: configuration), String(reflecting: configuration), "\(configuration)"] {
+            #expect(!printed.contains("swordfish"), "\(printed)")
+        }
+        #expect(configuration.description == "postgres://app:<redacted>@h:5432/db?sslmode=require")
     }
 
     @Test func redactionHidesThePasswordAnywhere() throws {

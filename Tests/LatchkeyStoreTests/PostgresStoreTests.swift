@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LatchkeyStore
 import PostgresNIO
 import Testing
@@ -58,7 +59,7 @@ struct PostgresStoreTests {
     @Test func racingSignInsOnTwoInstancesCannotBothPass() async throws {
         let (first, second) = try await twoInstances()
         let alice = Fixtures.user("alice", handle: 1)
-        var credential = Fixtures.credential(7, of: alice, signCount: 0)
+        let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await first.registerNew(alice, with: credential)
         // Several rounds, so the two statements really meet at the row lock some of the time.
         for round: UInt32 in 0..<20 {
@@ -72,7 +73,6 @@ struct PostgresStoreTests {
             #expect(outcomes.filter { $0 == .counterMoved }.count == 1, "round \(round): the other sees the counter moved")
             let sessions = [try await second.hasSession(tokens[0]), try await first.hasSession(tokens[1])]
             #expect(sessions == outcomes.map { $0 == .recorded }, "round \(round): only the winner's session exists")
-            credential.signCount = round + 1
             #expect(try await second.credential(id: credential.id)?.signCount == round + 1)
         }
     }
@@ -296,20 +296,24 @@ final class SilentListener: @unchecked Sendable {
     let port: Int
 
     init() throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw StoreError(.database, "socket() failed") }
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw StoreError(.database, "socket() failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(descriptor, 16) == 0 else { throw StoreError(.database, "bind() or listen() failed") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(socketDescriptor, pointer, length) == 0 && listen(socketDescriptor, 16) == 0
+                    && getsockname(socketDescriptor, pointer, &length) == 0
+            }
         }
+        guard bound else {
+            Glibc.close(socketDescriptor)
+            throw StoreError(.database, "bind(), listen() or getsockname() failed")
+        }
+        descriptor = socketDescriptor
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
