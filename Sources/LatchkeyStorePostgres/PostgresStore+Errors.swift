@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyStore
 import PostgresNIO
 
@@ -63,16 +64,33 @@ extension PostgresStore {
             if let channelError = underlying as? ChannelError, case .connectTimeout(let timeout) = channelError {
                 return "no answer within \(timeout.nanoseconds / 1_000_000_000) s"
             }
-            return "\(underlying)"
+            return describe(underlying)
         }
-        switch error.code {
+        return describe(code: error.code)
+    }
+
+    /// Socket errors as the system says them ("Connection refused"), a failed lookup as such.
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.last { return describe(failure.error) }
+            return "cannot resolve the host name \(error.host)"
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode))
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func describe(code: PSQLError.Code) -> String {
+        switch code {
         case .serverClosedConnection: return "the server closed the connection"
         case .clientClosedConnection: return "the connection was closed"
         case .sslUnsupported: return "the server does not offer TLS (sslmode=require)"
         case .authMechanismRequiresPassword: return "the server asks for a password and the URL has none"
         case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not support"
         case .connectionError: return "cannot connect"
-        default: return "\(error.code)"
+        default: return "\(code)"
         }
     }
 }
