@@ -19,7 +19,7 @@ extension PostgresStore {
     public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
         try await transaction { connection in
             let userExists = try await Self.rows(
-                "SELECT FROM users WHERE handle = \(owner.bytea) FOR NO KEY UPDATE", on: connection) { _ in () }
+                "SELECT FROM users WHERE handle = \(owner.bytea) FOR NO KEY UPDATE", on: connection) { _ in true }
             guard !userExists.isEmpty else { return .notFound }
             let counts = try await Self.rows("""
                 SELECT count(*) FILTER (WHERE id = \(id.bytea)), count(*) FROM credentials WHERE user_handle = \(owner.bytea)
@@ -36,7 +36,7 @@ extension PostgresStore {
     /// session is added between the deletes and then removed by the cascade without being reported.
     public func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? {
         try await transaction { connection in
-            let found = try await Self.rows("SELECT FROM users WHERE handle = \(handle.bytea) FOR UPDATE", on: connection) { _ in () }
+            let found = try await Self.rows("SELECT FROM users WHERE handle = \(handle.bytea) FOR UPDATE", on: connection) { _ in true }
             guard !found.isEmpty else { return nil }
             // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
             // removed credential IDs and to reach pending ceremonies, which have no foreign key.

@@ -31,7 +31,11 @@ public final class PostgresStore: LatchkeyStore {
     private init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info, several a second while the server
+        // is down; each failed call logs its own error already.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: poolLogger)
         self.client = client
         // Detached: the pool lives as long as the store, not as the caller's task (nor does it
         // inherit the caller's graceful-shutdown handler); ``close()`` ends it.
@@ -65,18 +69,42 @@ public final class PostgresStore: LatchkeyStore {
 
     // MARK: Running statements
 
-    /// Runs `body` with a pooled connection, turning every failure into a ``StoreError``.
-    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` with a pooled connection, turning every failure into a ``StoreError``. Waits at
+    /// most the connect timeout for a connection: while the server is down the pool keeps trying
+    /// for up to a minute, and a request must fail before its client gives up. Once `body` has
+    /// started it runs to the end; a `body` that never starts writes nothing.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard pool.withLock({ $0 != nil }) else { throw StoreError(.database, "the store is closed") }
+        let deadline = LeaseDeadline()
         do {
-            return try await client.withConnection { connection in try await body(connection) }
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { [client] in
+                    try await client.withConnection { connection in
+                        guard deadline.start() else { throw deadline.expired }
+                        return try await body(connection)
+                    }
+                }
+                group.addTask { [configuration] in
+                    try await Task.sleep(for: configuration.connectTimeout)
+                    guard deadline.expire() else { return nil }
+                    throw StoreError(
+                        .database, "no connection to PostgreSQL at \(configuration.server) within \(configuration.connectTimeout)")
+                }
+                while let finished = try await group.next() {
+                    if let value = finished {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw StoreError(.database, "a PostgreSQL call ended without a result")
+            }
         } catch {
             throw storeError(error)
         }
     }
 
     /// Runs `body` inside `BEGIN ... COMMIT` on one pooled connection, rolling back if it throws.
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection { connection in try await Self.transaction(on: connection, body) }
     }
 
@@ -95,12 +123,12 @@ public final class PostgresStore: LatchkeyStore {
     }
 
     /// Runs one statement on a pooled connection and reads every row it returns with `read`.
-    func rows<T: Sendable>(_ query: PostgresQuery, _ read: (inout ColumnReader) throws -> T) async throws -> [T] {
+    func rows<T: Sendable>(_ query: PostgresQuery, _ read: @escaping @Sendable (inout ColumnReader) throws -> T) async throws -> [T] {
         try await withConnection { connection in try await Self.rows(query, on: connection, read) }
     }
 
     /// Runs one statement on a pooled connection and reads its first row, if any, with `read`.
-    func firstRow<T: Sendable>(_ query: PostgresQuery, _ read: (inout ColumnReader) throws -> T) async throws -> T? {
+    func firstRow<T: Sendable>(_ query: PostgresQuery, _ read: @escaping @Sendable (inout ColumnReader) throws -> T) async throws -> T? {
         try await rows(query, read).first
     }
 
@@ -128,4 +156,31 @@ public final class PostgresStore: LatchkeyStore {
 
     /// Statements log nothing: their binds hold credentials and session tokens.
     static let silent = Logger(label: "latchkey.postgres.statements", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// Settles the race between a call getting its connection and its deadline: exactly one wins.
+private final class LeaseDeadline: Sendable {
+    private enum State { case waiting, started, expired }
+    private let state = Mutex(State.waiting)
+
+    /// The error the call gets when the deadline won (the timer throws the one the caller sees).
+    let expired = CancellationError()
+
+    /// The connection came: true when the call may run, false when the deadline passed first.
+    func start() -> Bool {
+        state.withLock { state in
+            guard state == .waiting else { return false }
+            state = .started
+            return true
+        }
+    }
+
+    /// The deadline passed: true when the call had not started, so it never will.
+    func expire() -> Bool {
+        state.withLock { state in
+            guard state == .waiting else { return false }
+            state = .expired
+            return true
+        }
+    }
 }

@@ -177,6 +177,25 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("latchkey_no_such_database") == true)
     }
 
+    /// While the server is down the pool retries for a minute; a call must not wait that long.
+    /// Here the only connection is busy instead: the wait for it is bounded the same way, and the
+    /// call that has its connection runs to the end however long it takes.
+    @Test func aCallWaitsForAConnectionNoLongerThanTheConnectTimeout() async throws {
+        var database = try await TestPostgres.makeDatabase()
+        database.maximumConnections = 1
+        database.connectTimeout = .seconds(1)
+        let store = try await TestPostgres.open(database)
+        async let busy: Void = store.execute("SELECT pg_sleep(3)")
+        try await Task.sleep(for: .milliseconds(500))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
+        let waited = ContinuousClock.now - started
+        #expect(waited >= .milliseconds(900) && waited < .milliseconds(2_000), "waited \(waited)")
+        #expect(error?.message.hasPrefix("no connection to PostgreSQL at 127.0.0.1:") == true, "\(error?.message ?? "")")
+        try await busy
+        #expect(try await store.user(named: "alice") == nil, "usable again once the connection is free")
+    }
+
     // MARK: Closing
 
     @Test func closingIsFinalAndIdempotent() async throws {
