@@ -16,7 +16,6 @@ import Synchronization
 public final class PostgresStore: LatchkeyStore {
     let configuration: Configuration
     let client: PostgresClient
-    let logger: Logger
     /// The task running the pool; nil once the store is closed.
     private let pool: Mutex<Task<Void, Never>?>
 
@@ -30,7 +29,6 @@ public final class PostgresStore: LatchkeyStore {
 
     private init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
-        self.logger = logger
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
