@@ -8,6 +8,9 @@ import WebAuthn
 /// Builds the Latchkey HTTP application over a store: the ceremonies (the conformance API),
 /// sessions, well-known files and the web page.
 public enum LatchkeyServer {
+    /// This Latchkey's version, as `latchkey --version` prints it.
+    public static let version = "0.7.0"
+
     /// The router with every route and middleware, without a listening socket.
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
