@@ -22,6 +22,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
+        if settings.logFormat == .json {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        }
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
