@@ -4,6 +4,8 @@ import LatchkeyServer
 import LatchkeyStore
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import WebAuthn
 
 /// The `latchkey` command.
@@ -25,6 +27,8 @@ struct Serve: AsyncParsableCommand {
         if settings.logFormat == .json {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
         }
+        let metricsRegistry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
@@ -38,7 +42,8 @@ struct Serve: AsyncParsableCommand {
         let application: any ApplicationProtocol
         do {
             let store = try StoreBackend.open(settings)
-            application = try LatchkeyServer.application(configuration: settings, store: store, logger: logger)
+            application = try LatchkeyServer.application(
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

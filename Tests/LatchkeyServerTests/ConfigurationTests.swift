@@ -359,8 +359,15 @@ struct ConfigurationTests {
         func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
     }
 
+    @Test func theMetricsTokenIsNeverShown() throws {
+        let loaded = try ConfigurationLoader.load(environment: ["LATCHKEY_METRICS_TOKEN": "tok-hunter2"], defaultFile: Self.noFile)
+        #expect(loaded.configuration.metricsToken == "tok-hunter2")
+        #expect(!loaded.summary.joined().contains("hunter2"))
+        #expect(loaded.summary.contains { $0.contains("metricsToken") && $0.contains("<redacted>") })
+    }
+
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
-        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database"])
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken"])
         let events = Events()
         let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
         for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {

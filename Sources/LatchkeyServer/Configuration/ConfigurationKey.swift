@@ -71,7 +71,7 @@ public struct ConfigurationKey: Sendable {
     func redact(_ text: String) -> String {
         switch secrecy {
         case .none: return text
-        case .whole: return ConfigurationRedaction.mark
+        case .whole: return text.isEmpty ? "" : ConfigurationRedaction.mark
         case .urlPassword: return ConfigurationRedaction.redactingURLPassword(text)
         }
     }
@@ -227,6 +227,13 @@ extension LatchkeyConfiguration {
         .choice(
             "logFormat", \.logFormat,
             "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
+        .string(
+            "metricsAddress", \.metricsAddress,
+            check: { value, configuration in (try? configuration.metricsListenAddress) == nil && !value.isEmpty ? "\"\(value)\" is not HOST:PORT" : nil },
+            "`HOST:PORT` of a separate listener that serves `GET /metrics` (Prometheus text format) to anyone who can reach it, e.g. `127.0.0.1:9464`. Empty: no such listener."),
+        .string(
+            "metricsToken", \.metricsToken, secrecy: .whole,
+            "When set, `GET /metrics` is also served on the public listener to requests with `Authorization: Bearer` and this token. Empty (the default) with no `metricsAddress`: metrics are not served at all. Secret: never printed."),
         .list(
             "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
             "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`."),

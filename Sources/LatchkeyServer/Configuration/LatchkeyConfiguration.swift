@@ -41,6 +41,25 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var logFormat = LogFormat.text
     /// IP addresses of the proxies in front of Latchkey, whose request IDs are kept.
     public var trustedProxies: [String] = []
+    /// `HOST:PORT` of a separate listener serving `/metrics`; empty for none.
+    public var metricsAddress = ""
+    /// A token that lets `/metrics` be read on the public listener as a bearer token; empty for none.
+    public var metricsToken = ""
+
+    /// ``metricsAddress`` split, or nil when there is none.
+    public var metricsListenAddress: (host: String, port: Int)? {
+        get throws {
+            guard !metricsAddress.isEmpty else { return nil }
+            guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+                  (1...65_535).contains(port), colon != metricsAddress.startIndex
+            else {
+                throw ConfigurationError("metricsAddress (LATCHKEY_METRICS_ADDRESS): \"\(metricsAddress)\" is not HOST:PORT")
+            }
+            var host = String(metricsAddress[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host, port)
+        }
+    }
     /// `none`, `self-or-trusted` or `trusted-only` (see ``AttestationPolicy/Mode``).
     public var attestationPolicy = AttestationPolicy.Mode.none
     /// Folder of PEM trust anchors for attestation certificates, in addition to `Config/roots`.
