@@ -39,9 +39,7 @@ public enum LatchkeyServer {
         CredentialsController(services: services, names: authenticatorNames).addRoutes(
             to: router.group("credentials").add(middleware: authenticator))
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
-        WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
-            webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
-        ).addRoutes(to: router.group(".well-known"))
+        WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
 
         // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
         MethodNotAllowedRoutes.add(to: router)
