@@ -25,7 +25,7 @@ public enum LatchkeyServer {
         case .allowedWithCredentials:
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
         case .refused:
-            router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
+            router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping())

@@ -61,13 +61,7 @@ struct CheckConfig: AsyncParsableCommand {
         // One line per key: name, value, source; secrets redacted.
         for line in loaded.summary { print(line) }
         // The domain association files, as `serve` would answer them.
-        for file in settings.wellKnownFiles {
-            if let body = file.prettyBody {
-                print("\n\(file.path)\n\(body)")
-            } else {
-                print("\n\(file.path): not served (set \(file.keys.map(LatchkeyConfiguration.environmentName(of:)).joined(separator: " or ")))")
-            }
-        }
+        for file in settings.wellKnownFiles { print("\n" + file.summary) }
         print("\nconfiguration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }

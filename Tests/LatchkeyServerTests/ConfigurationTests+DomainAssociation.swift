@@ -79,10 +79,7 @@ extension ConfigurationTests {
         #expect(lines.count == 7, "\(message)")
         // In the order of the keys, each naming its key and variable; good items are not reported.
         #expect(lines.map { String($0.prefix { $0 != " " }) }
-            == ["port", "appleAppIDs", "appleAppIDs", "androidApps", "relatedOrigins", "passkeyEnrollURL", "conformanceMode"].sorted { a, b in
-                let order = LatchkeyConfiguration.keys.map(\.name)
-                return order.firstIndex(of: a)! < order.firstIndex(of: b)!
-            })
+            == ["port", "appleAppIDs", "appleAppIDs", "androidApps", "relatedOrigins", "passkeyEnrollURL", "conformanceMode"])
         #expect(lines.contains { $0.contains("(LATCHKEY_APPLE_APP_IDS)") && $0.contains("\"abcde12345.com.example.app\"") })
         #expect(lines.contains { $0.contains("(LATCHKEY_APPLE_APP_IDS)") && $0.contains("\"team.app\"") })
         #expect(!message.contains("\"ABCDE12345.com.example.app\""))

@@ -220,13 +220,13 @@ extension LatchkeyConfiguration {
             "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),
         .list(
             "relatedOrigins", \.relatedOrigins, check: ConfigurationKey.eachItem(relatedOriginProblem),
-            "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn` and accepted in clientDataJSON. Browsers honour at most 5 distinct registrable domains."),
+            "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn`, accepted in clientDataJSON and by the cross-site request guard. Browsers honour at most 5 distinct registrable domains."),
         .string(
             "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in endpointURLProblem(url) },
-            "Absolute https URL of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints` (served when this or `passkeyManageURL` is set)."),
+            "Absolute https URL (http only for `localhost`) of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints`, which is served when this or `passkeyManageURL` is set."),
         .string(
             "passkeyManageURL", \.passkeyManageURL, check: { url, _ in endpointURLProblem(url) },
-            "Absolute https URL of the page where a user manages their passkeys, served as `manage` in `/.well-known/passkey-endpoints`."),
+            "Absolute https URL (http only for `localhost`) of the page where a user manages their passkeys, served as `manage` in `/.well-known/passkey-endpoints`."),
         .boolean(
             "conformanceMode", \.conformanceMode,
             "For the FIDO conformance tools only, never in production: an existing username may register again without signing in; assertions without UP pass when UV is not required; the cross-site request guard is off and CORS answers any origin with credentials; cookies are `SameSite=None` over https; `tokenBinding` follows the strict Level 2 rules; the requested `displayName` is echoed."),

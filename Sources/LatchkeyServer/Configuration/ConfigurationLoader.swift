@@ -107,16 +107,18 @@ public enum ConfigurationLoader {
             ).prefixKeys(with: "latchkey"))  // `latchkey.rpID` is read from LATCHKEY_RP_ID
         roles.append(.environment)
 
-        // Problems found so far; a key with one is not checked further.
-        var problems: [String] = []
-        var failedKeys: Set<String> = []
+        // Problems of the file as a whole (unknown keys), and of values that could not be read, by
+        // key: such a key is not checked further.
+        var fileProblems: [String] = []
+        var readProblems: [String: String] = [:]
 
         let path = environment[fileVariable] ?? defaultFile
         if let file = try ConfigurationFile.read(path, required: environment[fileVariable] != nil) {
             providers.append(file)
             roles.append(.file(path))
-            problems += file.problems.map(\.line)
-            failedKeys.formUnion(file.problems.compactMap(\.key))
+            for problem in file.problems {
+                if let key = problem.key { readProblems[key] = problem.line } else { fileProblems.append(problem.line) }
+            }
         }
 
         let defaults = LatchkeyConfiguration()
@@ -143,8 +145,7 @@ public enum ConfigurationLoader {
             var value: ConfigContent
             let source: ConfigurationSource
             func fail(_ source: ConfigurationSource, _ problem: String) {
-                problems.append(ConfigurationError.line(key: key.name, source: source, problem))
-                failedKeys.insert(key.name)
+                readProblems[key.name] = ConfigurationError.line(key: key.name, source: source, problem)
                 sources[key.name] = source
             }
             switch answer.map({ (roles[$0.offset], $0.element.result) }) {
@@ -175,7 +176,7 @@ public enum ConfigurationLoader {
             }
             sources[key.name] = source
         }
-        problems += configuration.problems(sources: sources, skipping: failedKeys)
+        let problems = fileProblems + configuration.problems(sources: sources, readProblems: readProblems)
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return LoadedConfiguration(configuration: configuration, sources: sources)
     }
@@ -362,11 +363,21 @@ struct ConfigurationFile: ConfigProvider {
 }
 
 extension LatchkeyConfiguration {
-    /// Runs every key's check in declaration order, except for keys whose value could not be read;
-    /// each problem names the key and where its value came from.
-    func problems(sources: [String: ConfigurationSource], skipping failedKeys: Set<String> = []) -> [String] {
-        Self.keys.filter { !failedKeys.contains($0.name) }.flatMap { key in
-            key.check(self).map { ConfigurationError.line(key: key.name, source: sources[key.name] ?? .defaultValue, $0) }
+    /// Every problem in declaration order: for a key whose value could not be read, that problem;
+    /// for the others, what their checks find. Each names the key and where its value came from.
+    /// A default derived from keys declared before it is not checked once those have a problem:
+    /// its own would only repeat theirs (`origins` from a bad `rpID`).
+    func problems(sources: [String: ConfigurationSource], readProblems: [String: String] = [:]) -> [String] {
+        var problems: [String] = []
+        for key in Self.keys {
+            if let problem = readProblems[key.name] {
+                problems.append(problem)
+                continue
+            }
+            let source = sources[key.name] ?? .defaultValue
+            if case .derived = source, !problems.isEmpty { continue }
+            problems += key.check(self).map { ConfigurationError.line(key: key.name, source: source, $0) }
         }
+        return problems
     }
 }

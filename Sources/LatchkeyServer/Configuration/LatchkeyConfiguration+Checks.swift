@@ -77,7 +77,7 @@ extension LatchkeyConfiguration {
               url.path.isEmpty, url.query == nil, url.fragment == nil else {
             return "\"\(origin)\" is not an origin like https://example.com[:port]"
         }
-        guard scheme == "https" || isLocalhost(host) else {
+        guard scheme == "https" || isLocalhost(host.lowercased()) else {
             return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
         }
         let defaultPort = scheme == "https" ? 443 : 80

@@ -92,6 +92,10 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
             allowSHA1: allowSHA1)
     }
 
+    /// The web origins whose pages may send state-changing requests here: the configured origins
+    /// and the related origins (a page on one of them can only reach this server same-origin).
+    var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
+
     /// The configured Android apps; entries were validated when loading.
     var androidAppList: [AndroidApp] {
         androidApps.compactMap { try? AndroidApp(parsing: $0) }

@@ -3,7 +3,8 @@ import Hummingbird
 import NIOCore
 
 /// The files under `/.well-known/` that associate apps and other origins with this relying party:
-/// 200 `application/json` when configured, else 404 naming the keys to set. Never a redirect.
+/// 200 `application/json` when configured, else 404 naming the variables to set. Never a redirect;
+/// HEAD is answered by the router from the GET route.
 struct WellKnownController: Sendable {
     let files: [WellKnownFile]
 
@@ -11,16 +12,11 @@ struct WellKnownController: Sendable {
         for file in files {
             let reply = Self.reply(for: file)
             group.get(RouterPath(file.name)) { _, _ in reply }
-            group.head(RouterPath(file.name)) { _, _ in reply.createHeadResponse() }
         }
     }
 
     static func reply(for file: WellKnownFile) -> Response {
-        guard let body = file.body else {
-            let variables = file.keys.map(LatchkeyConfiguration.environmentName(of:))
-            return JSONResponse.failed(
-                "\(file.path) is not configured (set \(variables.joined(separator: " or ")))", status: .notFound)
-        }
+        guard let body = file.body else { return JSONResponse.failed(file.notConfigured, status: .notFound) }
         return Response(
             status: .ok, headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))

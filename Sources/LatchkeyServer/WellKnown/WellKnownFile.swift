@@ -13,7 +13,17 @@ public struct WellKnownFile: Sendable {
     /// `/.well-known/` and the name.
     public var path: String { "/.well-known/" + name }
 
-    /// The body indented for people, as `check-config` prints it.
+    /// Why the file is not served: `/.well-known/NAME is not configured (set VARIABLE)`.
+    public var notConfigured: String {
+        "\(path) is not configured (set \(keys.map(LatchkeyConfiguration.environmentName(of:)).joined(separator: " or ")))"
+    }
+
+    /// What `check-config` prints: the path and the indented body, or why it is not served.
+    public var summary: String {
+        prettyBody.map { "\(path)\n\($0)" } ?? notConfigured
+    }
+
+    /// The body indented for people.
     public var prettyBody: String? {
         guard let body, let object = try? JSONSerialization.jsonObject(with: body),
               let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
