@@ -442,11 +442,9 @@
 
   async function createPasskey(username, displayName) {
     requireWebAuthn();
-    const reply = await api('POST', '/attestation/options', {
-      username,
-      displayName,
-      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
-    });
+    // The server decides resident key, user verification and attestation; its options reach the
+    // browser unchanged.
+    const reply = await api('POST', '/attestation/options', { username, displayName });
     const publicKey = creationOptionsFromJSON(optionsFromReply(reply));
     const credential = await navigator.credentials.create({ publicKey });
     if (!credential) throw new Error('The authenticator returned no passkey.');
@@ -489,7 +487,7 @@
   }
 
   function signedInMessage(result) {
-    return `Signed in as ${result.username} (credential ${result.credentialId}).`;
+    return `Signed in as ${result.username}.`;
   }
 
   // ---- autofill (conditional mediation) ---------------------------------------------------
@@ -617,7 +615,7 @@
         const username = readUsername();
         const displayName = $('displayName').value.trim() || username;
         const result = await createPasskey(username, displayName);
-        return `Registered a passkey for ${result.username} (credential ${result.credentialId}).`;
+        return `Registered a passkey for ${result.username}.`;
       });
     });
 
@@ -636,7 +634,7 @@
       run('Adding a passkey', async () => {
         if (!account) throw new Error('Sign in first.');
         const result = await createPasskey(account.username, account.displayName || account.username);
-        return `Added a passkey for ${result.username} (credential ${result.credentialId}).`;
+        return `Added another passkey for ${result.username}.`;
       }, { announce: true });
     });
 

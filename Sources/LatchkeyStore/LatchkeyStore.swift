@@ -74,6 +74,11 @@ public protocol LatchkeyStore: Service {
     /// unknown usernames). Two processes asking at once get the same secret.
     func secret(named name: String) async throws -> [UInt8]
 
+    // MARK: Operations
+
+    /// Returns when the backend answers a trivial query, throws when it cannot: readiness checks.
+    func checkReachable() async throws
+
     /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
 }

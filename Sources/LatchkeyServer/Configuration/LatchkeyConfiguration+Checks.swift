@@ -101,6 +101,13 @@ extension LatchkeyConfiguration {
         return nil
     }
 
+    /// An IPv4 or IPv6 address in its usual text form (inet_pton accepts it).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
     static func isLocalhost(_ host: String) -> Bool {
         host == "localhost" || host.hasSuffix(".localhost")
     }
