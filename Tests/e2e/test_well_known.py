@@ -60,8 +60,9 @@ def new_username() -> str:
     return "user-" + uuid.uuid4().hex[:12]
 
 
-def register(server, username: str, origin: str) -> requests.Response:
-    """A registration whose client data carries `origin`; the authenticator keeps the credential."""
+def register(server, username: str, origin: str):
+    """A registration whose client data carries `origin`: the reply, and the authenticator that keeps
+    the credential."""
     client = server.client()
     auth = server.authenticator()
     options = client.post("/attestation/options", {"username": username, "displayName": "Someone"})

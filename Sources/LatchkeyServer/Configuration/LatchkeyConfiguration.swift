@@ -98,8 +98,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
             allowSHA1: allowSHA1)
     }
 
-    /// The web origins whose pages may send state-changing requests here: the configured origins
-    /// and the related origins (a page on one of them can only reach this server same-origin).
+    /// The web origins whose pages may send state-changing requests here (the cross-site request
+    /// guard): the configured origins and the related origins, which share this RP ID on purpose.
     var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
 
     /// The configured Android apps; entries were validated when loading.
