@@ -35,7 +35,7 @@ public enum LatchkeyServer {
         case .allowedWithCredentials:
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
         case .refused:
-            router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
+            router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping())
@@ -50,9 +50,7 @@ public enum LatchkeyServer {
         CredentialsController(services: services, names: authenticatorNames).addRoutes(
             to: router.group("credentials").add(middleware: authenticator))
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
-        WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
-            webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
-        ).addRoutes(to: router.group(".well-known"))
+        WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
 
         HealthController(store: store).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {

@@ -78,7 +78,9 @@ struct CheckConfig: AsyncParsableCommand {
         }
         // One line per key: name, value, source; secrets redacted.
         for line in loaded.summary { print(line) }
-        print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
+        // The domain association files, as `serve` would answer them.
+        for file in settings.wellKnownFiles { print("\n" + file.summary) }
+        print("\nconfiguration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }
 
@@ -137,7 +139,10 @@ func loadConfiguration() throws -> LoadedConfiguration {
     do {
         return try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
     } catch let error as ConfigurationError {
-        FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+        // Every problem, one per line.
+        for problem in error.problems {
+            FileHandle.standardError.write(Data("latchkey: configuration error: \(problem)\n".utf8))
+        }
         throw ExitCode(78)  // EX_CONFIG
     }
 }
