@@ -11,7 +11,7 @@ import WebAuthn
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
-        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self])
+        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self, AuthenticatorCommand.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
