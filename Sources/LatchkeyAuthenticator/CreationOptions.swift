@@ -1,11 +1,12 @@
 /// The reply of `POST /attestation/options`: `PublicKeyCredentialCreationOptionsJSON` (WebAuthn
-/// §5.4) at the top level, as in the FIDO conformance API. Members the authenticator does not
-/// act on (`timeout`, `attestation`, `extensions`, `hints`) are not read.
+/// §5.4) at the top level, as in the FIDO conformance API. Only the members the authenticator acts
+/// on are read: it always makes discoverable, user-verified credentials, so `residentKey` and
+/// `userVerification` need no answer, and `timeout`, `attestation` (see `--attestation`),
+/// `extensions` and `hints` are left alone.
 struct CreationOptions: Decodable {
     struct RelyingPartyEntity: Decodable {
         /// Absent: the origin's host, as a browser does.
         var id: String?
-        var name: String?
     }
 
     struct UserEntity: Decodable {
@@ -21,9 +22,6 @@ struct CreationOptions: Decodable {
 
     struct AuthenticatorSelection: Decodable {
         var authenticatorAttachment: String?
-        var residentKey: String?
-        var requireResidentKey: Bool?
-        var userVerification: String?
     }
 
     var rp: RelyingPartyEntity
@@ -49,7 +47,6 @@ struct RequestOptions: Decodable {
 struct CredentialDescriptor: Decodable {
     var type: String
     var id: Base64URLMember
-    var transports: [String]?
 }
 
 /// The members every Latchkey reply carries: a failed reply piped in instead of options is told
