@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // C libraries, through pkg-config.
@@ -64,6 +65,7 @@ let package = Package(
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "LatchkeyAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Verification throughput beside the bare OpenSSL verify: swift run -c release latchkey-benchmarks

@@ -1,5 +1,6 @@
-// Latchkey demo page: register and sign in with passkeys against the Latchkey HTTP API.
-// No frameworks, no external resources. See docs/HTTP-API.md for the endpoints.
+// Latchkey page: register and sign in with passkeys, then see, rename and remove them.
+// Plain JavaScript, no frameworks, no external resources (the server's Content-Security-Policy is
+// `default-src 'self'`: no inline scripts or styles). Endpoints: docs/HTTP-API.md.
 'use strict';
 
 (function () {
@@ -7,8 +8,10 @@
 
   // ---- base64url (no padding) -------------------------------------------------------------
 
-  function bytesToBase64url(buffer) {
-    const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
+  function bytesToBase64url(value) {
+    const bytes = ArrayBuffer.isView(value)
+      ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength)
+      : new Uint8Array(value);
     let binary = '';
     for (let i = 0; i < bytes.length; i += 0x8000) {
       binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
@@ -16,61 +19,130 @@
     return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   }
 
-  function base64urlToBytes(text) {
-    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text)) {
-      throw new TypeError('not a base64url string');
+  /** Decodes base64url (padding tolerated); `what` names the member in the error. */
+  function base64urlToBytes(text, what) {
+    if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*={0,2}$/.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
+      throw new TypeError(`The server sent ${what} that is not base64url.`);
     }
-    let b64 = text.replace(/-/g, '+').replace(/_/g, '/');
-    while (b64.length % 4 !== 0) b64 += '=';
-    const binary = atob(b64);
+    const b64 = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
+    const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
     const out = new Uint8Array(binary.length);
     for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
     return out.buffer;
   }
 
-  // ---- JSON <-> WebAuthn objects ----------------------------------------------------------
+  // ---- server JSON -> WebAuthn options ----------------------------------------------------
+  // Browsers with WebAuthn Level 3 parse the JSON themselves; for the others, a decoder that
+  // copies every member the server sent and turns the base64url ones into bytes. Nothing the
+  // server asked for (attestation, hints, extensions, ...) is overridden.
 
-  // The server puts the options next to "status" and "errorMessage": remove those two.
-  function stripEnvelope(reply) {
+  /** The options are at the top level of the reply, next to "status" and "errorMessage". */
+  function optionsFromReply(reply) {
     const options = Object.assign({}, reply);
     delete options.status;
     delete options.errorMessage;
     return options;
   }
 
-  function descriptorsFromJSON(list) {
-    return (list || []).map((d) => Object.assign({}, d, { id: base64urlToBytes(d.id) }));
+  function requireObject(value, what) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new TypeError(`The server's options have no ${what}.`);
+    }
+    return value;
+  }
+
+  function descriptorsFromJSON(list, what) {
+    if (list === undefined) return undefined;
+    if (!Array.isArray(list)) throw new TypeError(`The server's ${what} is not a list.`);
+    return list.map((descriptor, index) => {
+      requireObject(descriptor, `${what}[${index}]`);
+      return Object.assign({}, descriptor, { id: base64urlToBytes(descriptor.id, `${what}[${index}].id`) });
+    });
+  }
+
+  // Extension inputs that carry bytes (WebAuthn Level 3 §10, the JSON forms).
+  function prfValuesFromJSON(values, what) {
+    const out = { first: base64urlToBytes(values.first, `${what}.first`) };
+    if (values.second !== undefined) out.second = base64urlToBytes(values.second, `${what}.second`);
+    return out;
+  }
+
+  function extensionsFromJSON(extensions) {
+    if (extensions === undefined) return undefined;
+    const out = Object.assign({}, requireObject(extensions, 'extensions object'));
+    if (out.prf) {
+      const prf = Object.assign({}, out.prf);
+      if (prf.eval) prf.eval = prfValuesFromJSON(prf.eval, 'extensions.prf.eval');
+      if (prf.evalByCredential) {
+        const byCredential = {};
+        for (const [id, values] of Object.entries(prf.evalByCredential)) {
+          byCredential[id] = prfValuesFromJSON(values, `extensions.prf.evalByCredential.${id}`);
+        }
+        prf.evalByCredential = byCredential;
+      }
+      out.prf = prf;
+    }
+    if (out.largeBlob && out.largeBlob.write !== undefined) {
+      out.largeBlob = Object.assign({}, out.largeBlob, {
+        write: base64urlToBytes(out.largeBlob.write, 'extensions.largeBlob.write'),
+      });
+    }
+    return out;
+  }
+
+  function withoutUndefined(object) {
+    for (const key of Object.keys(object)) {
+      if (object[key] === undefined) delete object[key];
+    }
+    return object;
+  }
+
+  /** Whether this browser's PublicKeyCredential has the static method `name`. */
+  function browserHas(name) {
+    return Boolean(window.PublicKeyCredential) && typeof PublicKeyCredential[name] === 'function';
   }
 
   function creationOptionsFromJSON(json) {
-    if (window.PublicKeyCredential && typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function') {
+    if (browserHas('parseCreationOptionsFromJSON')) {
       return PublicKeyCredential.parseCreationOptionsFromJSON(json);
     }
-    const options = Object.assign({}, json);
-    options.challenge = base64urlToBytes(json.challenge);
-    options.user = Object.assign({}, json.user, { id: base64urlToBytes(json.user.id) });
-    options.excludeCredentials = descriptorsFromJSON(json.excludeCredentials);
-    return options;
+    const user = requireObject(json.user, 'user');
+    requireObject(json.rp, 'rp');
+    return withoutUndefined(Object.assign({}, json, {
+      challenge: base64urlToBytes(json.challenge, 'a challenge'),
+      user: Object.assign({}, user, { id: base64urlToBytes(user.id, 'a user.id') }),
+      excludeCredentials: descriptorsFromJSON(json.excludeCredentials, 'excludeCredentials'),
+      extensions: extensionsFromJSON(json.extensions),
+    }));
   }
 
   function requestOptionsFromJSON(json) {
-    if (window.PublicKeyCredential && typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') {
+    if (browserHas('parseRequestOptionsFromJSON')) {
       return PublicKeyCredential.parseRequestOptionsFromJSON(json);
     }
-    const options = Object.assign({}, json);
-    options.challenge = base64urlToBytes(json.challenge);
-    options.allowCredentials = descriptorsFromJSON(json.allowCredentials);
-    return options;
+    return withoutUndefined(Object.assign({}, json, {
+      challenge: base64urlToBytes(json.challenge, 'a challenge'),
+      allowCredentials: descriptorsFromJSON(json.allowCredentials, 'allowCredentials'),
+      extensions: extensionsFromJSON(json.extensions),
+    }));
+  }
+
+  // ---- WebAuthn credential -> JSON --------------------------------------------------------
+
+  /** Extension outputs may hold bytes (prf results, largeBlob blobs): those become base64url. */
+  function bytesAsBase64url(value) {
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return bytesToBase64url(value);
+    if (Array.isArray(value)) return value.map(bytesAsBase64url);
+    if (value && typeof value === 'object') {
+      const out = {};
+      for (const [key, member] of Object.entries(value)) out[key] = bytesAsBase64url(member);
+      return out;
+    }
+    return value;
   }
 
   function credentialToJSON(credential) {
-    if (typeof credential.toJSON === 'function') {
-      try {
-        return credential.toJSON();
-      } catch (e) {
-        // Fall through to the hand-written encoding.
-      }
-    }
+    if (typeof credential.toJSON === 'function') return credential.toJSON();
     const response = credential.response;
     const json = {
       id: credential.id,
@@ -78,7 +150,7 @@
       type: credential.type,
       authenticatorAttachment: credential.authenticatorAttachment || null,
       clientExtensionResults: typeof credential.getClientExtensionResults === 'function'
-        ? credential.getClientExtensionResults() : {},
+        ? bytesAsBase64url(credential.getClientExtensionResults()) : {},
       response: { clientDataJSON: bytesToBase64url(response.clientDataJSON) },
     };
     if (response.attestationObject) {
@@ -106,21 +178,29 @@
 
   // ---- HTTP -------------------------------------------------------------------------------
 
+  /** A failed reply: the HTTP status, the server's message and the whole body. */
   class ServerError extends Error {
-    constructor(httpStatus, message) {
+    constructor(httpStatus, message, body) {
       super(message);
       this.name = 'ServerError';
       this.httpStatus = httpStatus;
+      this.body = body || {};
     }
   }
 
-  async function api(method, path, body) {
-    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  async function api(method, path, body, abortSignal) {
+    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' }, signal: abortSignal };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(path, init);
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (err) {
+      if (abortSignal && abortSignal.aborted) throw err;
+      throw new Error(`Could not reach the server (${err.message}).`);
+    }
     let data = null;
     try {
       data = await response.json();
@@ -130,17 +210,45 @@
     if (!response.ok || !data || data.status !== 'ok') {
       const message = data && typeof data.errorMessage === 'string' && data.errorMessage
         ? data.errorMessage
-        : `HTTP ${response.status} ${response.statusText}`.trim();
-      throw new ServerError(response.status, message);
+        : `The server answered HTTP ${response.status} ${response.statusText}`.trim() + '.';
+      throw new ServerError(response.status, message, data);
     }
     return data;
   }
 
-  // ---- UI state ---------------------------------------------------------------------------
+  const credentialPath = (id) => `/credentials/${encodeURIComponent(id)}`;
+
+  // ---- WebAuthn Signal API ----------------------------------------------------------------
+  // Tells the passkey provider what the server knows, so it can hide or update passkeys. Only
+  // where the browser has it; a signal is a hint, so a refused one is logged, not shown.
+
+  function sendSignal(name, details) {
+    if (!browserHas(name)) return;
+    Promise.resolve()
+      .then(() => PublicKeyCredential[name](details))
+      .catch((err) => console.warn(`PublicKeyCredential.${name} was refused:`, err));
+  }
+
+  /** The account as the server has it now: its passkeys and its user details. */
+  function signalAccount(current) {
+    sendSignal('signalAllAcceptedCredentials', {
+      rpId: current.rpId,
+      userId: current.userHandle,
+      allAcceptedCredentialIds: current.credentials.map((c) => c.id),
+    });
+    sendSignal('signalCurrentUserDetails', {
+      rpId: current.rpId,
+      userId: current.userHandle,
+      name: current.username,
+      displayName: current.displayName || current.username,
+    });
+  }
+
+  // ---- status and busy state --------------------------------------------------------------
 
   let busy = false;
   let seq = 0;
-  let currentUser = null;
+  let account = null; // {username, displayName, userHandle, rpId, credentials} while signed in
 
   function setStatus(state, message) {
     const el = $('status');
@@ -152,8 +260,20 @@
     }
   }
 
+  const domExceptionWords = {
+    NotAllowedError: 'The passkey request was cancelled, timed out, or found no passkey for this site.',
+    InvalidStateError: 'This authenticator already holds a passkey for this account.',
+    SecurityError: "The browser refused this site's origin or relying party ID.",
+    NotSupportedError: 'This authenticator cannot make a passkey with the options the server asked for.',
+    AbortError: 'The passkey request was cancelled.',
+    ConstraintError: 'This authenticator cannot meet the user verification or discoverability the server asked for.',
+  };
+
+  /** Words for a person, keeping the browser's error name for support questions. */
   function describeError(err) {
     if (err instanceof ServerError) return err.message;
+    if (err && domExceptionWords[err.name]) return `${domExceptionWords[err.name]} (${err.name}: ${err.message})`;
+    if (err && err.name === 'TypeError' && err.message) return err.message;
     if (err && err.name && err.message) return `${err.name}: ${err.message}`;
     return String(err);
   }
@@ -163,43 +283,27 @@
     document.querySelectorAll('button').forEach((b) => { b.disabled = value; });
   }
 
-  function showSession(username) {
-    currentUser = username;
-    const who = $('whoami');
-    who.dataset.username = username || '';
-    who.textContent = username ? `Signed in as ${username}` : 'Not signed in';
-    $('signed-in-actions').hidden = !username;
-    $('signed-out-panel').hidden = Boolean(username);
-  }
-
-  async function refreshSession() {
-    try {
-      const reply = await api('GET', '/session');
-      showSession(reply.username);
-    } catch (err) {
-      if (err instanceof ServerError && err.httpStatus === 401) {
-        showSession(null);
-      } else {
-        showSession(null);
-        throw err;
-      }
-    }
-  }
-
-  async function run(label, action) {
+  /**
+   * Runs one action a person asked for: busy while it runs, then the view, then the outcome.
+   * `announce`: after success, tell the passkey provider the account's passkeys and details.
+   * `fromAutofill`: the action finishes an autofill choice (no autofill request to abort).
+   */
+  async function run(label, action, options = {}) {
     if (busy) return;
     setBusy(true);
     setStatus('busy', `${label}…`);
     let state = 'ok';
     let message = '';
     try {
+      if (!options.fromAutofill) await autofill.stop();
       message = await action();
     } catch (err) {
       state = 'error';
       message = describeError(err);
     }
     try {
-      await refreshSession();
+      const current = await refreshView();
+      if (current && state === 'ok' && options.announce) signalAccount(current);
     } catch (err) {
       if (state === 'ok') {
         state = 'error';
@@ -207,45 +311,293 @@
       }
     }
     setBusy(false);
-    // The status is written last, after the session view is up to date.
+    // The status is written last, after the view is up to date.
     setStatus(state, message);
+    if (!account && !(options.fromAutofill && state === 'error')) autofill.start();
   }
 
-  function webauthnAvailable() {
+  // ---- the signed-in view -----------------------------------------------------------------
+
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+  function showTime(element, rfc3339, absentText) {
+    if (!rfc3339) {
+      element.removeAttribute('datetime');
+      element.textContent = absentText;
+      return;
+    }
+    const date = new Date(rfc3339);
+    element.setAttribute('datetime', rfc3339);
+    element.textContent = Number.isNaN(date.getTime()) ? rfc3339 : dateFormat.format(date);
+  }
+
+  function closeItemForms(except) {
+    document.querySelectorAll('#passkeys .rename-form, #passkeys .remove-confirm').forEach((el) => {
+      if (el !== except) el.hidden = true;
+    });
+  }
+
+  function passkeyItem(credential) {
+    const item = $('passkey-template').content.firstElementChild.cloneNode(true);
+    item.dataset.credentialId = credential.id;
+    item.dataset.name = credential.name;
+    item.querySelector('.passkey-name').textContent = credential.name;
+    item.querySelector('.passkey-provider').textContent = credential.authenticatorName;
+    item.querySelector('.synced').hidden = !credential.backedUp;
+    showTime(item.querySelector('.passkey-created'), credential.createdAt, 'unknown');
+    showTime(item.querySelector('.passkey-last-used'), credential.lastUsedAt, 'never');
+
+    const renameForm = item.querySelector('.rename-form');
+    const renameInput = item.querySelector('.rename-input');
+    const removeConfirm = item.querySelector('.remove-confirm');
+
+    item.querySelector('.rename').addEventListener('click', () => {
+      closeItemForms(renameForm);
+      renameInput.value = credential.name;
+      renameForm.hidden = false;
+      renameInput.focus();
+      renameInput.select();
+    });
+    item.querySelector('.rename-cancel').addEventListener('click', () => { renameForm.hidden = true; });
+    renameForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      run('Renaming the passkey', () => renamePasskey(credential, renameInput.value), { announce: true });
+    });
+
+    item.querySelector('.remove').addEventListener('click', () => {
+      closeItemForms(removeConfirm);
+      item.querySelector('.remove-question').textContent =
+        `Remove “${credential.name}”? You will no longer be able to sign in with it.`;
+      removeConfirm.hidden = false;
+    });
+    item.querySelector('.remove-no').addEventListener('click', () => { removeConfirm.hidden = true; });
+    item.querySelector('.remove-yes').addEventListener('click', () => {
+      run('Removing the passkey', () => removePasskey(credential), { announce: true });
+    });
+    return item;
+  }
+
+  function showSignedIn(current) {
+    account = current;
+    const who = $('whoami');
+    who.dataset.username = current.username;
+    who.textContent = `Signed in as ${current.username}`;
+    const list = $('passkeys');
+    list.replaceChildren(...current.credentials.map(passkeyItem));
+    list.dataset.count = String(current.credentials.length);
+    $('delete-account-confirm').hidden = true;
+    $('signed-in-view').hidden = false;
+    $('signed-out-panel').hidden = true;
+  }
+
+  function showSignedOut() {
+    account = null;
+    const who = $('whoami');
+    who.dataset.username = '';
+    who.textContent = 'Not signed in';
+    $('passkeys').replaceChildren();
+    $('passkeys').dataset.count = '0';
+    $('signed-in-view').hidden = true;
+    $('signed-out-panel').hidden = false;
+  }
+
+  /** Asks the server who is signed in and which passkeys they have; shows the answer. */
+  async function refreshView() {
+    let session;
+    try {
+      session = await api('GET', '/session');
+    } catch (err) {
+      showSignedOut();
+      if (err instanceof ServerError && err.httpStatus === 401) return null;
+      throw err;
+    }
+    const current = {
+      username: session.username,
+      displayName: session.displayName,
+      userHandle: session.userHandle,
+      rpId: session.rpId,
+      credentials: [],
+    };
+    let list;
+    try {
+      list = await api('GET', '/credentials');
+    } catch (err) {
+      showSignedIn(current); // signed in, but without the list: the error says why
+      throw err;
+    }
+    current.userHandle = list.userHandle || current.userHandle;
+    current.rpId = list.rpId || current.rpId;
+    current.credentials = list.credentials;
+    showSignedIn(current);
+    return current;
+  }
+
+  // ---- ceremonies -------------------------------------------------------------------------
+
+  function requireWebAuthn() {
     if (!window.PublicKeyCredential || !navigator.credentials) {
       throw new Error('This browser does not support passkeys (WebAuthn).');
     }
   }
 
-  // ---- ceremonies -------------------------------------------------------------------------
-
-  async function registerPasskey(username, displayName) {
-    webauthnAvailable();
-    const reply = await api('POST', '/attestation/options', {
-      username,
-      displayName,
-      authenticatorSelection: {
-        residentKey: 'required',
-        requireResidentKey: true,
-        userVerification: 'preferred',
-      },
-      attestation: 'none',
-    });
-    const publicKey = creationOptionsFromJSON(stripEnvelope(reply));
+  async function createPasskey(username, displayName) {
+    requireWebAuthn();
+    // The server decides resident key, user verification and attestation; its options reach the
+    // browser unchanged.
+    const reply = await api('POST', '/attestation/options', { username, displayName });
+    const publicKey = creationOptionsFromJSON(optionsFromReply(reply));
     const credential = await navigator.credentials.create({ publicKey });
-    if (!credential) throw new Error('The authenticator returned no credential.');
+    if (!credential) throw new Error('The authenticator returned no passkey.');
     return api('POST', '/attestation/result', credentialToJSON(credential));
   }
 
-  async function signIn(username) {
-    webauthnAvailable();
+  /** The server's request options, for `username` or (null) for any discoverable passkey. */
+  async function requestSignIn(username, abortSignal) {
     const body = { userVerification: 'preferred' };
     if (username) body.username = username;
-    const reply = await api('POST', '/assertion/options', body);
-    const publicKey = requestOptionsFromJSON(stripEnvelope(reply));
-    const credential = await navigator.credentials.get({ publicKey });
-    if (!credential) throw new Error('The authenticator returned no credential.');
-    return api('POST', '/assertion/result', credentialToJSON(credential));
+    return optionsFromReply(await api('POST', '/assertion/options', body, abortSignal));
+  }
+
+  /** Sends the assertion; a passkey the server does not know is reported to the browser. */
+  async function finishSignIn(options, credential) {
+    if (!credential) throw new Error('The authenticator returned no passkey.');
+    try {
+      return await api('POST', '/assertion/result', credentialToJSON(credential));
+    } catch (err) {
+      if (err instanceof ServerError && err.body.reason === 'unknownCredential') {
+        const credentialId = err.body.credentialId || credential.id;
+        const rpId = options.rpId || location.hostname;
+        sendSignal('signalUnknownCredential', { rpId, credentialId });
+        const advice = browserHas('signalUnknownCredential')
+          ? 'Your browser has been told to forget it.'
+          : 'You can delete it in your password manager.';
+        throw new ServerError(err.httpStatus,
+          `${err.message} This passkey is not registered here any more (it was removed, or its account was deleted). ${advice}`,
+          err.body);
+      }
+      throw err;
+    }
+  }
+
+  async function signIn(username) {
+    requireWebAuthn();
+    const options = await requestSignIn(username);
+    const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(options) });
+    return finishSignIn(options, credential);
+  }
+
+  function signedInMessage(result) {
+    return `Signed in as ${result.username}.`;
+  }
+
+  // ---- autofill (conditional mediation) ---------------------------------------------------
+  // While signed out, one conditional request waits for the person to pick a passkey from the
+  // username field's autofill. It is aborted before any modal request (only one WebAuthn request
+  // runs at a time) and renewed before its challenge expires.
+
+  const autofill = {
+    supported: false,
+    controller: null,
+    task: null,
+    renewTimer: null,
+
+    setState(state) { document.body.dataset.autofill = state; },
+
+    start() {
+      if (!this.supported || this.task || account || busy) return;
+      const controller = new AbortController();
+      this.controller = controller;
+      this.setState('asking');
+      this.task = this.wait(controller.signal).finally(() => {
+        clearTimeout(this.renewTimer);
+        if (this.controller === controller) {
+          this.controller = null;
+          this.task = null;
+        }
+      });
+    },
+
+    /** Aborts the pending request and waits until it has ended. */
+    async stop() {
+      const task = this.task;
+      if (!task) return;
+      this.controller.abort(new DOMException('The autofill request was withdrawn.', 'AbortError'));
+      await task;
+      this.setState('idle');
+    },
+
+    async renew() {
+      if (busy) {
+        this.renewTimer = setTimeout(() => { this.renew(); }, 5000);
+        return;
+      }
+      await this.stop();
+      this.start();
+    },
+
+    async wait(abortSignal) {
+      let options;
+      let credential;
+      try {
+        options = await requestSignIn(null, abortSignal);
+        // Renew shortly before the server forgets the challenge (it lives `timeout` ms).
+        const timeout = Number(options.timeout) || 300000;
+        this.renewTimer = setTimeout(() => { this.renew(); }, Math.max(timeout - Math.min(10000, timeout / 10), 1000));
+        this.setState('pending');
+        credential = await navigator.credentials.get({
+          mediation: 'conditional',
+          publicKey: requestOptionsFromJSON(options),
+          signal: abortSignal,
+        });
+      } catch (err) {
+        if (abortSignal.aborted) return;
+        this.setState('ended');
+        // NotAllowedError: the browser ended the request without a choice; nothing went wrong.
+        if (err && err.name === 'NotAllowedError') return;
+        setStatus('error', `Passkey autofill is not available: ${describeError(err)}`);
+        return;
+      }
+      this.setState('chosen');
+      // This request is over; run() starts the next one once the outcome is known.
+      this.controller = null;
+      this.task = null;
+      run('Signing in', async () => signedInMessage(await finishSignIn(options, credential)),
+        { fromAutofill: true, announce: true });
+    },
+  };
+
+  async function detectAutofill() {
+    const pkc = window.PublicKeyCredential;
+    if (!pkc || typeof pkc.isConditionalMediationAvailable !== 'function') return false;
+    try {
+      return Boolean(await pkc.isConditionalMediationAvailable());
+    } catch (err) {
+      console.warn('isConditionalMediationAvailable failed:', err);
+      return false;
+    }
+  }
+
+  // ---- account management -----------------------------------------------------------------
+
+  async function renamePasskey(credential, newName) {
+    const name = newName.trim();
+    if (!name) throw new Error('Enter a name for the passkey.');
+    const reply = await api('PATCH', credentialPath(credential.id), { name });
+    return `Renamed the passkey to “${reply.credential ? reply.credential.name : name}”.`;
+  }
+
+  async function removePasskey(credential) {
+    await api('DELETE', credentialPath(credential.id));
+    return `Removed the passkey “${credential.name}”.`;
+  }
+
+  async function deleteAccount() {
+    const gone = account;
+    if (!gone) throw new Error('Sign in first.');
+    await api('DELETE', '/account');
+    // No passkey of this user works any more.
+    sendSignal('signalAllAcceptedCredentials', { rpId: gone.rpId, userId: gone.userHandle, allAcceptedCredentialIds: [] });
+    return `Deleted the account ${gone.username} and its passkeys.`;
   }
 
   function readUsername() {
@@ -262,46 +614,65 @@
       run('Registering', async () => {
         const username = readUsername();
         const displayName = $('displayName').value.trim() || username;
-        const result = await registerPasskey(username, displayName);
-        return `Registered a passkey for ${result.username} (credential ${result.credentialId}).`;
+        const result = await createPasskey(username, displayName);
+        return `Registered a passkey for ${result.username}.`;
       });
     });
 
     $('signin').addEventListener('click', () => {
-      run('Signing in', async () => {
-        const result = await signIn(readUsername());
-        return `Signed in as ${result.username} (credential ${result.credentialId}).`;
-      });
+      run('Signing in', async () => signedInMessage(await signIn(readUsername())), { announce: true });
     });
 
     $('signin-discoverable').addEventListener('click', () => {
-      run('Signing in', async () => {
-        const result = await signIn(null);
-        return `Signed in as ${result.username} (credential ${result.credentialId}).`;
-      });
+      run('Signing in', async () => signedInMessage(await signIn(null)), { announce: true });
     });
+
+    // A person coming back to the field after autofill ended gets a fresh request.
+    $('username').addEventListener('focus', () => autofill.start());
 
     $('add-passkey').addEventListener('click', () => {
       run('Adding a passkey', async () => {
-        if (!currentUser) throw new Error('Sign in first.');
-        const result = await registerPasskey(currentUser, currentUser);
-        return `Added a passkey for ${result.username} (credential ${result.credentialId}).`;
-      });
+        if (!account) throw new Error('Sign in first.');
+        const result = await createPasskey(account.username, account.displayName || account.username);
+        return `Added another passkey for ${result.username}.`;
+      }, { announce: true });
     });
 
     $('signout').addEventListener('click', () => {
       run('Signing out', async () => {
-        await api('POST', '/session/logout');
+        await api('DELETE', '/session');
         return 'Signed out.';
       });
     });
 
-    refreshSession()
-      .then(() => { $('status').dataset.ready = 'true'; })
-      .catch((err) => {
-        $('status').dataset.ready = 'true';
-        setStatus('error', describeError(err));
-      });
+    $('delete-account').addEventListener('click', () => {
+      if (!account) return;
+      const count = account.credentials.length;
+      $('delete-account-question').textContent =
+        `Delete the account “${account.username}” and its ${count} ${count === 1 ? 'passkey' : 'passkeys'}? ` +
+        'This cannot be undone.';
+      $('delete-account-confirm').hidden = false;
+      $('delete-account-no').focus();
+    });
+    $('delete-account-no').addEventListener('click', () => { $('delete-account-confirm').hidden = true; });
+    $('delete-account-yes').addEventListener('click', () => {
+      run('Deleting the account', deleteAccount);
+    });
+
+    loadPage();
+  }
+
+  async function loadPage() {
+    autofill.supported = await detectAutofill();
+    $('autofill-hint').hidden = !autofill.supported;
+    autofill.setState(autofill.supported ? 'idle' : 'unsupported');
+    try {
+      await refreshView();
+    } catch (err) {
+      setStatus('error', describeError(err));
+    }
+    $('status').dataset.ready = 'true';
+    if (!account) autofill.start();
   }
 
   if (document.readyState === 'loading') {

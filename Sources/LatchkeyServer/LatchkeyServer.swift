@@ -8,6 +8,9 @@ import WebAuthn
 /// Builds the Latchkey HTTP application over a store: the ceremonies (the conformance API),
 /// sessions, well-known files and the web page.
 public enum LatchkeyServer {
+    /// This Latchkey's version, as `latchkey --version` prints it.
+    public static let version = "0.7.0"
+
     /// The router with every route and middleware, without a listening socket.
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
@@ -19,6 +22,7 @@ public enum LatchkeyServer {
         // headers to it), then the request guards and static files; innermost, the error mapping.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
@@ -42,6 +46,8 @@ public enum LatchkeyServer {
         WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
             webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
         ).addRoutes(to: router.group(".well-known"))
+
+        HealthController(store: store).addRoutes(to: router)
 
         // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
         MethodNotAllowedRoutes.add(to: router)

@@ -67,6 +67,18 @@ public protocol LatchkeyStore: Service {
     /// Ends sessions; unknown hashes are ignored.
     func deleteSessions(tokenHashes: [[UInt8]]) async throws
 
+    // MARK: Secrets
+
+    /// A random 32-byte secret kept under `name`, made on first use and the same afterwards for
+    /// every process sharing the store (for example the key that derives decoy credentials for
+    /// unknown usernames). Two processes asking at once get the same secret.
+    func secret(named name: String) async throws -> [UInt8]
+
+    // MARK: Operations
+
+    /// Returns when the backend answers a trivial query, throws when it cannot: readiness checks.
+    func checkReachable() async throws
+
     /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
 }

@@ -57,6 +57,10 @@ enum SQLiteSchema {
         """
         ALTER TABLE credentials ADD COLUMN name TEXT;
         CREATE INDEX pending_ceremonies_by_user ON pending_ceremonies(user_handle) WHERE user_handle IS NOT NULL;
+        CREATE TABLE secrets (
+            name TEXT PRIMARY KEY,
+            value BLOB NOT NULL
+        );
         """,
     ]
 

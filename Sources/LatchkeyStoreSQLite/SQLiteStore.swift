@@ -53,6 +53,12 @@ public actor SQLiteStore: LatchkeyStore {
         return connection
     }
 
+    public func checkReachable() throws {
+        try database().withStatement("SELECT 1") { row in
+            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to SELECT 1") }
+        }
+    }
+
     /// How many statements the connection has prepared, for tests of the statement cache.
     var preparedStatementCount: Int { connection?.preparedStatementCount ?? 0 }
 }

@@ -11,15 +11,20 @@ import WebAuthn
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
+        version: LatchkeyServer.version,
         subcommands: [Serve.self, CheckConfig.self, MDSCommand.self, AuthenticatorCommand.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the server.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server.", discussion: ConfigurationHelp.text)
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
+        if settings.logFormat == .json {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        }
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
@@ -41,7 +46,15 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
             throw ExitCode(78)
         }
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch {
+            if let failure = ListenFailure(error) {
+                FileHandle.standardError.write(Data("latchkey: cannot listen on \(settings.host):\(settings.port): \(failure.reason)\n".utf8))
+                throw ExitCode(69)  // EX_UNAVAILABLE
+            }
+            throw error
+        }
     }
 }
 

@@ -214,6 +214,16 @@ struct SQLiteStoreTests {
         #expect(results.compactMap { $0 } == [ceremony])
     }
 
+    @Test func twoProcessesOnOneFileShareASecret() async throws {
+        let first = try SQLiteStore(path: path)
+        let second = try SQLiteStore(path: path)
+        async let a = first.secret(named: "decoys")
+        async let b = second.secret(named: "decoys")
+        let secrets = try await [a, b]
+        #expect(secrets[0] == secrets[1])
+        #expect(try await SQLiteStore(path: path).secret(named: "decoys") == secrets[0], "kept across opens")
+    }
+
     @Test func racingSignInsOnTwoConnectionsCannotBothPass() async throws {
         let first = try SQLiteStore(path: path)
         let second = try SQLiteStore(path: path)

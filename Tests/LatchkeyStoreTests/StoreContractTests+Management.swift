@@ -118,3 +118,15 @@ extension StoreContractTests {
         #expect(try await store.hasSession(Fixtures.bytes(5)) == false)
     }
 }
+
+/// The store contract, continued: secrets.
+extension StoreContractTests {
+    @Test(arguments: StoreBackend.all)
+    func aSecretIsMadeOnceAndKept(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let first = try await store.secret(named: "decoys")
+        #expect(first.count == 32)
+        #expect(try await store.secret(named: "decoys") == first)
+        #expect(try await store.secret(named: "other") != first, "each name has its own secret")
+    }
+}

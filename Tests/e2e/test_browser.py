@@ -1,5 +1,11 @@
 """Browser tests: Debian's Chromium, driven by selenium through the page in Public/, with a
-WebDriver virtual authenticator standing in for the passkey."""
+WebDriver virtual authenticator standing in for the passkey.
+
+Chromium's virtual authenticator answers a conditional (autofill) request at once: with the
+passkey it holds, as a person picking it from the username field's autofill would, or with
+NotAllowedError when it holds none. So every test runs with autofill hidden from the page (as in a
+browser without it) except those marked `autofill`, which would otherwise be signed in by autofill
+whenever the page is signed out."""
 
 from __future__ import annotations
 
@@ -50,11 +56,46 @@ def driver():
     drv.quit()
 
 
-def fresh_authenticator(drv) -> None:
-    """Replace the current virtual authenticator (if any) by a new, empty one."""
+HIDE_AUTOFILL_JS = "delete PublicKeyCredential.isConditionalMediationAvailable;"
+
+
+@pytest.fixture(autouse=True)
+def page_scripts(request, driver):
+    """Scripts run in every document the test opens, before the page's own; removed afterwards.
+    Autofill is hidden unless the test is marked `autofill`. Returns a function adding more."""
+    identifiers = []
+
+    def add(source: str) -> None:
+        reply = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+        identifiers.append(reply["identifier"])
+
+    if request.node.get_closest_marker("autofill") is None:
+        add(HIDE_AUTOFILL_JS)
+    yield add
+    for identifier in identifiers:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier})
+
+
+class AuthenticatorOptions(VirtualAuthenticatorOptions):
+    """Selenium's options plus the WebAuthn Level 3 backup flags its options do not carry."""
+
+    def __init__(self, synced: bool, **kwargs):
+        super().__init__(**kwargs)
+        self.synced = synced
+
+    def to_dict(self):
+        options = super().to_dict()
+        options.update(defaultBackupEligibility=self.synced, defaultBackupState=self.synced)
+        return options
+
+
+def fresh_authenticator(drv, synced: bool = False) -> None:
+    """Replace the current virtual authenticator (if any) by a new, empty one; `synced` makes
+    its passkeys backup eligible and backed up, as a synced passkey provider's are."""
     if drv.virtual_authenticator_id:
         drv.remove_virtual_authenticator()
-    drv.add_virtual_authenticator(VirtualAuthenticatorOptions(
+    drv.add_virtual_authenticator(AuthenticatorOptions(
+        synced,
         protocol=VirtualAuthenticatorOptions.Protocol.CTAP2,
         transport=VirtualAuthenticatorOptions.Transport.INTERNAL,
         has_resident_key=True,
@@ -74,9 +115,18 @@ class Page:
         self.d.get(self.srv.origin + "/")
         self.d.delete_all_cookies()
         self.d.get(self.srv.origin + "/")
+        self.wait_ready()
+        return self
+
+    def reload(self):
+        """Load the page again, keeping the cookies."""
+        self.d.refresh()
+        self.wait_ready()
+        return self
+
+    def wait_ready(self):
         WebDriverWait(self.d, STEP_TIMEOUT).until(
             lambda d: d.find_element(By.ID, "status").get_attribute("data-ready") == "true")
-        return self
 
     def el(self, element_id):
         return self.d.find_element(By.ID, element_id)
@@ -86,26 +136,80 @@ class Page:
         field.clear()
         field.send_keys(text)
 
-    def click(self, button_id):
-        """Click a button and wait until the page reports the outcome; returns (state, text)."""
-        status = self.el("status")
-        seq = int(status.get_attribute("data-seq"))
-        button = self.el(button_id)
-        assert button.is_displayed(), f"#{button_id} is not visible"
-        button.click()
+    def status_seq(self) -> int:
+        return int(self.el("status").get_attribute("data-seq"))
+
+    def wait_outcome(self, after_seq: int, what: str):
+        """Wait until the page reports an outcome newer than `after_seq`; returns (state, text)."""
         try:
-            WebDriverWait(self.d, STEP_TIMEOUT).until(
-                lambda d: int(d.find_element(By.ID, "status").get_attribute("data-seq")) > seq)
+            WebDriverWait(self.d, STEP_TIMEOUT).until(lambda d: self.status_seq() > after_seq)
         except TimeoutException:
-            raise AssertionError(f"no outcome after clicking #{button_id}; status: "
-                                 f"{self.el('status').text!r}")
+            raise AssertionError(f"no outcome after {what}; status: {self.el('status').text!r}")
         status = self.el("status")
         return status.get_attribute("data-state"), status.text
 
-    def click_ok(self, button_id):
-        state, text = self.click(button_id)
-        assert state == "ok", f"#{button_id}: {text}"
+    def click(self, button):
+        """Click a button (an id or an element) and wait until the page reports the outcome;
+        returns (state, text)."""
+        seq = self.status_seq()
+        element = self.el(button) if isinstance(button, str) else button
+        name = f"#{button}" if isinstance(button, str) else element.text
+        assert element.is_displayed(), f"{name} is not visible"
+        element.click()
+        return self.wait_outcome(seq, f"clicking {name}")
+
+    def click_ok(self, button):
+        state, text = self.click(button)
+        assert state == "ok", f"{button}: {text}"
         return text
+
+    # -- the signed-in view -------------------------------------------------------------
+
+    def passkeys(self) -> list:
+        """The passkey list as shown: one dict per item, in page order."""
+        return self.d.execute_script("""
+            return [...document.querySelectorAll('#passkeys > li')].map((li) => {
+              const part = (name) => li.querySelector(name);
+              return {
+                id: li.dataset.credentialId,
+                name: part('.passkey-name').textContent,
+                provider: part('.passkey-provider').textContent,
+                synced: part('.synced').checkVisibility(),
+                created: part('.passkey-created').getAttribute('datetime'),
+                createdText: part('.passkey-created').textContent,
+                lastUsed: part('.passkey-last-used').getAttribute('datetime'),
+                lastUsedText: part('.passkey-last-used').textContent,
+              };
+            });""")
+
+    def item(self, credential_id):
+        return self.d.find_element(By.CSS_SELECTOR, f'#passkeys > li[data-credential-id="{credential_id}"]')
+
+    def rename(self, credential_id, name):
+        item = self.item(credential_id)
+        item.find_element(By.CSS_SELECTOR, "button.rename").click()
+        field = item.find_element(By.CSS_SELECTOR, ".rename-input")
+        assert field.is_displayed()
+        field.clear()
+        field.send_keys(name)
+        return self.click(item.find_element(By.CSS_SELECTOR, "button.rename-save"))
+
+    def remove(self, credential_id):
+        item = self.item(credential_id)
+        item.find_element(By.CSS_SELECTOR, "button.remove").click()
+        question = item.find_element(By.CSS_SELECTOR, ".remove-question")
+        assert question.is_displayed() and "Remove" in question.text, question.text
+        return self.click(item.find_element(By.CSS_SELECTOR, "button.remove-yes"))
+
+    def server_credentials(self):
+        """GET /credentials with the browser's session cookie."""
+        r = requests.get(self.srv.url + "/credentials", cookies=self.cookies(), timeout=10)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def cookies(self):
+        cookie = self.session_cookie()
+        return {"latchkey_session": cookie["value"]} if cookie else {}
 
     def whoami(self) -> str:
         return self.el("whoami").get_attribute("data-username")
@@ -115,9 +219,7 @@ class Page:
 
     def server_session(self):
         """GET /session with the browser's session cookie: (status code, JSON)."""
-        cookie = self.session_cookie()
-        cookies = {"latchkey_session": cookie["value"]} if cookie else {}
-        r = requests.get(self.srv.url + "/session", cookies=cookies, timeout=10)
+        r = requests.get(self.srv.url + "/session", cookies=self.cookies(), timeout=10)
         return r.status_code, r.json()
 
     def assert_signed_in(self, username):
@@ -158,6 +260,29 @@ def virtual_credentials(drv):
     return {_strip(c.id): c for c in drv.get_credentials()}
 
 
+def signs_in_with(drv, page: "Page", button: str, cred_id: str) -> str:
+    """Clicks a sign-in button and checks that passkey `cred_id` of the current authenticator
+    signed (its counter moved) and that the message does not show the raw credential ID."""
+    before = virtual_credentials(drv)[cred_id].sign_count
+    text = page.click_ok(button)
+    assert virtual_credentials(drv)[cred_id].sign_count > before, text
+    assert cred_id not in text, text
+    return text
+
+
+def put_credential(drv, credential: dict, **changes) -> None:
+    """Store a passkey (as virtual_credentials_cdp returns it) in the current authenticator."""
+    drv.execute_cdp_cmd("WebAuthn.addCredential", {"authenticatorId": drv.virtual_authenticator_id,
+                                                   "credential": dict(credential, **changes)})
+
+
+def virtual_credentials_cdp(drv):
+    """The virtual authenticator's passkeys with their user name and display name (CDP shows
+    those; WebDriver does not), keyed by base64url id."""
+    reply = drv.execute_cdp_cmd("WebAuthn.getCredentials", {"authenticatorId": drv.virtual_authenticator_id})
+    return {b64url(b64url_decode(c["credentialId"])): c for c in reply["credentials"]}
+
+
 def test_passkey_journey_through_the_page(driver, browser_server):
     srv = browser_server
     page = Page(driver, srv).open()
@@ -176,7 +301,7 @@ def test_passkey_journey_through_the_page(driver, browser_server):
     (first_id,) = creds
     assert creds[first_id].is_resident_credential and creds[first_id].rp_id == "localhost"
     assert server_allow_list(srv, username) == [first_id]
-    assert first_id in text
+    assert first_id not in text, "messages carry no raw credential IDs"
     driver.save_screenshot(str(srv.workdir.parent / "latchkey-e2e-signed-in.png"))
 
     # 2. Sign out, sign in with the username.
@@ -184,16 +309,19 @@ def test_passkey_journey_through_the_page(driver, browser_server):
     count_before = creds[first_id].sign_count
     page.fill("username", username)
     text = page.click_ok("signin")
-    assert username in text and first_id in text
+    assert username in text and first_id not in text
     page.assert_signed_in(username)
     assert virtual_credentials(driver)[first_id].sign_count > count_before
 
-    # 3. Sign out, sign in without a username (discoverable credential).
+    # 3. Sign out, sign in without a username (discoverable credential): the page sent only the
+    # username and display name, so the server's defaults made the passkey discoverable.
     page.sign_out()
     page.fill("username", "")
+    count_before = virtual_credentials(driver)[first_id].sign_count
     text = page.click_ok("signin-discoverable")
-    assert username in text and first_id in text
+    assert username in text
     page.assert_signed_in(username)
+    assert virtual_credentials(driver)[first_id].sign_count > count_before
 
     # 4. While signed in, add a passkey on another authenticator.
     fresh_authenticator(driver)
@@ -202,7 +330,7 @@ def test_passkey_journey_through_the_page(driver, browser_server):
     creds2 = virtual_credentials(driver)
     assert len(creds2) == 1
     (second_id,) = creds2
-    assert second_id != first_id and second_id in text
+    assert second_id != first_id and second_id not in text
     assert server_allow_list(srv, username) == sorted([first_id, second_id])
     # Same account, same user handle on both authenticators.
     assert creds2[second_id].user_handle == creds[first_id].user_handle
@@ -210,14 +338,12 @@ def test_passkey_journey_through_the_page(driver, browser_server):
     # 5. Sign in with the second passkey, with and without the username.
     page.sign_out()
     page.fill("username", username)
-    text = page.click_ok("signin")
-    assert second_id in text
-    page.assert_signed_in(username)
-    page.sign_out()
-    text = page.click_ok("signin-discoverable")
-    assert second_id in text
-    page.assert_signed_in(username)
-    page.sign_out()
+    for button in ["signin", "signin-discoverable"]:
+        count_before = virtual_credentials(driver)[second_id].sign_count
+        page.click_ok(button)
+        page.assert_signed_in(username)
+        assert virtual_credentials(driver)[second_id].sign_count > count_before, button
+        page.sign_out()
 
 
 def test_page_shows_server_errors(driver, browser_server):
@@ -349,37 +475,414 @@ HIDE_JSON_HELPERS_JS = """
 delete PublicKeyCredential.parseCreationOptionsFromJSON;
 delete PublicKeyCredential.parseRequestOptionsFromJSON;
 delete PublicKeyCredential.prototype.toJSON;
+delete PublicKeyCredential.signalUnknownCredential;
+delete PublicKeyCredential.signalAllAcceptedCredentials;
+delete PublicKeyCredential.signalCurrentUserDetails;
 window.__jsonHelpersHidden = true;
 """
 
 
-def test_page_without_webauthn_json_helpers(driver, browser_server):
-    """The hand-written base64url fallback in app.js, as used by browsers without the L3 helpers."""
+def test_page_without_webauthn_json_helpers_or_signals(driver, browser_server, page_scripts):
+    """The hand-written base64url fallback in app.js, as used by browsers without the L3 helpers,
+    and management without the Signal API (the page must then simply not signal)."""
     srv = browser_server
-    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                                    {"source": HIDE_JSON_HELPERS_JS})
-    try:
-        page = Page(driver, srv).open()
-        assert driver.execute_script(
-            "return window.__jsonHelpersHidden === true"
-            " && typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'undefined'"
-            " && typeof PublicKeyCredential.prototype.toJSON === 'undefined'")
-        fresh_authenticator(driver)
-        username = "fallback-" + uuid.uuid4().hex[:10]
-        page.fill("username", username)
-        page.fill("displayName", "No Helpers")
-        page.click_ok("register")
-        page.assert_signed_in(username)
-        (cred_id,) = virtual_credentials(driver)
-        assert server_allow_list(srv, username) == [cred_id]
-        page.sign_out()
-        page.fill("username", username)
-        assert cred_id in page.click_ok("signin")
-        page.assert_signed_in(username)
-        page.sign_out()
-        assert cred_id in page.click_ok("signin-discoverable")
-        page.assert_signed_in(username)
-        page.sign_out()
-    finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument",
-                               {"identifier": script["identifier"]})
+    page_scripts(HIDE_JSON_HELPERS_JS)
+    page = Page(driver, srv).open()
+    assert driver.execute_script(
+        "return window.__jsonHelpersHidden === true"
+        " && typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'undefined'"
+        " && typeof PublicKeyCredential.prototype.toJSON === 'undefined'"
+        " && typeof PublicKeyCredential.signalAllAcceptedCredentials === 'undefined'")
+    fresh_authenticator(driver)
+    username = "fallback-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.fill("displayName", "No Helpers")
+    page.click_ok("register")
+    page.assert_signed_in(username)
+    (cred_id,) = virtual_credentials(driver)
+    assert server_allow_list(srv, username) == [cred_id]
+    page.sign_out()
+    page.fill("username", username)
+    signs_in_with(driver, page, "signin", cred_id)
+    page.assert_signed_in(username)
+    page.sign_out()
+    signs_in_with(driver, page, "signin-discoverable", cred_id)
+    page.assert_signed_in(username)
+
+    # Management without the Signal API: add, rename, remove all work and nothing is signalled.
+    fresh_authenticator(driver)
+    page.click_ok("add-passkey")
+    (second_id,) = virtual_credentials(driver)
+    state, text = page.rename(second_id, "Without signals")
+    assert state == "ok", text
+    state, text = page.remove(cred_id)
+    assert state == "ok", text
+    assert [(p["id"], p["name"]) for p in page.passkeys()] == [(second_id, "Without signals")]
+    assert server_allow_list(srv, username) == [second_id]
+    assert list(virtual_credentials(driver)) == [second_id]
+    page.sign_out()
+
+
+# Records the page's calls to the Signal API in sessionStorage (so they outlive a reload), then
+# passes them on to Chromium.
+SIGNAL_SPY_JS = """
+for (const name of ['signalUnknownCredential', 'signalAllAcceptedCredentials', 'signalCurrentUserDetails']) {
+  const real = PublicKeyCredential[name];
+  if (typeof real !== 'function') continue;
+  PublicKeyCredential[name] = function (details) {
+    const calls = JSON.parse(sessionStorage.getItem('signals') || '[]');
+    calls.push({name, details});
+    sessionStorage.setItem('signals', JSON.stringify(calls));
+    return real.call(PublicKeyCredential, details);
+  };
+}
+"""
+
+# Records what the page passes to navigator.credentials.create and .get, then passes it on.
+CEREMONY_SPY_JS = """
+for (const name of ['create', 'get']) {
+  const real = navigator.credentials[name].bind(navigator.credentials);
+  navigator.credentials[name] = (options) => {
+    const calls = JSON.parse(sessionStorage.getItem('ceremonies') || '[]');
+    calls.push({name, mediation: options.mediation || null,
+                attestation: options.publicKey.attestation || null});
+    sessionStorage.setItem('ceremonies', JSON.stringify(calls));
+    return real(options);
+  };
+}
+"""
+
+
+# Records Content-Security-Policy violations (the server sends `default-src 'self'`).
+CSP_SPY_JS = """
+document.addEventListener('securitypolicyviolation', (event) => {
+  const violations = JSON.parse(sessionStorage.getItem('csp') || '[]');
+  violations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
+  sessionStorage.setItem('csp', JSON.stringify(violations));
+});
+"""
+
+
+def recorded(drv, key):
+    """What a spy recorded, and forget it."""
+    return drv.execute_script(
+        f"const v = JSON.parse(sessionStorage.getItem('{key}') || '[]');"
+        f" sessionStorage.removeItem('{key}'); return v;")
+
+
+def test_signed_in_page_manages_passkeys(driver, browser_server, page_scripts):
+    srv = browser_server
+    page_scripts(SIGNAL_SPY_JS)
+    page_scripts(CSP_SPY_JS)
+    fresh_authenticator(driver, synced=True)
+    page = Page(driver, srv).open()
+    username = "manage-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.fill("displayName", "Manage Person")
+    page.click_ok("register")
+    page.assert_signed_in(username)
+    (first_id,) = virtual_credentials(driver)
+    first_key = virtual_credentials_cdp(driver)[first_id]
+
+    # 1. The list shows what the server holds: name, provider, synced, created, never used.
+    listed = page.server_credentials()
+    user_handle = listed["userHandle"]
+    (server_first,) = listed["credentials"]
+    assert server_first["id"] == first_id and server_first["backedUp"] is True, server_first
+    (shown,) = page.passkeys()
+    assert shown["id"] == first_id
+    assert shown["name"] == server_first["name"] and shown["name"]
+    assert shown["provider"] == server_first["authenticatorName"] and shown["provider"]
+    assert shown["synced"] is True
+    assert shown["created"] == server_first["createdAt"] and shown["createdText"]
+    if server_first["lastUsedAt"] is None:
+        assert (shown["lastUsed"], shown["lastUsedText"]) == (None, "never")
+    else:
+        assert shown["lastUsed"] == server_first["lastUsedAt"]
+
+    # 2. Rename: shown, kept by the server across a reload and a new session, and the browser
+    #    hears the account's passkeys and user details.
+    recorded(driver, "signals")
+    state, text = page.rename(first_id, "Work laptop")
+    assert (state, text) == ("ok", "Renamed the passkey to “Work laptop”."), text
+    assert [p["name"] for p in page.passkeys()] == ["Work laptop"]
+    signals = recorded(driver, "signals")
+    assert {"name": "signalAllAcceptedCredentials", "details": {
+        "rpId": "localhost", "userId": user_handle, "allAcceptedCredentialIds": [first_id]}} in signals, signals
+    assert {"name": "signalCurrentUserDetails", "details": {
+        "rpId": "localhost", "userId": user_handle, "name": username, "displayName": "Manage Person"}} in signals, signals
+    page.reload()
+    page.assert_signed_in(username)
+    assert [p["name"] for p in page.passkeys()] == ["Work laptop"]
+    page.sign_out()
+    page.fill("username", username)
+    page.click_ok("signin")
+    (shown,) = page.passkeys()
+    assert shown["name"] == "Work laptop"
+    (server_first,) = page.server_credentials()["credentials"]
+    assert server_first["name"] == "Work laptop" and server_first["lastUsedAt"]
+    assert shown["lastUsed"] == server_first["lastUsedAt"] and shown["lastUsedText"] != "never"
+
+    # 3. A name the server refuses: its message is shown and nothing changes.
+    too_long = "ü" * 100  # 100 characters, 200 UTF-8 bytes
+    expected = requests.patch(srv.url + f"/credentials/{first_id}", json={"name": too_long},
+                              cookies=page.cookies(), timeout=10)
+    assert expected.status_code == 400, expected.text
+    state, text = page.rename(first_id, too_long)
+    assert (state, text) == ("error", expected.json()["errorMessage"])
+    assert [p["name"] for p in page.passkeys()] == ["Work laptop"]
+
+    # 4. The only passkey cannot be removed: the server's 409 message is shown.
+    state, text = page.remove(first_id)
+    assert state == "error" and text.startswith("this is your only passkey"), text
+    assert [p["id"] for p in page.passkeys()] == [first_id]
+    assert server_allow_list(srv, username) == [first_id]
+
+    # 5. Add a passkey on another (not synced) authenticator.
+    fresh_authenticator(driver, synced=False)
+    text = page.click_ok("add-passkey")
+    (second_id,) = virtual_credentials(driver)
+    assert "Added another passkey" in text and second_id not in text
+    shown = page.passkeys()
+    assert [p["id"] for p in shown] == [first_id, second_id]
+    assert [p["synced"] for p in shown] == [True, False]
+    assert sorted(server_allow_list(srv, username)) == sorted([first_id, second_id])
+
+    # 6. Renaming tells the browser the current user details: the authenticator's copy of the
+    #    second passkey, made out of date on purpose, is brought up to date.
+    second_key = virtual_credentials_cdp(driver)[second_id]
+    driver.execute_cdp_cmd("WebAuthn.removeCredential", {
+        "authenticatorId": driver.virtual_authenticator_id, "credentialId": second_key["credentialId"]})
+    put_credential(driver, second_key, userName="old-name", userDisplayName="Old Name")
+    state, text = page.rename(second_id, "Security key")
+    assert state == "ok", text
+    second_key = virtual_credentials_cdp(driver)[second_id]
+    assert (second_key["userName"], second_key["userDisplayName"]) == (username, "Manage Person"), second_key
+
+    # 7. Remove the first passkey while the browser holds it: gone from the page and the server,
+    #    and the browser, told which passkeys the account still accepts, drops it.
+    fresh_authenticator(driver)
+    put_credential(driver, first_key)
+    assert list(virtual_credentials(driver)) == [first_id]
+    recorded(driver, "signals")
+    state, text = page.remove(first_id)
+    assert (state, text) == ("ok", "Removed the passkey “Work laptop”."), text
+    assert [(p["id"], p["name"]) for p in page.passkeys()] == [(second_id, "Security key")]
+    assert server_allow_list(srv, username) == [second_id]
+    assert {"name": "signalAllAcceptedCredentials", "details": {
+        "rpId": "localhost", "userId": user_handle, "allAcceptedCredentialIds": [second_id]}} in recorded(driver, "signals")
+    assert virtual_credentials(driver) == {}
+    put_credential(driver, second_key)
+
+    # 8. Sign out; sign in with the remaining passkey.
+    page.sign_out()
+    signs_in_with(driver, page, "signin-discoverable", second_id)
+    page.assert_signed_in(username)
+
+    # 9. Delete the account: asked first, then everything is gone and the username is free.
+    page.el("delete-account").click()
+    question = page.el("delete-account-question")
+    assert question.is_displayed() and username in question.text and "1 passkey" in question.text, question.text
+    page.el("delete-account-no").click()
+    assert not page.el("delete-account-confirm").is_displayed()
+    page.assert_signed_in(username)
+    old_cookie = page.session_cookie()["value"]
+    page.el("delete-account").click()
+    text = page.click_ok("delete-account-yes")
+    assert username in text, text
+    page.assert_signed_out(old_cookie)
+    gone = requests.post(srv.url + "/assertion/options", json={"username": username}, timeout=10)
+    assert gone.status_code == 404, gone.text
+    assert virtual_credentials(driver) == {}, "the browser was told none of the account's passkeys work"
+    fresh_authenticator(driver)
+    page.fill("username", username)
+    page.fill("displayName", "Manage Person Again")
+    page.click_ok("register")
+    page.assert_signed_in(username)
+    page.sign_out()
+    assert recorded(driver, "csp") == [], "the page must live within the server's Content-Security-Policy"
+
+
+def test_sign_in_with_a_passkey_the_server_forgot(driver, browser_server, page_scripts):
+    srv = browser_server
+    page_scripts(SIGNAL_SPY_JS)
+    fresh_authenticator(driver)
+    page = Page(driver, srv).open()
+    username = "forgotten-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.click_ok("register")
+    (cred_id,) = virtual_credentials(driver)
+    # The account is deleted elsewhere (another device, a script): the browser is not told.
+    r = requests.delete(srv.url + "/account", cookies=page.cookies(), timeout=10)
+    assert r.status_code == 200, r.text
+    page.reload()
+    page.assert_signed_out()
+    recorded(driver, "signals")
+
+    state, text = page.click("signin-discoverable")
+    assert state == "error" and "not registered here" in text and "told to forget it" in text, text
+    assert recorded(driver, "signals") == [{"name": "signalUnknownCredential",
+                                            "details": {"rpId": "localhost", "credentialId": cred_id}}]
+    assert virtual_credentials(driver) == {}, "Chromium forgets a passkey signalled as unknown"
+    page.assert_signed_out()
+
+
+def test_page_asks_for_the_attestation_the_server_asks_for(driver, browser_server, server_factory,
+                                                           page_scripts):
+    page_scripts(CEREMONY_SPY_JS)
+    # Default policy: the server asks for none, and the page passes that on.
+    fresh_authenticator(driver)
+    page = Page(driver, browser_server).open()
+    page.fill("username", "attest-none-" + uuid.uuid4().hex[:8])
+    page.click_ok("register")
+    assert [c["attestation"] for c in recorded(driver, "ceremonies")] == ["none"]
+    assert page.server_credentials()["credentials"][0]["attestationFormat"] == "none"
+    page.sign_out()
+
+    # trusted-only: the server asks for direct attestation, the page passes it on, and the
+    # authenticator's statement reaches the server. Chromium's virtual authenticator attests with
+    # a self-signed batch certificate no trust anchor vouches for, so the server refuses it, and
+    # the page says why.
+    srv = server_factory("browser-trusted-only", {"LATCHKEY_ATTESTATION_POLICY": "trusted-only"})
+    fresh_authenticator(driver)
+    page = Page(driver, srv).open()
+    asked = requests.post(srv.url + "/attestation/options", json={"username": "probe"}, timeout=10).json()
+    assert asked["attestation"] == "direct"
+    page.fill("username", "attest-direct-" + uuid.uuid4().hex[:8])
+    state, text = page.click("register")
+    assert [c["attestation"] for c in recorded(driver, "ceremonies")] == ["direct"]
+    assert state == "error" and "trust anchor" in text, text
+    page.assert_signed_out()
+
+
+def conditional_mediation_available(drv) -> bool:
+    return drv.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const pkc = window.PublicKeyCredential;
+        if (!pkc || typeof pkc.isConditionalMediationAvailable !== 'function') { done(false); return; }
+        pkc.isConditionalMediationAvailable().then((v) => done(Boolean(v)), () => done(false));""")
+
+
+def autofill_state(drv):
+    return drv.execute_script("return document.body.dataset.autofill || null")
+
+
+@pytest.mark.autofill
+def test_autofill_sign_in(driver, browser_server, page_scripts):
+    srv = browser_server
+    page_scripts(CEREMONY_SPY_JS)
+    page_scripts(SIGNAL_SPY_JS)
+    fresh_authenticator(driver)  # empty before the page's first autofill request
+    page = Page(driver, srv).open()
+    if not conditional_mediation_available(driver):
+        pytest.skip("this Chromium has no conditional mediation (isConditionalMediationAvailable)")
+    assert page.el("username").get_attribute("autocomplete") == "username webauthn"
+    assert page.el("autofill-hint").is_displayed()
+    # The empty authenticator ends the request with NotAllowedError: quietly, no error shown.
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: autofill_state(d) == "ended")
+    assert page.el("status").get_attribute("data-state") == "idle"
+    # (Page.open loads the page twice; each load asks.)
+    assert {c["mediation"] for c in recorded(driver, "ceremonies")} == {"conditional"}
+
+    username = "autofill-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.click_ok("register")
+    (cred_id,) = virtual_credentials(driver)
+    count_before = virtual_credentials(driver)[cred_id].sign_count
+    old_cookie = page.session_cookie()["value"]
+
+    # Signed out, the page asks for autofill again; the authenticator answers it.
+    recorded(driver, "ceremonies")
+    seq = page.status_seq()
+    page.el("signout").click()
+    # Two outcomes: "Signed out.", then the autofill sign-in.
+    state, text = page.wait_outcome(seq + 1, "signing out and the autofill sign-in")
+    assert (state, text) == ("ok", f"Signed in as {username}."), text
+    assert [c["mediation"] for c in recorded(driver, "ceremonies")] == ["conditional"]
+    page.assert_signed_in(username)
+    assert page.session_cookie()["value"] != old_cookie
+    assert virtual_credentials(driver)[cred_id].sign_count > count_before
+
+    # The account is deleted elsewhere; autofill then offers a passkey the server does not know:
+    # the page says so, the browser forgets it, and autofill does not try again by itself.
+    r = requests.delete(srv.url + "/account", cookies=page.cookies(), timeout=10)
+    assert r.status_code == 200, r.text
+    recorded(driver, "signals")
+    page.reload()
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: page.el("status").get_attribute("data-state") == "error")
+    assert "not registered here" in page.el("status").text, page.el("status").text
+    assert recorded(driver, "signals") == [{"name": "signalUnknownCredential",
+                                            "details": {"rpId": "localhost", "credentialId": cred_id}}]
+    assert virtual_credentials(driver) == {}
+    page.assert_signed_out()
+
+
+# A browser keeps a conditional request open until the person picks a passkey; Chromium's virtual
+# authenticator answers it at once. This holds conditional requests open as a browser does, until
+# the page aborts them or the test "picks" (window.__pickAutofill passes the request on to
+# Chromium's real conditional request). Every call is logged in order.
+PENDING_AUTOFILL_JS = """
+(() => {
+  const log = (entry) => {
+    const entries = JSON.parse(sessionStorage.getItem('autofill') || '[]');
+    entries.push(entry);
+    sessionStorage.setItem('autofill', JSON.stringify(entries));
+  };
+  const realGet = navigator.credentials.get.bind(navigator.credentials);
+  const realCreate = navigator.credentials.create.bind(navigator.credentials);
+  navigator.credentials.create = (options) => { log('modal create'); return realCreate(options); };
+  navigator.credentials.get = (options) => {
+    if (options.mediation !== 'conditional') { log('modal get'); return realGet(options); }
+    log('conditional pending');
+    return new Promise((resolve, reject) => {
+      if (options.signal.aborted) { log('conditional aborted'); reject(options.signal.reason); return; }
+      options.signal.addEventListener('abort', () => { log('conditional aborted'); reject(options.signal.reason); });
+      window.__pickAutofill = () => { log('picked'); realGet(options).then(resolve, reject); };
+    });
+  };
+})();
+"""
+
+
+@pytest.mark.autofill
+def test_pending_autofill_gives_way_to_the_buttons(driver, server_factory, page_scripts):
+    # Challenges live 2 s here, so the page must renew its autofill request to keep it usable.
+    srv = server_factory("browser-autofill", {"LATCHKEY_CHALLENGE_TIMEOUT": "2"})
+    page_scripts(PENDING_AUTOFILL_JS)
+    fresh_authenticator(driver)
+    page = Page(driver, srv).open()
+    if not conditional_mediation_available(driver):
+        pytest.skip("this Chromium has no conditional mediation (isConditionalMediationAvailable)")
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: autofill_state(d) == "pending")
+    assert set(recorded(driver, "autofill")) == {"conditional pending"}  # Page.open loads twice
+
+    # A modal request replaces the pending one: aborted first, then the modal one.
+    username = "pending-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.click_ok("register")
+    assert recorded(driver, "autofill") == ["conditional aborted", "modal create"]
+    (cred_id,) = virtual_credentials(driver)
+
+    page.sign_out()
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: autofill_state(d) == "pending")
+    page.fill("username", username)
+    signs_in_with(driver, page, "signin", cred_id)
+    assert recorded(driver, "autofill") == ["conditional pending", "conditional aborted", "modal get"]
+
+    page.sign_out()
+    signs_in_with(driver, page, "signin-discoverable", cred_id)
+    assert recorded(driver, "autofill") == ["conditional pending", "conditional aborted", "modal get"]
+
+    # Left alone, the request is renewed before its challenge expires, and picking still works.
+    page.sign_out()
+    recorded(driver, "autofill")
+    WebDriverWait(driver, STEP_TIMEOUT).until(
+        lambda d: d.execute_script("return sessionStorage.getItem('autofill') || ''").count("conditional pending") >= 2)
+    seq = page.status_seq()
+    driver.execute_script("window.__pickAutofill()")
+    state, text = page.wait_outcome(seq, "picking the autofill passkey")
+    assert (state, text) == ("ok", f"Signed in as {username}."), text
+    log = recorded(driver, "autofill")
+    assert log[-1] == "picked" and "conditional aborted" in log, log
+    page.assert_signed_in(username)
+    page.sign_out()

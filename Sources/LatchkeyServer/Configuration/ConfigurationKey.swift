@@ -225,6 +225,12 @@ extension LatchkeyConfiguration {
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
         .choice("logLevel", \.logLevel, among: ["trace", "debug", "info", "notice", "warning", "error", "critical"], "`trace` … `critical`."),
         .choice(
+            "logFormat", \.logFormat,
+            "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
+        .list(
+            "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
+            "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`."),
+        .choice(
             "attestationPolicy", \.attestationPolicy,
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation."),
         .string(
@@ -247,6 +253,9 @@ extension LatchkeyConfiguration {
         .choice(
             "residentKey", \.residentKey,
             "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
+        .boolean(
+            "hideUnknownUsers", \.hideUnknownUsers,
+            "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username."),
         .string(
             "authenticatorNames", \.authenticatorNames,
             "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file: metadata names only."),
@@ -284,6 +293,13 @@ extension LatchkeyConfiguration {
     /// The value of a key as it may be printed or logged: secrets redacted.
     public func displayValue(of key: String) -> String {
         Self.key(named: key)?.displayValue(in: self) ?? ""
+    }
+
+    /// An IPv4 or IPv6 address in its usual text form (inet_pton accepts it).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     static func isAppleAppID(_ appID: String) -> Bool {

@@ -37,6 +37,10 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var topOrigins: [String] = []
     /// `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
     public var logLevel = "info"
+    /// `text` (one readable line per event) or `json` (one JSON object per line).
+    public var logFormat = LogFormat.text
+    /// IP addresses of the proxies in front of Latchkey, whose request IDs are kept.
+    public var trustedProxies: [String] = []
     /// `none`, `self-or-trusted` or `trusted-only` (see ``AttestationPolicy/Mode``).
     public var attestationPolicy = AttestationPolicy.Mode.none
     /// Folder of PEM trust anchors for attestation certificates, in addition to `Config/roots`.
@@ -57,6 +61,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var userVerification = UserVerificationRequirement.preferred
     /// The least resident-key requirement every registration asks for.
     public var residentKey = ResidentKeyRequirement.required
+    /// Answer an unknown username at `/assertion/options` with decoy options instead of 404.
+    public var hideUnknownUsers = false
     /// Passkey provider names by AAGUID, for naming passkeys (``AuthenticatorNames``).
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 
@@ -83,4 +89,12 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// Cookies get the Secure attribute when the relying party is served over HTTPS.
     var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
+}
+
+/// How log lines are written.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// One readable line per event (swift-log's default handler).
+    case text
+    /// One JSON object per line, for log collectors.
+    case json
 }

@@ -9,6 +9,7 @@ import WebAuthn
 /// and reads the credential with its owner, one that records the sign-in and starts the session.
 struct AuthenticationController: Sendable {
     let services: LatchkeyServices
+    var decoys: UnknownUserDecoys { UnknownUserDecoys(store: services.store) }
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.post("options", use: options)
@@ -20,21 +21,26 @@ struct AuthenticationController: Sendable {
         let username = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
         let userVerification = services.policy.ceremonies.userVerification(requested: body.userVerification)
 
-        var user: UserRecord?
-        var allowed: [CredentialRecord] = []
+        var userHandle: [UInt8]?
+        var allowed: [CredentialDescriptor] = []
         if let username {
-            guard let found = try await services.store.user(named: username) else {
+            if let found = try await services.store.user(named: username) {
+                userHandle = found.handle
+                allowed = try await services.store.credentials(ofUser: found.handle).map(CredentialDescriptor.init)
+            } else if services.configuration.hideUnknownUsers {
+                // Options like a registered user's; the ceremony is for a user who does not exist,
+                // so any answer fails as a wrong or unknown passkey would.
+                (allowed, userHandle) = try await decoys.decoy(for: username)
+            } else {
                 throw APIError(.notFound, "user \"\(username)\" is not registered")
             }
-            user = found
-            allowed = try await services.store.credentials(ofUser: found.handle)
         }
         let issued = try await services.challenges.issue(
-            .authentication, userHandle: user?.handle, username: user?.username, displayName: nil,
+            .authentication, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
             userVerification: userVerification)
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
-            rpId: services.relyingParty.id, allowCredentials: allowed.map(CredentialDescriptor.init),
+            rpId: services.relyingParty.id, allowCredentials: allowed,
             userVerification: userVerification, hints: body.hints, extensions: body.extensions))
     }
 

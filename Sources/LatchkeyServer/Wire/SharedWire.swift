@@ -16,8 +16,12 @@ struct CredentialDescriptor: Encodable, Sendable, Equatable {
     var transports: [AuthenticatorTransport]?
 
     init(_ credential: CredentialRecord) {
-        id = Base64URLBytes(credential.id)
-        transports = credential.transports.isEmpty ? nil : credential.transports
+        self.init(id: credential.id, transports: credential.transports)
+    }
+
+    init(id: [UInt8], transports: [AuthenticatorTransport]) {
+        self.id = Base64URLBytes(id)
+        self.transports = transports.isEmpty ? nil : transports
     }
 }
 

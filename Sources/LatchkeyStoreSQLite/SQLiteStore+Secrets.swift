@@ -1,0 +1,26 @@
+import Foundation
+import LatchkeyStore
+import WebAuthn
+
+/// Secrets the server derives values from, made once and shared by every process on the file.
+extension SQLiteStore {
+    /// The first writer's value wins; later ones read it.
+    private static let insertSecret = "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
+    private static let selectSecret = "SELECT value FROM secrets WHERE name = ?"
+
+    public func secret(named name: String) throws -> [UInt8] {
+        let database = try database()
+        let candidate = try SecureRandom.bytes(count: 32)
+        return try database.transaction {
+            try database.withStatement(Self.insertSecret) { statement in
+                try statement.bind(name, candidate)
+                try statement.step()
+            }
+            return try database.withStatement(Self.selectSecret) { row in
+                try row.bind(name)
+                guard try row.step() else { throw StoreError(.database, "the secret \"\(name)\" vanished") }
+                return row.blob(0)
+            }
+        }
+    }
+}
