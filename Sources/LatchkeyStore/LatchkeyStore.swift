@@ -78,6 +78,8 @@ public protocol LatchkeyStore: Service {
 
     /// Returns when the backend answers a trivial query, throws when it cannot: readiness checks.
     func checkReachable() async throws
+    /// How many challenges are pending and sessions live at `now`, for metrics.
+    func liveRecordCounts(now: Date) async throws -> LiveRecordCounts
 
     /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws

@@ -4,6 +4,8 @@ import LatchkeyServer
 import LatchkeyStore
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import WebAuthn
 
 /// The `latchkey` command.
@@ -25,6 +27,8 @@ struct Serve: AsyncParsableCommand {
         if settings.logFormat == .json {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
         }
+        let metricsRegistry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
@@ -38,7 +42,8 @@ struct Serve: AsyncParsableCommand {
         let application: any ApplicationProtocol
         do {
             let store = try StoreBackend.open(settings)
-            application = try LatchkeyServer.application(configuration: settings, store: store, logger: logger)
+            application = try LatchkeyServer.application(
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
@@ -73,7 +78,9 @@ struct CheckConfig: AsyncParsableCommand {
         }
         // One line per key: name, value, source; secrets redacted.
         for line in loaded.summary { print(line) }
-        print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
+        // The domain association files, as `serve` would answer them.
+        for file in settings.wellKnownFiles { print("\n" + file.summary) }
+        print("\nconfiguration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }
 
@@ -132,7 +139,10 @@ func loadConfiguration() throws -> LoadedConfiguration {
     do {
         return try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
     } catch let error as ConfigurationError {
-        FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+        // Every problem, one per line.
+        for problem in error.problems {
+            FileHandle.standardError.write(Data("latchkey: configuration error: \(problem)\n".utf8))
+        }
         throw ExitCode(78)  // EX_CONFIG
     }
 }

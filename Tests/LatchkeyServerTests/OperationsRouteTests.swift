@@ -31,3 +31,44 @@ struct OperationsRouteTests {
         }
     }
 }
+
+/// Metrics: what is counted and who may read them.
+@Suite("Metrics routes")
+struct MetricsRouteTests {
+    @Test func ceremoniesVerificationAndStoreCallsAreMeasured() async throws {
+        let harness = try RouteHarness { $0.metricsToken = "scrape-token" }
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            #expect(try await client.register("pat", with: authenticator).isOK)
+            #expect(try await client.signIn(nil, with: authenticator).isOK)
+            let options = try await client.post("/assertion/options", [:])
+            let foreign = try await client.post(
+                "/assertion/result", try authenticator.assert(options.json, clientDataOrigin: "https://evil.example"))
+            #expect(foreign.status == .badRequest)
+
+            #expect(try await client.send(.get, "/metrics").status == .unauthorized)
+            #expect(try await client.send(.get, "/metrics", headers: [.authorization: "Bearer wrong"]).status == .unauthorized)
+            let scraped = try await client.send(.get, "/metrics", headers: [.authorization: "Bearer scrape-token"])
+            #expect(scraped.status == .ok && scraped.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = scraped.text
+            for line in [
+                #"latchkey_ceremonies_total{ceremony="registration-result",outcome="ok"} 1"#,
+                #"latchkey_ceremonies_total{ceremony="authentication-result",outcome="ok"} 1"#,
+                #"latchkey_ceremonies_total{ceremony="authentication-options",outcome="ok"} 2"#,
+                #"latchkey_verification_duration_seconds_count{ceremony="authentication-result"} 2"#,
+                #"latchkey_store_duration_seconds_count{operation="takeSignInCeremony"} 2"#,
+            ] {
+                #expect(text.contains(line), "missing \(line)")
+            }
+            let refusal = text.split(separator: "\n").first { $0.hasPrefix(#"latchkey_ceremonies_total{ceremony="authentication-result",outcome="origin"#) }
+            #expect(refusal != nil, "the refusal is counted under the check that failed")
+        }
+    }
+
+    @Test func withoutATokenMetricsAreNotOnThePublicListener() async throws {
+        try await RouteHarness().run { client in
+            let reply = try await client.send(.get, "/metrics")
+            #expect(reply.status == .notFound)
+        }
+    }
+}
