@@ -1,6 +1,7 @@
 """`latchkey authenticator` as a command against the real server: every algorithm and both
-attestation kinds register and sign in, and options it cannot answer end with a non-zero exit
-status, a message on stderr, nothing on stdout, and the keys file untouched."""
+attestation kinds register and sign in (from a web origin and from an Android app's), and options it
+cannot answer end with a non-zero exit status, a message on stderr, nothing on stdout, and the keys
+file untouched."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 import requests
 
 from conftest import LATCHKEY_BIN, require_binary
+from softauthn import b64url
 from test_http_api import assert_failed, assert_ok, new_username
 
 
@@ -129,3 +131,19 @@ def test_options_that_cannot_be_answered_exit_non_zero_with_nothing_on_stdout(se
 
     assert keys.read_bytes() == before, "a refusal changed the keys file"
     assert sorted(p.name for p in keys.parent.iterdir()) == ["keys.json", "someone.json"], "a temporary file was left"
+
+
+def test_an_android_app_origin_registers_and_signs_in(server_factory, keys):
+    # The app's origin is accepted because the server lists its signing certificate; the RP ID
+    # is taken from the options, as Android's Credential Manager binds it through assetlinks.json.
+    fingerprint = bytes(range(32))
+    app = server_factory("android", {"LATCHKEY_ANDROID_APPS":
+                                     "com.example.app@" + ":".join(f"{b:02X}" for b in fingerprint)})
+    origin = "android:apk-key-hash:" + b64url(fingerprint)
+    username = new_username()
+    options = assert_ok(requests.post(app.url + "/attestation/options", json={"username": username}, timeout=10))
+    credential = answered(authenticator("register", options=options, keys=keys, origin=origin))
+    assert assert_ok(requests.post(app.url + "/attestation/result", json=credential, timeout=10))["username"] == username
+    options = assert_ok(requests.post(app.url + "/assertion/options", json={}, timeout=10))
+    assertion = answered(authenticator("sign-in", options=options, keys=keys, origin=origin))
+    assert assert_ok(requests.post(app.url + "/assertion/result", json=assertion, timeout=10))["username"] == username
