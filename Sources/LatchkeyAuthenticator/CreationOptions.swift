@@ -1,8 +1,8 @@
 /// The reply of `POST /attestation/options`: `PublicKeyCredentialCreationOptionsJSON` (WebAuthn
 /// §5.4) at the top level, as in the FIDO conformance API. Only the members the authenticator acts
 /// on are read: it always makes discoverable, user-verified credentials, so `residentKey` and
-/// `userVerification` need no answer, and `timeout`, `attestation` (see `--attestation`),
-/// `extensions` and `hints` are left alone.
+/// `userVerification` need no answer; `attestation` chooses the statement unless `--attestation`
+/// does; `timeout`, `extensions` and `hints` are left alone.
 struct CreationOptions: Decodable {
     struct RelyingPartyEntity: Decodable {
         /// Absent: the origin's host, as a browser does.
@@ -30,6 +30,8 @@ struct CreationOptions: Decodable {
     var pubKeyCredParams: [CredentialParameters]
     var excludeCredentials: [CredentialDescriptor]?
     var authenticatorSelection: AuthenticatorSelection?
+    /// `none`, `indirect`, `direct` or `enterprise`; absent means `none`.
+    var attestation: String?
 }
 
 /// The reply of `POST /assertion/options`: `PublicKeyCredentialRequestOptionsJSON` (WebAuthn

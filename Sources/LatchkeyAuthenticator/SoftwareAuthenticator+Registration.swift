@@ -7,8 +7,11 @@ extension SoftwareAuthenticator {
     /// offered in `pubKeyCredParams` that this authenticator makes), stored in the keys file, and
     /// the `RegistrationResponseJSON` line for `POST /attestation/result`.
     public func register(options bytes: [UInt8], algorithm requested: CredentialAlgorithm? = nil,
-                         attestation: Attestation = .none, now: Date = Date()) throws -> [UInt8] {
+                         attestation requestedAttestation: Attestation? = nil, now: Date = Date()) throws -> [UInt8] {
         let options = try Self.decodeOptions(CreationOptions.self, from: bytes, endpoint: "/attestation/options")
+        // Unless told otherwise, a statement when the options ask for one (self attestation is
+        // all this authenticator can give), none otherwise.
+        let attestation = requestedAttestation ?? ([nil, "none"].contains(options.attestation) ? .none : .packed)
         // §5.1.3 step 8: the RP ID is the origin's host or a registrable suffix of it.
         let rpID = try origin.relyingPartyID(options.rp.id, member: "rp.id")
         if options.authenticatorSelection?.authenticatorAttachment == "cross-platform" {

@@ -33,14 +33,14 @@ struct AuthenticatorCommand: ParsableCommand {
         @Option(help: "The credential algorithm: ES256, ES384, EdDSA or RS256 (default: the first in pubKeyCredParams that is one of these).")
         var alg: String?
 
-        @Option(help: "none, or packed (self attestation signed with the credential key).")
-        var attestation: String = SoftwareAuthenticator.Attestation.none.rawValue
+        @Option(help: "none, or packed (self attestation signed with the credential key); default: packed when the options ask for attestation, else none.")
+        var attestation: String?
 
         func validate() throws {
             if let alg, CredentialAlgorithm(rawValue: alg) == nil {
                 throw ValidationError("--alg \(alg) is not one of \(CredentialAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            if SoftwareAuthenticator.Attestation(rawValue: attestation) == nil {
+            if let attestation, SoftwareAuthenticator.Attestation(rawValue: attestation) == nil {
                 throw ValidationError("--attestation \(attestation) is not none or packed")
             }
         }
@@ -50,7 +50,7 @@ struct AuthenticatorCommand: ParsableCommand {
                 let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
                 return try authenticator.register(
                     options: options, algorithm: alg.flatMap(CredentialAlgorithm.init(rawValue:)),
-                    attestation: SoftwareAuthenticator.Attestation(rawValue: attestation) ?? .none)
+                    attestation: attestation.flatMap(SoftwareAuthenticator.Attestation.init(rawValue:)))
             }
         }
     }

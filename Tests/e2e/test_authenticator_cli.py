@@ -76,6 +76,14 @@ def test_every_algorithm_and_attestation_registers_and_signs_in(server, keys, al
     assert [(c["algorithm"], c["signCount"]) for c in stored] == [(alg, 2)]
 
 
+def test_without_attestation_flag_it_gives_what_the_options_ask_for(server, server_factory, keys):
+    plain = register(server, keys, new_username())
+    assert plain["attestationFormat"] == "none"
+    strict = server_factory("self-or-trusted", {"LATCHKEY_ATTESTATION_POLICY": "self-or-trusted"})
+    result = register(strict, keys, new_username())
+    assert result["attestationFormat"] == "packed" and result["attestationType"] == "self", result
+
+
 def test_options_that_cannot_be_answered_exit_non_zero_with_nothing_on_stdout(server, keys):
     username = new_username()
     token = register(server, keys, username)["sessionToken"]
