@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
@@ -26,6 +29,8 @@ let package = Package(
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
         // Test-only OpenSSL helpers (key generation, certificate issuing, signing).
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
+        // The OpenSSL calls of the software authenticator: key generation, PEM, signing.
+        .target(name: "CLatchkeyAuthenticatorShims", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
@@ -63,20 +68,30 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // `latchkey authenticator`: a software passkey provider for shells and tests, keys in a file.
+        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyAuthenticatorShims"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
+                "LatchkeyAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // Verification throughput beside the bare OpenSSL verify: swift run -c release latchkey-benchmarks
         .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "COpenSSL"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
+        // What the software authenticator makes, checked by the core's own verifiers.
+        .testTarget(name: "LatchkeyAuthenticatorTests", dependencies: ["LatchkeyAuthenticator", "WebAuthn"]),
         // The store contract suite, run against every backend.
         .testTarget(
             name: "LatchkeyStoreTests",
@@ -92,6 +107,7 @@ let package = Package(
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "CLatchkeyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
     ]

@@ -2,33 +2,45 @@ import Foundation
 import Hummingbird
 import LatchkeyStore
 import Logging
+import Prometheus
 import ServiceLifecycle
 import WebAuthn
 
 /// Builds the Latchkey HTTP application over a store: the ceremonies (the conformance API),
 /// sessions, well-known files and the web page.
 public enum LatchkeyServer {
-    /// The router with every route and middleware, without a listening socket.
+    /// This Latchkey's version, as `latchkey --version` prints it.
+    public static let version = "0.7.0"
+
+    /// The router with every route and middleware, without a listening socket. `metrics` records
+    /// ceremonies, verification and store latency; `metricsRegistry`, when given with a
+    /// `metricsToken`, is served at `/metrics` to bearers of that token.
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
-        authenticatorNames: AuthenticatorNames = AuthenticatorNames(), logger: Logger
+        authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics(),
+        metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
     ) -> Router<LatchkeyRequestContext> {
-        let services = LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust)
+        let services = LatchkeyServices(
+            configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics)
 
         // Outermost first: headers on every reply, then JSON for every error (after CORS added its
         // headers to it), then the request guards and static files; innermost, the error mapping.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
         case .allowedWithCredentials:
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
         case .refused:
-            router.add(middleware: CrossSiteRequestGuard(origins: Set(configuration.origins)))
+            router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
+        router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping())
+        router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
 
         // Routes that need to know who is signed in resolve the session once, in this middleware.
         let authenticator = SessionAuthenticator(sessions: services.sessions)
@@ -39,29 +51,47 @@ public enum LatchkeyServer {
         CredentialsController(services: services, names: authenticatorNames).addRoutes(
             to: router.group("credentials").add(middleware: authenticator))
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
-        WellKnownController(appleAppSiteAssociation: AppleAppSiteAssociation(
-            webCredentialApps: configuration.appleAppIDs, appLinkApps: configuration.appleAppLinks)
-        ).addRoutes(to: router.group(".well-known"))
+        WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
+
+        HealthController(store: store).addRoutes(to: router)
+        if let metricsRegistry, !configuration.metricsToken.isEmpty {
+            MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
+        }
 
         // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
         MethodNotAllowedRoutes.add(to: router)
         return router
     }
 
-    /// The application over `store`: loads attestation trust, and runs the store and a purger of
-    /// expired challenges and sessions as services beside the HTTP server. On graceful shutdown the
-    /// server stops first, then the purger, then the store closes.
+    /// The application over `store`: loads attestation trust, and runs the store, a purger of
+    /// expired challenges and sessions and, with a `metricsAddress`, the metrics listener as
+    /// services beside the HTTP server. On graceful shutdown the server stops first, then the
+    /// others, then the store closes. Metrics go to `metricsRegistry` (the factory bootstrapped
+    /// over it is the caller's).
     public static func application(
-        configuration: LatchkeyConfiguration, store: any LatchkeyStore, logger: Logger
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, metricsRegistry: PrometheusCollectorRegistry? = nil,
+        logger: Logger
     ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
+        let metrics = LatchkeyMetrics()
+        var services: [any Service] = [
+            store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
+        ]
+        if let metricsRegistry, let address = try configuration.metricsListenAddress {
+            let metricsRouter = Router()
+            MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)
+            services.append(Application(
+                router: metricsRouter, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
+                logger: logger))
+        }
         return Application(
             router: router(
-                configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names, logger: logger),
+                configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names,
+                metrics: metrics, metricsRegistry: metricsRegistry, logger: logger),
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-            services: [store, ExpiredRecordPurger(store: store, logger: logger)],
+            services: services,
             logger: logger)
     }
 }

@@ -90,3 +90,14 @@ public enum CredentialDeletion: Sendable, Equatable {
     /// It is the user's only passkey; removing it would lock them out. Nothing was deleted.
     case lastCredential
 }
+
+/// What the store holds that is still live, for metrics.
+public struct LiveRecordCounts: Sendable, Equatable {
+    public var pendingCeremonies: Int
+    public var sessions: Int
+
+    public init(pendingCeremonies: Int, sessions: Int) {
+        self.pendingCeremonies = pendingCeremonies
+        self.sessions = sessions
+    }
+}

@@ -74,6 +74,13 @@ public protocol LatchkeyStore: Service {
     /// unknown usernames). Two processes asking at once get the same secret.
     func secret(named name: String) async throws -> [UInt8]
 
+    // MARK: Operations
+
+    /// Returns when the backend answers a trivial query, throws when it cannot: readiness checks.
+    func checkReachable() async throws
+    /// How many challenges are pending and sessions live at `now`, for metrics.
+    func liveRecordCounts(now: Date) async throws -> LiveRecordCounts
+
     /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
 }

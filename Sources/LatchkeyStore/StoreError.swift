@@ -1,8 +1,9 @@
 /// Why the store refused a write, or failed.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        public var description: String { name }
         /// Another user already has this username (for example, a racing first registration won).
         public static let usernameTaken = Code("usernameTaken")
         /// The credential ID is registered already (§7.1 step 25).

@@ -53,6 +53,22 @@ public actor SQLiteStore: LatchkeyStore {
         return connection
     }
 
+    public func checkReachable() throws {
+        try database().withStatement("SELECT 1") { row in
+            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to SELECT 1") }
+        }
+    }
+
+    public func liveRecordCounts(now: Date) throws -> LiveRecordCounts {
+        try database().withStatement("""
+            SELECT (SELECT COUNT(*) FROM pending_ceremonies WHERE expires_at > ?1), (SELECT COUNT(*) FROM sessions WHERE expires_at > ?1)
+            """) { row in
+            try row.bind(now)
+            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
+            return LiveRecordCounts(pendingCeremonies: Int(row.int64(0)), sessions: Int(row.int64(1)))
+        }
+    }
+
     /// How many statements the connection has prepared, for tests of the statement cache.
     var preparedStatementCount: Int { connection?.preparedStatementCount ?? 0 }
 }

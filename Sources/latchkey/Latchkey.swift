@@ -4,6 +4,8 @@ import LatchkeyServer
 import LatchkeyStore
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 import WebAuthn
 
 /// The `latchkey` command.
@@ -11,15 +13,22 @@ import WebAuthn
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
-        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self])
+        version: LatchkeyServer.version,
+        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self, AuthenticatorCommand.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the server.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server.", discussion: ConfigurationHelp.text)
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
+        if settings.logFormat == .json {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        }
+        let metricsRegistry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         var logger = Logger(label: "latchkey")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("starting", metadata: [
@@ -33,7 +42,8 @@ struct Serve: AsyncParsableCommand {
         let application: any ApplicationProtocol
         do {
             let store = try await StoreBackend.open(settings, logger: logger)
-            application = try LatchkeyServer.application(configuration: settings, store: store, logger: logger)
+            application = try LatchkeyServer.application(
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
@@ -41,7 +51,15 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
             throw ExitCode(78)
         }
-        try await application.runService()
+        do {
+            try await application.runService()
+        } catch {
+            if let failure = ListenFailure(error) {
+                FileHandle.standardError.write(Data("latchkey: cannot listen on \(settings.host):\(settings.port): \(failure.reason)\n".utf8))
+                throw ExitCode(69)  // EX_UNAVAILABLE
+            }
+            throw error
+        }
     }
 }
 
@@ -60,7 +78,9 @@ struct CheckConfig: AsyncParsableCommand {
         }
         // One line per key: name, value, source; secrets redacted.
         for line in loaded.summary { print(line) }
-        print("configuration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
+        // The domain association files, as `serve` would answer them.
+        for file in settings.wellKnownFiles { print("\n" + file.summary) }
+        print("\nconfiguration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }
 
@@ -119,7 +139,10 @@ func loadConfiguration() throws -> LoadedConfiguration {
     do {
         return try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
     } catch let error as ConfigurationError {
-        FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+        // Every problem, one per line.
+        for problem in error.problems {
+            FileHandle.standardError.write(Data("latchkey: configuration error: \(problem)\n".utf8))
+        }
         throw ExitCode(78)  // EX_CONFIG
     }
 }

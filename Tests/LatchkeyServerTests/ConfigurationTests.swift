@@ -265,8 +265,8 @@ struct ConfigurationTests {
         (["LATCHKEY_ORIGINS": "https://localhost/path"], #"origins (LATCHKEY_ORIGINS): "https://localhost/path" is not an origin like https://example.com[:port]"#),
         (["LATCHKEY_ORIGINS": "https://evil.example"], #"origins (LATCHKEY_ORIGINS): the host of "https://evil.example" is not localhost or a subdomain of it, so passkeys for RP ID localhost cannot be used there"#),
         (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], #"origins (LATCHKEY_ORIGINS): "http://example.com" must use https (plain http is only allowed for localhost)"#),
-        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app" is not TEAMID.bundle.id with a 10-character team ID"#),
-        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example.app"], #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example.app" is not TEAMID.bundle.id with a 10-character team ID"#),
+        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app": the team ID "com" is not 10 upper-case letters or digits"#),
+        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example.app"], #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example.app": the team ID "ABCDE1234" is not 10 upper-case letters or digits"#),
         (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"#),
         (["LATCHKEY_SESSION_TIMEOUT": "59"], #"sessionTimeout (LATCHKEY_SESSION_TIMEOUT): 59 is not between 60 seconds and one year"#),
         (["LATCHKEY_DATABASE": ""], #"database (LATCHKEY_DATABASE): must not be empty"#),
@@ -359,8 +359,15 @@ struct ConfigurationTests {
         func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
     }
 
+    @Test func theMetricsTokenIsNeverShown() throws {
+        let loaded = try ConfigurationLoader.load(environment: ["LATCHKEY_METRICS_TOKEN": "tok-hunter2"], defaultFile: Self.noFile)
+        #expect(loaded.configuration.metricsToken == "tok-hunter2")
+        #expect(!loaded.summary.joined().contains("hunter2"))
+        #expect(loaded.summary.contains { $0.contains("metricsToken") && $0.contains("<redacted>") })
+    }
+
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
-        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database"])
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken"])
         let events = Events()
         let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
         for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {

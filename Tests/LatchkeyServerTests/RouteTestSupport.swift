@@ -6,6 +6,7 @@ import LatchkeyServer
 import LatchkeyStore
 import LatchkeyStoreSQLite
 import Logging
+import Prometheus
 import WebAuthn
 
 /// The Latchkey router over a real SQLite store in a temporary folder, driven in process through
@@ -15,6 +16,9 @@ struct RouteHarness {
     let store: SQLiteStore
     /// The provider names shipped in `Config/`.
     let names: AuthenticatorNames
+    /// Where this harness's Latchkey metrics go (not the process-wide metrics system).
+    let metricsRegistry = PrometheusCollectorRegistry()
+    let metrics: LatchkeyMetrics
 
     init(conformanceMode: Bool = false, configure: (inout LatchkeyConfiguration) -> Void = { _ in }) throws {
         var configuration = LatchkeyConfiguration()
@@ -27,6 +31,7 @@ struct RouteHarness {
         configure(&configuration)
         self.configuration = configuration
         names = try AuthenticatorNames.load(configuration, metadata: nil)
+        metrics = LatchkeyMetrics(factory: PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-routes-\(UUID().uuidString)")
         store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
     }
@@ -37,8 +42,7 @@ struct RouteHarness {
         logger.logLevel = .warning
         let router = LatchkeyServer.router(
             configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
-            authenticatorNames: names,
-            logger: logger)
+            authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
         let application = Application(router: router, logger: logger)
         return try await application.test(.router) { client in
             try await body(RouteClient(client: client))

@@ -17,10 +17,14 @@ struct LatchkeyServices: Sendable {
     /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
     /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
     let authenticationVerifier: AuthenticationVerifier
+    let metrics: LatchkeyMetrics
 
-    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust) {
+    /// Services over `store`, every call of which is timed in `metrics`.
+    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, metrics: LatchkeyMetrics) {
         self.configuration = configuration
         self.policy = configuration.serverPolicy
+        self.metrics = metrics
+        let store = InstrumentedStore(base: store, metrics: metrics)
         self.store = store
         self.relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust

@@ -47,8 +47,8 @@ public struct ConfigurationKey: Sendable {
     let get: @Sendable (LatchkeyConfiguration) -> ConfigContent
     /// Stores a value read from the sources; returns the problem when it is not acceptable.
     let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> String?
-    /// Checks the stored value against the rest of the configuration; returns the problem.
-    let check: @Sendable (LatchkeyConfiguration) -> String?
+    /// Checks the stored value against the rest of the configuration; returns every problem.
+    let check: @Sendable (LatchkeyConfiguration) -> [String]
     /// For a key whose default depends on other keys: what it depends on and how it is computed.
     let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
 
@@ -71,7 +71,7 @@ public struct ConfigurationKey: Sendable {
     func redact(_ text: String) -> String {
         switch secrecy {
         case .none: return text
-        case .whole: return ConfigurationRedaction.mark
+        case .whole: return text.isEmpty ? "" : ConfigurationRedaction.mark
         case .urlPassword: return ConfigurationRedaction.redactingURLPassword(text)
         }
     }
@@ -85,6 +85,8 @@ typealias ConfigurationPath<Value> = WritableKeyPath<LatchkeyConfiguration, Valu
 extension ConfigurationKey {
     /// A problem with a value, or `nil` when it is acceptable.
     typealias Check<Value> = @Sendable (Value, LatchkeyConfiguration) -> String?
+    /// Every problem with a list (one per bad item, usually); empty when it is acceptable.
+    typealias ListCheck = @Sendable ([String], LatchkeyConfiguration) -> [String]
 
     static func string(
         _ name: String, _ path: ConfigurationPath<String>, secrecy: Secrecy = .none,
@@ -98,7 +100,7 @@ extension ConfigurationKey {
                 configuration[keyPath: path] = text
                 return nil
             },
-            check: { check($0[keyPath: path], $0) }, derivedDefault: nil)
+            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] }, derivedDefault: nil)
     }
 
     /// A string out of a fixed set of values.
@@ -123,7 +125,7 @@ extension ConfigurationKey {
                 configuration[keyPath: path] = value
                 return nil
             },
-            check: { _ in nil }, derivedDefault: nil)
+            check: { _ in [] }, derivedDefault: nil)
     }
 
     static func integer(
@@ -138,7 +140,7 @@ extension ConfigurationKey {
                 configuration[keyPath: path] = number
                 return nil
             },
-            check: { range.contains($0[keyPath: path]) ? nil : "\($0[keyPath: path]) is not \(rangeDescription)" },
+            check: { range.contains($0[keyPath: path]) ? [] : ["\($0[keyPath: path]) is not \(rangeDescription)"] },
             derivedDefault: nil)
     }
 
@@ -151,12 +153,12 @@ extension ConfigurationKey {
                 configuration[keyPath: path] = flag
                 return nil
             },
-            check: { _ in nil }, derivedDefault: nil)
+            check: { _ in [] }, derivedDefault: nil)
     }
 
     /// A list of strings; `check` looks at the whole list (each item, or items against other keys).
     static func list(
-        _ name: String, _ path: ConfigurationPath<[String]>, check: @escaping Check<[String]> = { _, _ in nil },
+        _ name: String, _ path: ConfigurationPath<[String]>, check: @escaping ListCheck = { _, _ in [] },
         derivedDefault: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> [String])? = nil,
         _ documentation: String
     ) -> Self {
@@ -173,9 +175,14 @@ extension ConfigurationKey {
             derivedDefault: derivedDefault.map { derived in (derived.note, { .stringArray(derived.compute($0)) }) })
     }
 
-    /// Checks each item of a list; the problem names the first bad one.
-    static func eachItem(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> Check<[String]> {
-        { items, _ in items.first(where: { !isValid($0) }).map { "\"\($0)\" \(problem)" } }
+    /// Checks each item of a list: one problem per bad item.
+    static func eachItem(_ problem: @escaping @Sendable (String) -> String?) -> ListCheck {
+        { items, _ in items.compactMap(problem) }
+    }
+
+    /// Checks each item of a list against a test; the problem quotes the item.
+    static func eachItem(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> ListCheck {
+        eachItem { isValid($0) ? nil : "\"\($0)\" \(problem)" }
     }
 
     static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> String? {
@@ -191,26 +198,35 @@ extension LatchkeyConfiguration {
     public static let keys: [ConfigurationKey] = [
         .string("host", \.host, check: ConfigurationKey.notEmpty, "Address to listen on (`0.0.0.0` for all)."),
         .integer("port", \.port, in: 1...65_535, rangeDescription: "a port number (1-65535)", "TCP port."),
-        .string("rpID", \.rpID, check: { rpID, _ in
-            !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
-                ? nil : "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)"
-        }, "The RP ID: the domain passkeys belong to."),
+        .string("rpID", \.rpID, check: { rpID, _ in rpIDProblem(rpID) }, "The RP ID: the domain passkeys belong to."),
         .string("rpName", \.rpName, check: ConfigurationKey.notEmpty, "Name authenticators show."),
         .list(
-            "origins", \.origins, check: { origins, configuration in checkOrigins(origins, rpID: configuration.rpID) },
+            "origins", \.origins, check: { origins, configuration in originProblems(origins, rpID: configuration.rpID) },
             derivedDefault: (
                 description: "`http://localhost:PORT` for `localhost`, else `https://RPID`", note: "from rpID and port",
                 compute: { [$0.rpID == "localhost" ? "http://localhost:\($0.port)" : "https://\($0.rpID)"] }),
-            "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed."),
+            "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
         .string(
             "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
             "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=` and `connect_timeout=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
         .list(
-            "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(isAppleAppID, "is not TEAMID.bundle.id with a 10-character team ID"),
-            "`TEAMID.bundle.id` values listed under `webcredentials` in apple-app-site-association."),
+            "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(appleAppIDProblem),
+            "`TEAMID.bundle.id` values (a team ID is 10 upper-case letters or digits) listed under `webcredentials` in `/.well-known/apple-app-site-association`, which is served when this or `appleAppLinks` is set."),
         .list(
-            "appleAppLinks", \.appleAppLinks, check: ConfigurationKey.eachItem(isAppleAppID, "is not TEAMID.bundle.id with a 10-character team ID"),
+            "appleAppLinks", \.appleAppLinks, check: ConfigurationKey.eachItem(appleAppIDProblem),
             "App IDs listed under `applinks` (universal links)."),
+        .list(
+            "androidApps", \.androidApps, check: ConfigurationKey.eachItem(androidAppProblem),
+            "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),
+        .list(
+            "relatedOrigins", \.relatedOrigins, check: ConfigurationKey.eachItem(relatedOriginProblem),
+            "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn`, accepted in clientDataJSON and by the cross-site request guard. Browsers honour at most 5 distinct registrable domains."),
+        .string(
+            "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in endpointURLProblem(url) },
+            "Absolute https URL (http only for `localhost`) of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints`, which is served when this or `passkeyManageURL` is set."),
+        .string(
+            "passkeyManageURL", \.passkeyManageURL, check: { url, _ in endpointURLProblem(url) },
+            "Absolute https URL (http only for `localhost`) of the page where a user manages their passkeys, served as `manage` in `/.well-known/passkey-endpoints`."),
         .boolean(
             "conformanceMode", \.conformanceMode,
             "For the FIDO conformance tools only, never in production: an existing username may register again without signing in; assertions without UP pass when UV is not required; the cross-site request guard is off and CORS answers any origin with credentials; cookies are `SameSite=None` over https; `tokenBinding` follows the strict Level 2 rules; the requested `displayName` is echoed."),
@@ -224,6 +240,19 @@ extension LatchkeyConfiguration {
         .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
         .choice("logLevel", \.logLevel, among: ["trace", "debug", "info", "notice", "warning", "error", "critical"], "`trace` … `critical`."),
+        .choice(
+            "logFormat", \.logFormat,
+            "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
+        .string(
+            "metricsAddress", \.metricsAddress,
+            check: { value, configuration in (try? configuration.metricsListenAddress) == nil && !value.isEmpty ? "\"\(value)\" is not HOST:PORT" : nil },
+            "`HOST:PORT` of a separate listener that serves `GET /metrics` (Prometheus text format) to anyone who can reach it, e.g. `127.0.0.1:9464`. Empty: no such listener."),
+        .string(
+            "metricsToken", \.metricsToken, secrecy: .whole,
+            "When set, `GET /metrics` is also served on the public listener to requests with `Authorization: Bearer` and this token. Empty (the default) with no `metricsAddress`: metrics are not served at all. Secret: never printed."),
+        .list(
+            "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
+            "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`."),
         .choice(
             "attestationPolicy", \.attestationPolicy,
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation."),
@@ -287,28 +316,5 @@ extension LatchkeyConfiguration {
     /// The value of a key as it may be printed or logged: secrets redacted.
     public func displayValue(of key: String) -> String {
         Self.key(named: key)?.displayValue(in: self) ?? ""
-    }
-
-    static func isAppleAppID(_ appID: String) -> Bool {
-        let parts = appID.split(separator: ".", maxSplits: 1)
-        return parts.count == 2 && parts[0].count == 10 && parts[0].allSatisfy { $0.isLetter || $0.isNumber }
-    }
-
-    static func checkOrigins(_ origins: [String], rpID: String) -> String? {
-        guard !origins.isEmpty else { return "at least one origin is required" }
-        for origin in origins where !origin.hasPrefix("android:apk-key-hash:") {
-            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
-                  let host = url.host, url.path.isEmpty, url.query == nil, url.fragment == nil else {
-                return "\"\(origin)\" is not an origin like https://example.com[:port]"
-            }
-            // §5.1.3: the RP ID must be the origin's host or a registrable suffix of it.
-            guard host == rpID || host.hasSuffix("." + rpID) else {
-                return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
-            }
-            guard scheme == "https" || host == "localhost" || host.hasSuffix(".localhost") else {
-                return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
-            }
-        }
-        return nil
     }
 }

@@ -3,16 +3,24 @@ import Foundation
 import Synchronization
 import WebAuthn
 
-/// A configuration that cannot be used; the message names the key, where its value came from
-/// (the environment variable or the file) and the problem. Secret values are never in it.
+/// A configuration that cannot be used: every problem found, each naming the key, where its value
+/// came from (the environment variable or the file) and what is wrong. Secret values are never in it.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    public let message: String
+    /// One line per problem, in the order of the keys.
+    public let problems: [String]
+    /// The problems, one per line.
+    public var message: String { problems.joined(separator: "\n") }
     public var description: String { message }
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String) { problems = [message] }
+    public init(problems: [String]) { self.problems = problems }
 
     /// `port (LATCHKEY_PORT): "x" is not a whole number`.
     init(key: String, source: ConfigurationSource, _ problem: String) {
-        self.init("\(key) (\(source)): \(problem)")
+        self.init(Self.line(key: key, source: source, problem))
+    }
+
+    static func line(key: String, source: ConfigurationSource, _ problem: String) -> String {
+        "\(key) (\(source)): \(problem)"
     }
 }
 
@@ -81,7 +89,7 @@ public enum ConfigurationLoader {
     public static let fileVariable = "LATCHKEY_CONFIG"
 
     /// Loads the file (`LATCHKEY_CONFIG`, else `defaultFile` if it exists), the environment and the
-    /// defaults, and validates the result.
+    /// defaults, and validates the result. The error lists every problem, not only the first.
     /// - Parameter accessReporter: also told of every read (swift-configuration's access reporting;
     ///   values of secret keys reach it marked secret).
     public static func load(
@@ -99,10 +107,18 @@ public enum ConfigurationLoader {
             ).prefixKeys(with: "latchkey"))  // `latchkey.rpID` is read from LATCHKEY_RP_ID
         roles.append(.environment)
 
+        // Problems of the file as a whole (unknown keys), and of values that could not be read, by
+        // key: such a key is not checked further.
+        var fileProblems: [String] = []
+        var readProblems: [String: String] = [:]
+
         let path = environment[fileVariable] ?? defaultFile
         if let file = try ConfigurationFile.read(path, required: environment[fileVariable] != nil) {
             providers.append(file)
             roles.append(.file(path))
+            for problem in file.problems {
+                if let key = problem.key { readProblems[key] = problem.line } else { fileProblems.append(problem.line) }
+            }
         }
 
         let defaults = LatchkeyConfiguration()
@@ -128,27 +144,40 @@ public enum ConfigurationLoader {
             }
             var value: ConfigContent
             let source: ConfigurationSource
+            func fail(_ source: ConfigurationSource, _ problem: String) {
+                readProblems[key.name] = ConfigurationError.line(key: key.name, source: source, problem)
+                sources[key.name] = source
+            }
             switch answer.map({ (roles[$0.offset], $0.element.result) }) {
             case let (role, .failure)?:
                 let source = role.source(of: key, encodedKey: nil)
-                throw ConfigurationError(key: key.name, source: source, problem(key, raw: environmentVariables[key.environmentName], source: source))
+                fail(source, problem(key, raw: environmentVariables[key.environmentName], source: source))
+                continue
             case let (role, .success(lookup))?:
                 source = role.source(of: key, encodedKey: lookup.encodedKey)
-                guard let content else { throw ConfigurationError(key: key.name, source: source, problem(key, raw: nil, source: source)) }
+                guard let content else {
+                    fail(source, problem(key, raw: nil, source: source))
+                    continue
+                }
                 value = content
             case nil:
-                guard let derived = key.derivedDefault else { throw ConfigurationError(key: key.name, source: .defaultValue, "has no value") }
+                guard let derived = key.derivedDefault else {
+                    fail(.defaultValue, "has no value")
+                    continue
+                }
                 source = .derived(derived.note)
                 value = derived.compute(configuration)
             }
             // `a, ,b` in a variable lists a and b.
             if case .environment = source, case .stringArray(let items) = value { value = .stringArray(items.filter { !$0.isEmpty }) }
             if let problem = key.set(&configuration, value) {
-                throw ConfigurationError(key: key.name, source: source, problem)
+                fail(source, problem)
+                continue
             }
             sources[key.name] = source
         }
-        try configuration.validate(sources: sources)
+        let problems = fileProblems + configuration.problems(sources: sources, readProblems: readProblems)
+        guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
         return LoadedConfiguration(configuration: configuration, sources: sources)
     }
 
@@ -231,8 +260,17 @@ public enum ConfigurationLoader {
 /// The JSON configuration file: read once, checked strictly (known keys, JSON types), and its
 /// checked members handed to swift-configuration as a `JSONSnapshot`.
 struct ConfigurationFile: ConfigProvider {
+    /// A member of the file that cannot be used; it is not handed on.
+    struct Problem: Sendable {
+        /// The key, when the member is a known key with a value of the wrong type.
+        let key: String?
+        let line: String
+    }
+
     let path: String
     let contents: JSONSnapshot
+    /// Unknown keys and values of the wrong type.
+    let problems: [Problem]
 
     /// `nil` when the file does not exist and is not required.
     static func read(_ path: String, required: Bool) throws -> ConfigurationFile? {
@@ -253,13 +291,18 @@ struct ConfigurationFile: ConfigProvider {
             throw ConfigurationError("\(path): the configuration file must hold one JSON object")
         }
         // Keys starting with `_` are comments: checked for nothing, and not handed on.
-        let settings = members.filter { !$0.key.hasPrefix("_") }
+        var settings = members.filter { !$0.key.hasPrefix("_") }
+        var problems: [Problem] = []
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             guard let key = LatchkeyConfiguration.key(named: name) else {
-                throw ConfigurationError("\(path): unknown configuration key \"\(name)\"; known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))")
+                problems.append(Problem(key: nil, line: "\(path): unknown configuration key \"\(name)\"; known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))"))
+                settings[name] = nil
+                continue
             }
             guard matches(value, key.kind) else {
-                throw ConfigurationError(key: name, source: .file(path), expectation(key.kind))
+                problems.append(Problem(key: name, line: ConfigurationError.line(key: name, source: .file(path), expectation(key.kind))))
+                settings[name] = nil
+                continue
             }
         }
         do {
@@ -267,7 +310,8 @@ struct ConfigurationFile: ConfigProvider {
             let checked = try JSONEncoder().encode(JSONValue.object(settings))
             let secrets = Set(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name))
             return ConfigurationFile(path: path, contents: try JSONSnapshot(
-                data: checked.bytes, providerName: "file \(path)", parsingOptions: .init(secretsSpecifier: .specific(secrets))))
+                data: checked.bytes, providerName: "file \(path)", parsingOptions: .init(secretsSpecifier: .specific(secrets))),
+                problems: problems)
         } catch {
             throw ConfigurationError("\(path): \(error)")
         }
@@ -319,12 +363,21 @@ struct ConfigurationFile: ConfigProvider {
 }
 
 extension LatchkeyConfiguration {
-    /// Runs every key's check in declaration order; the error names the key and where its value came from.
-    func validate(sources: [String: ConfigurationSource]) throws {
+    /// Every problem in declaration order: for a key whose value could not be read, that problem;
+    /// for the others, what their checks find. Each names the key and where its value came from.
+    /// A default derived from keys declared before it is not checked once those have a problem:
+    /// its own would only repeat theirs (`origins` from a bad `rpID`).
+    func problems(sources: [String: ConfigurationSource], readProblems: [String: String] = [:]) -> [String] {
+        var problems: [String] = []
         for key in Self.keys {
-            if let problem = key.check(self) {
-                throw ConfigurationError(key: key.name, source: sources[key.name] ?? .defaultValue, problem)
+            if let problem = readProblems[key.name] {
+                problems.append(problem)
+                continue
             }
+            let source = sources[key.name] ?? .defaultValue
+            if case .derived = source, !problems.isEmpty { continue }
+            problems += key.check(self).map { ConfigurationError.line(key: key.name, source: source, $0) }
         }
+        return problems
     }
 }

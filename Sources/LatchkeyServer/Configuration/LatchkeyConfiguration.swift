@@ -23,6 +23,16 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var appleAppIDs: [String] = []
     /// App IDs listed under `applinks` (universal links) in apple-app-site-association.
     public var appleAppLinks: [String] = []
+    /// Android apps as `PACKAGE@SHA256_FINGERPRINT`, listed in assetlinks.json; their
+    /// `android:apk-key-hash:` origins are accepted in client data.
+    public var androidApps: [String] = []
+    /// Origins on other domains that may use this RP ID (WebAuthn related origin requests),
+    /// listed in `/.well-known/webauthn` and accepted in client data.
+    public var relatedOrigins: [String] = []
+    /// The `enroll` URL of `/.well-known/passkey-endpoints`; empty for none.
+    public var passkeyEnrollURL = ""
+    /// The `manage` URL of `/.well-known/passkey-endpoints`; empty for none.
+    public var passkeyManageURL = ""
     /// Lets the FIDO conformance tools register an existing username again without signing in,
     /// and accept assertions without UP when UV is not required. Never for production.
     public var conformanceMode = false
@@ -38,6 +48,29 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var topOrigins: [String] = []
     /// `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
     public var logLevel = "info"
+    /// `text` (one readable line per event) or `json` (one JSON object per line).
+    public var logFormat = LogFormat.text
+    /// IP addresses of the proxies in front of Latchkey, whose request IDs are kept.
+    public var trustedProxies: [String] = []
+    /// `HOST:PORT` of a separate listener serving `/metrics`; empty for none.
+    public var metricsAddress = ""
+    /// A token that lets `/metrics` be read on the public listener as a bearer token; empty for none.
+    public var metricsToken = ""
+
+    /// ``metricsAddress`` split, or nil when there is none.
+    public var metricsListenAddress: (host: String, port: Int)? {
+        get throws {
+            guard !metricsAddress.isEmpty else { return nil }
+            guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
+                  (1...65_535).contains(port), colon != metricsAddress.startIndex
+            else {
+                throw ConfigurationError("metricsAddress (LATCHKEY_METRICS_ADDRESS): \"\(metricsAddress)\" is not HOST:PORT")
+            }
+            var host = String(metricsAddress[..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            return (host, port)
+        }
+    }
     /// `none`, `self-or-trusted` or `trusted-only` (see ``AttestationPolicy/Mode``).
     public var attestationPolicy = AttestationPolicy.Mode.none
     /// Folder of PEM trust anchors for attestation certificates, in addition to `Config/roots`.
@@ -65,10 +98,11 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// The relying party the verification core works with.
+    /// The relying party the verification core works with. Client data may carry one of the
+    /// configured origins, an Android app's origin or a related origin, each matched exactly.
     public var relyingParty: RelyingParty {
         RelyingParty(
-            id: rpID, name: rpName, origins: Set(origins),
+            id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
             userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
             tokenBinding: conformanceMode ? .strict : .lenient,
@@ -84,6 +118,23 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
             allowSHA1: allowSHA1)
     }
 
+    /// The web origins whose pages may send state-changing requests here (the cross-site request
+    /// guard): the configured origins and the related origins, which share this RP ID on purpose.
+    var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
+
+    /// The configured Android apps; entries were validated when loading.
+    var androidAppList: [AndroidApp] {
+        androidApps.compactMap { try? AndroidApp(parsing: $0) }
+    }
+
     /// Cookies get the Secure attribute when the relying party is served over HTTPS.
     var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
+}
+
+/// How log lines are written.
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// One readable line per event (swift-log's default handler).
+    case text
+    /// One JSON object per line, for log collectors.
+    case json
 }

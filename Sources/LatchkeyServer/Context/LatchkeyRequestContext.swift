@@ -7,9 +7,14 @@ public struct LatchkeyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in user and their session, when the request carried a live session token.
     public var identity: SessionWithUser?
+    /// The IP address of the peer that sent the request (the proxy, behind one), when known.
+    public let peerAddress: String?
+    /// The ID this request's log lines and reply carry (``RequestIDMiddleware``).
+    public var requestID: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Bodies are read by ``WireDecoder``: JSON only, bounded, errors that name the member.

@@ -114,7 +114,9 @@ struct AuthenticationController: Sendable {
             userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible)
         let verified: VerifiedAuthentication
         do {
-            verified = try services.authenticationVerifier.verify(response, clientData: clientData, expecting: expectation)
+            verified = try services.metrics.timeVerification(.authenticationResult) {
+                try services.authenticationVerifier.verify(response, clientData: clientData, expecting: expectation)
+            }
         } catch let error as WebAuthnError where error.code == .signCountRegression {
             // The refusal is what matters; a failure to mark is logged, not put in its place.
             do {

@@ -71,12 +71,14 @@ struct RegistrationController: Sendable {
             throw StoreError(.database, "the pending registration names no user")
         }
 
-        let verified = try RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust).verify(
+        let verifier = RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust)
+        let verified = try services.metrics.timeVerification(.registrationResult) { try verifier.verify(
             RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
                 transports: transports.map(\.rawValue), residentKey: credential.extensionResults?.credProps?.rk),
             expecting: RegistrationExpectation(
                 challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification)))
+        }
         // A client that reports a non-discoverable credential did not honour `residentKey: required`.
         if services.policy.ceremonies.clientChoices == .raisedToMinimums, services.policy.ceremonies.residentKey == .required,
            verified.residentKey == false {

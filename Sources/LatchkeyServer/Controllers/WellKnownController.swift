@@ -1,12 +1,24 @@
+import Foundation
 import Hummingbird
+import NIOCore
 
-/// The files under `/.well-known/` that associate apps with this relying party.
+/// The files under `/.well-known/` that associate apps and other origins with this relying party:
+/// 200 `application/json` when configured, else 404 naming the variables to set. Never a redirect;
+/// HEAD is answered by the router from the GET route.
 struct WellKnownController: Sendable {
-    let appleAppSiteAssociation: AppleAppSiteAssociation
+    let files: [WellKnownFile]
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
-        group.get("apple-app-site-association") { _, _ in
-            JSONResponse.make(appleAppSiteAssociation)
+        for file in files {
+            let reply = Self.reply(for: file)
+            group.get(RouterPath(file.name)) { _, _ in reply }
         }
+    }
+
+    static func reply(for file: WellKnownFile) -> Response {
+        guard let body = file.body else { return JSONResponse.failed(file.notConfigured, status: .notFound) }
+        return Response(
+            status: .ok, headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -1,5 +1,3 @@
-import Hummingbird
-
 /// `/.well-known/apple-app-site-association`: lets the listed iOS apps use passkeys for this RP ID
 /// (`webcredentials`) and, when configured, open its links (`applinks`).
 struct AppleAppSiteAssociation: Encodable, Sendable {
@@ -20,7 +18,9 @@ struct AppleAppSiteAssociation: Encodable, Sendable {
     var webcredentials: WebCredentials
     var applinks: AppLinks?
 
-    init(webCredentialApps: [String], appLinkApps: [String]) {
+    /// `nil` when no app is configured: the file is then not served.
+    init?(webCredentialApps: [String], appLinkApps: [String]) {
+        guard !webCredentialApps.isEmpty || !appLinkApps.isEmpty else { return nil }
         webcredentials = WebCredentials(apps: webCredentialApps)
         applinks = appLinkApps.isEmpty ? nil : AppLinks(details: [AppLinks.Detail(appIDs: appLinkApps)])
     }

@@ -1,0 +1,114 @@
+import Foundation
+import WebAuthn
+
+/// The checks of configuration values that are more than a type or a range: names, origins and
+/// URLs. Each returns the problem in words, naming the value, or `nil` when the value is good.
+extension LatchkeyConfiguration {
+    /// A lowercase domain name, without scheme, port or path.
+    static func rpIDProblem(_ rpID: String) -> String? {
+        !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
+            ? nil : "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)"
+    }
+
+    /// `TEAMID.bundle.id`: a team ID of 10 upper-case letters or digits, then a bundle ID of
+    /// dot-separated parts made of letters, digits and hyphens.
+    static func appleAppIDProblem(_ appID: String) -> String? {
+        guard let dot = appID.firstIndex(of: ".") else { return "\"\(appID)\" is not TEAMID.bundle.id" }
+        let teamID = appID[..<dot]
+        let bundleID = appID[appID.index(after: dot)...]
+        var problems: [String] = []
+        if teamID.count != 10 || !teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
+            problems.append("the team ID \"\(teamID)\" is not 10 upper-case letters or digits")
+        }
+        let parts = bundleID.split(separator: ".", omittingEmptySubsequences: false)
+        if !parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } }) {
+            problems.append("the bundle ID \"\(bundleID)\" is not dot-separated parts of letters, digits and hyphens")
+        }
+        return problems.isEmpty ? nil : "\"\(appID)\": " + problems.joined(separator: "; ")
+    }
+
+    /// `PACKAGE@SHA256_FINGERPRINT`.
+    static func androidAppProblem(_ text: String) -> String? {
+        do {
+            _ = try AndroidApp(parsing: text)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// Each origin of `origins`: an `android:apk-key-hash:` origin of 32 bytes, or a web origin
+    /// whose host the RP ID is a registrable suffix of (WebAuthn §5.1.3, HTML's "is a registrable
+    /// domain suffix of or is equal to").
+    static func originProblems(_ origins: [String], rpID: String) -> [String] {
+        guard !origins.isEmpty else { return ["at least one origin is required"] }
+        return origins.compactMap { origin in
+            if origin.hasPrefix(AndroidApp.originPrefix) {
+                let hash = String(origin.dropFirst(AndroidApp.originPrefix.count))
+                guard let bytes = Base64URL.decode(hash), bytes.count == 32, Base64URL.encode(bytes) == hash else {
+                    return "\"\(origin)\" is not android:apk-key-hash: and a SHA-256 fingerprint (32 bytes) in base64url without padding"
+                }
+                return nil
+            }
+            if let problem = webOriginProblem(origin) { return problem }
+            // A bad RP ID is reported under its own key; comparing with it would only add noise.
+            guard rpIDProblem(rpID) == nil, let host = URL(string: origin)?.host else { return nil }
+            guard host == rpID || host.hasSuffix("." + rpID) else {
+                return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
+            }
+            // Without the Public Suffix List, a top-level domain is the public suffix that can be told.
+            guard host == rpID || rpID.contains(".") || rpID == "localhost" else {
+                return "the RP ID \(rpID) is a top-level domain, which cannot be the RP ID of \"\(origin)\" (use its registrable domain)"
+            }
+            return nil
+        }
+    }
+
+    /// An origin on another domain (related origin requests): a web origin, no RP ID relation.
+    static func relatedOriginProblem(_ origin: String) -> String? {
+        webOriginProblem(origin)
+    }
+
+    /// `https://host[:port]` exactly as browsers serialize it (lowercase, no default port, no
+    /// path), over https unless the host is `localhost` or under it.
+    static func webOriginProblem(_ origin: String) -> String? {
+        guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil,
+              url.path.isEmpty, url.query == nil, url.fragment == nil else {
+            return "\"\(origin)\" is not an origin like https://example.com[:port]"
+        }
+        guard scheme == "https" || isLocalhost(host.lowercased()) else {
+            return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
+        }
+        let defaultPort = scheme == "https" ? 443 : 80
+        let serialized = "\(scheme.lowercased())://\(host.lowercased())" + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
+        guard serialized == origin else {
+            return "\"\(origin)\" would never match: browsers send this origin as \"\(serialized)\""
+        }
+        return nil
+    }
+
+    /// An absolute https URL (http for localhost), or empty for none.
+    static func endpointURLProblem(_ text: String) -> String? {
+        guard !text.isEmpty else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            return "\"\(text)\" is not an absolute URL like https://example.com/account/passkeys"
+        }
+        guard scheme == "https" || isLocalhost(host.lowercased()) else {
+            return "\"\(text)\" must use https (plain http is only allowed for localhost)"
+        }
+        return nil
+    }
+
+    /// An IPv4 or IPv6 address in its usual text form (inet_pton accepts it).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
+    static func isLocalhost(_ host: String) -> Bool {
+        host == "localhost" || host.hasSuffix(".localhost")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import LatchkeyStore
+
+/// A store that times every call of the store it wraps (`latchkey_store_duration_seconds`, by
+/// operation) and otherwise behaves exactly as it does.
+struct InstrumentedStore: LatchkeyStore {
+    let base: any LatchkeyStore
+    let metrics: LatchkeyMetrics
+
+    private func measured<T>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+        let start = ContinuousClock.now
+        defer { metrics.recordStoreCall(operation, since: start) }
+        return try await body()
+    }
+
+    func run() async throws { try await base.run() }
+
+    func user(named username: String) async throws -> UserRecord? {
+        try await measured("user") { try await base.user(named: username) }
+    }
+    func user(handle: [UInt8]) async throws -> UserRecord? {
+        try await measured("user") { try await base.user(handle: handle) }
+    }
+    func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord] {
+        try await measured("credentials") { try await base.credentials(ofUser: handle) }
+    }
+    func credential(id: [UInt8]) async throws -> CredentialRecord? {
+        try await measured("credential") { try await base.credential(id: id) }
+    }
+    func register(_ registration: NewRegistration) async throws {
+        try await measured("register") { try await base.register(registration) }
+    }
+    func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
+        try await measured("recordSignIn") { try await base.recordSignIn(signIn) }
+    }
+    func recordSignCountRegression(credentialID: [UInt8]) async throws {
+        try await measured("recordSignCountRegression") { try await base.recordSignCountRegression(credentialID: credentialID) }
+    }
+    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord? {
+        try await measured("renameCredential") { try await base.renameCredential(id: id, ownedBy: owner, name: name) }
+    }
+    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
+        try await measured("deleteCredential") { try await base.deleteCredential(id: id, ownedBy: owner) }
+    }
+    func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? {
+        try await measured("deleteUser") { try await base.deleteUser(handle: handle) }
+    }
+    func savePendingCeremony(_ ceremony: PendingCeremony) async throws {
+        try await measured("savePendingCeremony") { try await base.savePendingCeremony(ceremony) }
+    }
+    func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony? {
+        try await measured("takePendingCeremony") { try await base.takePendingCeremony(challengeHash: challengeHash) }
+    }
+    func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
+        try await measured("takeSignInCeremony") {
+            try await base.takeSignInCeremony(challengeHash: challengeHash, credentialID: credentialID)
+        }
+    }
+    func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
+        try await measured("session") { try await base.session(tokenHash: tokenHash, now: now) }
+    }
+    func deleteSessions(tokenHashes: [[UInt8]]) async throws {
+        try await measured("deleteSessions") { try await base.deleteSessions(tokenHashes: tokenHashes) }
+    }
+    func secret(named name: String) async throws -> [UInt8] {
+        try await measured("secret") { try await base.secret(named: name) }
+    }
+    func checkReachable() async throws {
+        try await measured("checkReachable") { try await base.checkReachable() }
+    }
+    func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {
+        try await measured("liveRecordCounts") { try await base.liveRecordCounts(now: now) }
+    }
+    func purgeExpired(now: Date) async throws {
+        try await measured("purgeExpired") { try await base.purgeExpired(now: now) }
+    }
+}

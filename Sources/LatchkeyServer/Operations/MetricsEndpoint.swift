@@ -1,0 +1,27 @@
+import Hummingbird
+import NIOCore
+import Prometheus
+import WebAuthn
+
+/// `GET /metrics` in the Prometheus text format. On the public listener only with a bearer token
+/// (`metricsToken`, compared in constant time); on the separate metrics listener
+/// (`metricsAddress`) without one.
+struct MetricsEndpoint: Sendable {
+    let registry: PrometheusCollectorRegistry
+    /// The token a scraper must send on the public listener; nil on the metrics listener.
+    let token: String?
+
+    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("metrics") { request, _ -> Response in
+            if let token {
+                let sent = SessionAuthority.bearerToken(in: request) ?? ""
+                guard constantTimeEquals(Digest.sha256(Array(sent.utf8)), Digest.sha256(Array(token.utf8))) else {
+                    throw APIError(.unauthorized, "metrics need Authorization: Bearer with the metrics token")
+                }
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+        }
+    }
+}

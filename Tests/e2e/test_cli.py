@@ -1,0 +1,49 @@
+"""The command line: --version, the settings in `serve --help`, and one-line listen failures."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+from conftest import LATCHKEY_BIN, REPO, free_port
+
+
+def run(*args, env_extra=None, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LATCHKEY_")}
+    env.update(env_extra or {})
+    return subprocess.run([str(LATCHKEY_BIN), *args], cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_version():
+    done = run("--version")
+    assert done.returncode == 0
+    assert re.fullmatch(r"\d+\.\d+\.\d+\n", done.stdout), done.stdout
+
+
+def test_serve_help_lists_every_setting_with_its_variable():
+    done = run("serve", "--help")
+    assert done.returncode == 0, done.stderr
+    readme = (REPO / "README.md").read_text()
+    variables = re.findall(r"^\| `\w+` \| `(LATCHKEY_\w+)` \|", readme, flags=re.M)
+    assert len(variables) > 20
+    for variable in variables:
+        assert variable in done.stdout, variable
+
+
+def test_a_port_in_use_is_one_line_and_a_failure(server, tmp_path):
+    done = run("serve", env_extra={"LATCHKEY_PORT": str(server.port), "LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")})
+    assert done.returncode != 0
+    failures = [line for line in done.stderr.splitlines() if line.startswith("latchkey:")]
+    assert failures == [f"latchkey: cannot listen on 127.0.0.1:{server.port}: the port is already in use "
+                        "(another latchkey or another server); choose another with LATCHKEY_PORT"], done.stderr
+    assert "Error:" not in done.stderr and "IOError" not in done.stderr, done.stderr
+    server.assert_alive()
+
+
+def test_an_unresolvable_host_is_one_line_and_a_failure(tmp_path):
+    done = run("serve", env_extra={"LATCHKEY_HOST": "no-such-host.invalid", "LATCHKEY_PORT": str(free_port()),
+                                   "LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")})
+    assert done.returncode != 0
+    assert "latchkey: cannot listen on no-such-host.invalid" in done.stderr and "does not resolve" in done.stderr, done.stderr
+    assert "SocketAddressError" not in done.stderr
