@@ -44,9 +44,7 @@ extension PostgresStore {
                 return mapped
             }
             // The message only: the detail quotes the row's values.
-            let state = error.serverInfo?[.sqlState] ?? "?"
-            let message = error.serverInfo?[.message] ?? "no message"
-            return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server) refused: \(message) (SQLSTATE \(state))"))
+            return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server) refused: \(reason(error))"))
         case .poolClosed:
             return StoreError(.database, "the store is closed")
         case .queryCancelled:
@@ -59,7 +57,10 @@ extension PostgresStore {
     /// What went wrong with a connection, from the innermost error that says it: postgres-nio's own
     /// description is deliberately vague.
     private static func reason(_ error: PSQLError) -> String {
-        if let inner = error.underlying as? PSQLError, inner.code != error.code { return reason(inner) }
+        if let inner = error.underlying as? PSQLError { return reason(inner) }
+        if error.code == .server {
+            return "\(error.serverInfo?[.message] ?? "no message") (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+        }
         if let underlying = error.underlying {
             if let channelError = underlying as? ChannelError, case .connectTimeout(let timeout) = channelError {
                 return "no answer within \(timeout.nanoseconds / 1_000_000_000) s"
