@@ -45,7 +45,7 @@ def test_started_from_another_folder_it_serves_the_page_and_loads_the_shipped_an
     try:
         page = requests.get(server.url + "/", timeout=10)
         assert page.status_code == 200, page.status_code
-        assert page.text == (HOME / "Public" / "index.html").read_text()
+        assert page.content == (HOME / "Public" / "index.html").read_bytes()
         assert shipped_root_count() > 0
         log = server.stderr_path.read_text()
         loaded = [line for line in log.splitlines() if "trust anchors loaded" in line]

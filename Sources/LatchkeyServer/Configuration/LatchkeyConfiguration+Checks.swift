@@ -121,7 +121,7 @@ extension LatchkeyConfiguration {
         let status = getaddrinfo(host, nil, &hints, &results)
         defer { if let results { freeaddrinfo(results) } }
         guard status == 0 else {
-            return "\"\(host)\" does not resolve to an address to listen on (\(String(cString: gai_strerror(status))))"
+            return "\"\(host)\" does not resolve (\(String(cString: gai_strerror(status))))"
         }
         return nil
     }
