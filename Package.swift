@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
         // Test-only OpenSSL helpers (key generation, certificate issuing, signing).
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
+        // The OpenSSL calls of the software authenticator: key generation, PEM, signing.
+        .target(name: "CLatchkeyAuthenticatorShims", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
@@ -59,10 +61,12 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // `latchkey authenticator`: a software passkey provider for shells and tests, keys in a file.
+        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyAuthenticatorShims"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn",
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "LatchkeyAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -74,6 +78,8 @@ let package = Package(
         .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "COpenSSL"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
+        // What the software authenticator makes, checked by the core's own verifiers.
+        .testTarget(name: "LatchkeyAuthenticatorTests", dependencies: ["LatchkeyAuthenticator", "WebAuthn"]),
         // The store contract suite, run against every backend.
         .testTarget(
             name: "LatchkeyStoreTests",

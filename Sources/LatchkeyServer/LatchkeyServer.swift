@@ -37,6 +37,7 @@ public enum LatchkeyServer {
         case .refused:
             router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
+        router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping())
         router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))

@@ -14,7 +14,7 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
         version: LatchkeyServer.version,
-        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self])
+        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self, AuthenticatorCommand.self])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.

@@ -40,6 +40,7 @@ struct HTTPRouteTests {
         ("/session/logout", [.get, .delete], "POST"), ("/credentials", [.post, .delete, .put], "GET, HEAD"),
         ("/credentials/AAAA", [.get, .post, .put], "DELETE, PATCH"), ("/account", [.get, .post], "DELETE"),
         ("/.well-known/apple-app-site-association", [.post, .put, .delete], "GET, HEAD"),
+        ("/", [.post, .put, .delete, .patch], "GET, HEAD"), ("/app.js", [.post, .delete], "GET, HEAD"),
     ])
     func everyWrongMethodOnAKnownPathIs405WithAllow(path: String, methods: [HTTPRequest.Method], allow: String) async throws {
         try await RouteHarness().run { client in

@@ -1,0 +1,96 @@
+#include "authenticator_shims.h"
+
+#include <string.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/buffer.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+EVP_PKEY *lka_generate_ec_key(const char *group_name) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", group_name);
+}
+
+EVP_PKEY *lka_generate_ed25519_key(void) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+}
+
+EVP_PKEY *lka_generate_rsa_key(unsigned int bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
+
+size_t lka_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length) {
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (bio == NULL) return 0;
+    size_t written = 0;
+    if (PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL) == 1) {
+        char *data = NULL;
+        long length = BIO_get_mem_data(bio, &data);
+        if (length > 0 && (size_t)length <= buffer_length) {
+            memcpy(buffer, data, (size_t)length);
+            written = (size_t)length;
+        }
+    }
+    // The memory BIO held the private key: wipe it before it is freed.
+    BUF_MEM *memory = NULL;
+    if (BIO_get_mem_ptr(bio, &memory) == 1 && memory != NULL && memory->data != NULL) {
+        OPENSSL_cleanse(memory->data, memory->length);
+    }
+    BIO_free(bio);
+    return written;
+}
+
+EVP_PKEY *lka_private_key_from_pem(const char *pem, size_t pem_length) {
+    if (pem_length > INT32_MAX) return NULL;
+    BIO *bio = BIO_new_mem_buf(pem, (int)pem_length);
+    if (bio == NULL) return NULL;
+    // An empty passphrase: an encrypted PEM fails instead of prompting on the terminal.
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, "");
+    BIO_free(bio);
+    return key;
+}
+
+size_t lka_public_key_der(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
+    int length = i2d_PUBKEY(key, NULL);
+    if (length <= 0 || (size_t)length > buffer_length) return 0;
+    uint8_t *cursor = buffer;
+    return i2d_PUBKEY(key, &cursor) == length ? (size_t)length : 0;
+}
+
+static int export_number(EVP_PKEY *key, const char *name, uint8_t *buffer, size_t capacity, size_t *length) {
+    BIGNUM *number = NULL;
+    if (EVP_PKEY_get_bn_param(key, name, &number) != 1) return 0;
+    int size = BN_num_bytes(number);
+    int ok = size > 0 && (size_t)size <= capacity && BN_bn2bin(number, buffer) == size;
+    if (ok) *length = (size_t)size;
+    BN_free(number);
+    return ok;
+}
+
+int lka_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capacity, size_t *modulus_length,
+                           uint8_t *exponent, size_t exponent_capacity, size_t *exponent_length) {
+    if (EVP_PKEY_is_a(key, "RSA") != 1) return 0;
+    return export_number(key, OSSL_PKEY_PARAM_RSA_N, modulus, modulus_capacity, modulus_length) &&
+           export_number(key, OSSL_PKEY_PARAM_RSA_E, exponent, exponent_capacity, exponent_length);
+}
+
+size_t lka_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
+                uint8_t *signature, size_t signature_capacity) {
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    if (context == NULL) return 0;
+    size_t length = 0;
+    // The first EVP_DigestSign call asks for the largest size, the second signs (ECDSA DER
+    // signatures can come out shorter).
+    int signed_ok = EVP_DigestSignInit_ex(context, NULL, digest_name, NULL, NULL, key, NULL) == 1 &&
+                    EVP_DigestSign(context, NULL, &length, message, message_length) == 1 &&
+                    length <= signature_capacity &&
+                    EVP_DigestSign(context, signature, &length, message, message_length) == 1;
+    EVP_MD_CTX_free(context);
+    return signed_ok ? length : 0;
+}
+
+void lka_free_key(EVP_PKEY *key) {
+    EVP_PKEY_free(key);
+}

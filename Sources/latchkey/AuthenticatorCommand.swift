@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import LatchkeyAuthenticator
+
+/// `latchkey authenticator ...`: a software passkey provider for shells and tests.
+struct AuthenticatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authenticator",
+        abstract: "A software passkey provider: reads options on stdin, writes credential JSON on stdout.",
+        discussion: """
+            Pipe the reply of POST /attestation/options into `register`, or of POST /assertion/options \
+            into `sign-in`, and post the output to the matching /result endpoint. Keys are kept in the \
+            --keys file (JSON, mode 0600, rewritten atomically). User presence and verification are \
+            always reported; credentials are discoverable and not backed up (BE and BS clear).
+            On error nothing is written to stdout, a message goes to stderr, and the exit status is 1 \
+            for options this authenticator cannot answer (no matching credential, unsupported \
+            algorithm, wrong RP ID, excluded credential), 64 for a bad --origin, 65 for input that is \
+            not options (malformed JSON, a failed reply) or an unreadable keys file, 73 when the keys \
+            file cannot be written.
+            """,
+        subcommands: [Register.self, SignIn.self])
+
+    /// `latchkey authenticator register`: creation options in, `RegistrationResponseJSON` out.
+    struct Register: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a credential for the creation options on stdin.")
+
+        @Option(help: "The keys file (created with mode 0600 when missing).")
+        var keys: String
+
+        @Option(help: "The origin the client data carries, such as https://example.com (http only for localhost).")
+        var origin: String
+
+        @Option(help: "The credential algorithm: ES256, ES384, EdDSA or RS256 (default: the first in pubKeyCredParams that is one of these).")
+        var alg: String?
+
+        @Option(help: "none, or packed (self attestation signed with the credential key); default: packed when the options ask for attestation, else none.")
+        var attestation: String?
+
+        func validate() throws {
+            if let alg, CredentialAlgorithm(rawValue: alg) == nil {
+                throw ValidationError("--alg \(alg) is not one of \(CredentialAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if let attestation, SoftwareAuthenticator.Attestation(rawValue: attestation) == nil {
+                throw ValidationError("--attestation \(attestation) is not none or packed")
+            }
+        }
+
+        func run() throws {
+            try answerOptions(endpoint: "/attestation/options") { options in
+                let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
+                return try authenticator.register(
+                    options: options, algorithm: alg.flatMap(CredentialAlgorithm.init(rawValue:)),
+                    attestation: attestation.flatMap(SoftwareAuthenticator.Attestation.init(rawValue:)))
+            }
+        }
+    }
+
+    /// `latchkey authenticator sign-in`: request options in, `AuthenticationResponseJSON` out.
+    struct SignIn: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-in", abstract: "Sign the request options on stdin with a stored credential and advance its counter.")
+
+        @Option(help: "The keys file.")
+        var keys: String
+
+        @Option(help: "The origin the client data carries, such as https://example.com (http only for localhost).")
+        var origin: String
+
+        @Option(help: "Use a credential of this username (default: the most recently created that matches).")
+        var user: String?
+
+        func run() throws {
+            try answerOptions(endpoint: "/assertion/options") { options in
+                let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
+                return try authenticator.signIn(options: options, username: user)
+            }
+        }
+    }
+}
+
+/// Reads the options on stdin and writes `answer`'s JSON on stdout; on error, writes nothing
+/// there, the message to stderr, and exits with the error's status.
+private func answerOptions(endpoint: String, _ answer: ([UInt8]) throws -> [UInt8]) throws {
+    do {
+        guard isatty(STDIN_FILENO) == 0 else {
+            throw AuthenticatorError(.malformedOptions, "the options are read on stdin: pipe in the reply of POST \(endpoint)")
+        }
+        let options = Array(FileHandle.standardInput.readDataToEndOfFile())
+        FileHandle.standardOutput.write(Data(try answer(options)))
+    } catch let error as AuthenticatorError {
+        FileHandle.standardError.write(Data("latchkey authenticator: \(error.message)\n".utf8))
+        throw ExitCode(exitStatus(error.code))
+    }
+}
+
+/// sysexits(3) statuses for input and file problems; 1 for options that cannot be answered.
+private func exitStatus(_ code: AuthenticatorError.Code) -> Int32 {
+    switch code {
+    case .invalidOrigin: return 64  // EX_USAGE
+    case .malformedOptions, .failedReply, .unreadableKeyFile: return 65  // EX_DATAERR
+    case .unwritableKeyFile: return 73  // EX_CANTCREAT
+    case .cryptoFailure: return 70  // EX_SOFTWARE
+    default: return 1
+    }
+}

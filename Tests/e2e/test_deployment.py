@@ -1,0 +1,125 @@
+"""The deployment examples in deploy/, exercised: the nginx site passes `nginx -t` and, run for
+real in front of a Latchkey server, terminates TLS, passes the well-known files through without a
+redirect, forwards a ceremony and hides /metrics; the systemd unit passes `systemd-analyze verify`."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import requests
+import urllib3
+
+from conftest import LATCHKEY_BIN, REPO, free_port
+from test_http_api import assert_ok, new_username
+
+DEPLOY = REPO / "deploy"
+
+
+def nginx_binary() -> str:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    assert found, "nginx is not installed (Debian package nginx-light; .ci/run installs it)"
+    return found
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    certificate, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", str(key), "-out", str(certificate), "-days", "1", "-subj", "/CN=localhost"],
+                   check=True, capture_output=True)
+    return certificate, key
+
+
+def nginx_config(tmp: Path, upstream_port: int, http_port: int, https_port: int) -> Path:
+    """deploy/nginx-latchkey.conf with only what a test machine needs changed: ports, names,
+    certificate and include paths. Everything else is the example as shipped."""
+    certificate, key = make_certificate(tmp)
+    shutil.copy(DEPLOY / "latchkey-proxy.conf", tmp / "latchkey-proxy.conf")
+    site = (DEPLOY / "nginx-latchkey.conf").read_text()
+    for old, new in [
+        ("server 127.0.0.1:8080;", f"server 127.0.0.1:{upstream_port};"),
+        ("listen 80;", f"listen 127.0.0.1:{http_port};"), ("listen [::]:80;", ""),
+        ("listen 443 ssl http2;", f"listen 127.0.0.1:{https_port} ssl http2;"), ("listen [::]:443 ssl http2;", ""),
+        ("passkeys.example.com;", "localhost;"),
+        ("/etc/letsencrypt/live/passkeys.example.com/fullchain.pem", str(certificate)),
+        ("/etc/letsencrypt/live/passkeys.example.com/privkey.pem", str(key)),
+        ("/etc/nginx/latchkey-proxy.conf", str(tmp / "latchkey-proxy.conf")),
+    ]:
+        assert old in site, f"the example no longer contains {old!r}"
+        site = site.replace(old, new)
+    (tmp / "site.conf").write_text(site)
+    temp_paths = "\n".join(f"    {name}_temp_path {tmp / name};" for name in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"])
+    (tmp / "nginx.conf").write_text(f"""
+{"user root;" if os.geteuid() == 0 else ""}
+worker_processes 1;
+pid {tmp / "nginx.pid"};
+error_log {tmp / "error.log"};
+events {{ worker_connections 64; }}
+http {{
+    access_log off;
+{temp_paths}
+    include {tmp / "site.conf"};
+}}
+""")
+    return tmp / "nginx.conf"
+
+
+def test_the_nginx_site_terminates_tls_and_passes_the_well_known_files_through(server_factory, tmp_path):
+    urllib3.disable_warnings()
+    http_port, https_port = free_port(), free_port()
+    origin = f"https://localhost:{https_port}"
+    server = server_factory("behind-nginx", {"LATCHKEY_ORIGINS": origin, "LATCHKEY_TRUSTED_PROXIES": "127.0.0.1"})
+    config = nginx_config(tmp_path, server.port, http_port, https_port)
+    nginx = nginx_binary()
+    checked = subprocess.run([nginx, "-t", "-p", str(tmp_path), "-c", str(config)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+
+    proc = subprocess.Popen([nginx, "-p", str(tmp_path), "-c", str(config), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        http, https = f"http://127.0.0.1:{http_port}", f"https://127.0.0.1:{https_port}"
+        for _ in range(50):
+            try:
+                requests.get(http + "/", timeout=1, allow_redirects=False)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+        # The association file over plain http and https: 200, JSON, no redirect.
+        for base in [http, https]:
+            r = requests.get(base + "/.well-known/apple-app-site-association", timeout=5, allow_redirects=False, verify=False)
+            assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), (base, r.status_code)
+            assert "webcredentials" in r.json()
+        moved = requests.get(http + "/session", timeout=5, allow_redirects=False)
+        assert moved.status_code == 308 and moved.headers["Location"] == "https://127.0.0.1/session"
+        assert requests.get(https + "/metrics", timeout=5, verify=False).status_code == 404
+
+        # A registration through the proxy, with the https origin the browser would send.
+        session = requests.Session()  # verify=False on each call: REQUESTS_CA_BUNDLE would override a session's
+        username = new_username()
+        options = assert_ok(session.post(https + "/attestation/options", json={"username": username}, timeout=5, verify=False))
+        credential = server.authenticator().create(options, origin=origin)
+        result = assert_ok(session.post(https + "/attestation/result", json=credential, timeout=5, verify=False))
+        assert result["username"] == username
+        assert any(c.name == "__Host-latchkey_session" for c in session.cookies), "Secure cookies over https"
+        r = session.get(https + "/session", timeout=5, verify=False)
+        assert assert_ok(r)["username"] == username
+        assert len(r.headers["X-Request-ID"]) == 32, "nginx's request ID, kept from a trusted proxy"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_systemd_unit_verifies(tmp_path):
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed")
+    unit = (DEPLOY / "latchkey.service").read_text()
+    assert "/opt/latchkey/bin/latchkey" in unit
+    # The unit names the installed binary; verify it against the one built here.
+    (tmp_path / "latchkey.service").write_text(unit.replace("/opt/latchkey/bin/latchkey", str(LATCHKEY_BIN)))
+    done = subprocess.run([analyze, "verify", str(tmp_path / "latchkey.service")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "latchkey.service" not in done.stderr, done.stderr
