@@ -6,7 +6,8 @@ enum ConfigurationHelp {
     static var text: String {
         let defaults = LatchkeyConfiguration()
         var lines = [
-            "Settings come from LATCHKEY_* environment variables, then the JSON file named by LATCHKEY_CONFIG (else Config/latchkey.json), then these defaults. `latchkey check-config` shows the effective values.",
+            "Settings come from LATCHKEY_* environment variables, then the JSON file named by LATCHKEY_CONFIG (else Config/latchkey.json in the home), then these defaults. `latchkey check-config` shows the effective values.",
+            "Relative paths are resolved against the home: LATCHKEY_HOME, else the nearest folder at or above the executable's that holds Config/latchkey.json, else the current directory.",
             "",
         ]
         for key in LatchkeyConfiguration.keys {

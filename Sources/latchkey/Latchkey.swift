@@ -34,11 +34,8 @@ struct Serve: AsyncParsableCommand {
         logger.info("starting", metadata: [
             "address": "\(settings.host):\(settings.port)", "rpID": "\(settings.rpID)",
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
-            "conformanceMode": "\(settings.conformanceMode)",
+            "conformanceMode": "\(settings.conformanceMode)", "home": "\(settings.home)",
         ])
-        if settings.conformanceMode {
-            logger.warning("conformanceMode is on: anyone may add a passkey to any existing username and assertions without UP pass; use it only for the FIDO conformance tools, never in production")
-        }
         let application: any ApplicationProtocol
         do {
             let store = try await StoreBackend.open(settings, logger: logger)
@@ -76,6 +73,7 @@ struct CheckConfig: AsyncParsableCommand {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)
         }
+        print("home \(loaded.home): relative paths are resolved against it\n")
         // One line per key: name, value, source; secrets redacted.
         for line in loaded.summary { print(line) }
         // The domain association files, as `serve` would answer them.
@@ -134,11 +132,17 @@ struct MDSCommand: AsyncParsableCommand {
 }
 
 /// Loads the configuration (environment over file over defaults) or exits with a message naming
-/// the bad key, its source and the problem.
+/// the bad key, its source and the problem. Warnings go to standard error either way.
 func loadConfiguration() throws -> LoadedConfiguration {
+    func warn(_ warnings: [String]) {
+        for warning in warnings { FileHandle.standardError.write(Data("latchkey: warning: \(warning)\n".utf8)) }
+    }
     do {
-        return try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
+        let loaded = try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
+        warn(loaded.warnings)
+        return loaded
     } catch let error as ConfigurationError {
+        warn(error.warnings)
         // Every problem, one per line.
         for problem in error.problems {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(problem)\n".utf8))

@@ -55,7 +55,7 @@ struct ConfigurationTests {
 
     @Test func withoutFileOrVariablesEveryKeyHasItsDefault() throws {
         let result = try loaded([:])
-        #expect(result.configuration == LatchkeyConfiguration())
+        #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
         for key in LatchkeyConfiguration.keys where key.name != "origins" {
             #expect(result.sources[key.name] == .defaultValue, "\(key.name)")
         }
@@ -95,7 +95,7 @@ struct ConfigurationTests {
         for key in LatchkeyConfiguration.keys {
             #expect(result.sources[key.name] == .environment(key.environmentName), "\(key.name)")
         }
-        #expect(result.configuration == defaults)
+        #expect(result.configuration == defaults.resolvingPaths(against: result.home))
     }
 
     @Test func environmentOverFileOverDefaults() throws {
@@ -178,8 +178,10 @@ struct ConfigurationTests {
             == #"logLevel (LATCHKEY_LOG_LEVEL): "loud" is not one of trace, debug, info, notice, warning, error, critical"#)
     }
 
-    @Test func variablesThatAreNotKeysAreIgnored() throws {
-        #expect(try loaded(["LATCHKEY_BIN": "/x", "LATCHKEY_PROT": "1", "PORT": "1"]).configuration == LatchkeyConfiguration())
+    @Test func variablesThatAreNotKeysAreIgnoredButWarnedAbout() throws {
+        let result = try loaded(["LATCHKEY_BIN": "/x", "LATCHKEY_PROT": "1", "PORT": "1"])
+        #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
+        #expect(result.warnings.count == 2, "\(result.warnings)")
     }
 
     // MARK: - Types, from the file

@@ -51,8 +51,10 @@ def require_binary() -> None:
 class LatchkeyServer:
     """One `latchkey serve` process on a free port with its own temporary database."""
 
-    def __init__(self, name: str, extra_env: Optional[dict] = None):
+    def __init__(self, name: str, extra_env: Optional[dict] = None, cwd: Optional[Path] = None):
         self.name = name
+        # The server finds its installation from its executable, whatever the current directory.
+        self.cwd = cwd or REPO
         self.port = free_port()
         self.workdir = Path(tempfile.mkdtemp(prefix=f"latchkey-e2e-{name}-"))
         self.database = self.workdir / "latchkey.sqlite"
@@ -61,7 +63,7 @@ class LatchkeyServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = dict(os.environ)
         for key in list(self.env):
-            if key.startswith("LATCHKEY_") and key not in ("LATCHKEY_BIN",):
+            if key.startswith("LATCHKEY_"):
                 del self.env[key]
         self.env.update({
             "LATCHKEY_HOST": "127.0.0.1",
@@ -83,7 +85,7 @@ class LatchkeyServer:
         require_binary()
         self._out = open(self.stdout_path, "wb")
         self._err = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen([str(LATCHKEY_BIN), "serve"], cwd=str(REPO), env=self.env,
+        self.proc = subprocess.Popen([str(LATCHKEY_BIN), "serve"], cwd=str(self.cwd), env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
         _LIVE_SERVERS.append(self)
         deadline = time.monotonic() + STARTUP_TIMEOUT

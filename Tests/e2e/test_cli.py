@@ -41,9 +41,13 @@ def test_a_port_in_use_is_one_line_and_a_failure(server, tmp_path):
     server.assert_alive()
 
 
-def test_an_unresolvable_host_is_one_line_and_a_failure(tmp_path):
+def test_an_unresolvable_host_is_one_line_and_a_configuration_error(tmp_path):
+    # The configuration check resolves the host before serve binds, as check-config does.
     done = run("serve", env_extra={"LATCHKEY_HOST": "no-such-host.invalid", "LATCHKEY_PORT": str(free_port()),
                                    "LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")})
-    assert done.returncode != 0
-    assert "latchkey: cannot listen on no-such-host.invalid" in done.stderr and "does not resolve" in done.stderr, done.stderr
+    assert done.returncode == 78
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith('latchkey: configuration error: host (LATCHKEY_HOST): "no-such-host.invalid" '
+                               "does not resolve ("), done.stderr
     assert "SocketAddressError" not in done.stderr

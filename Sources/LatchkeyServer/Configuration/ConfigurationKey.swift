@@ -51,6 +51,8 @@ public struct ConfigurationKey: Sendable {
     let check: @Sendable (LatchkeyConfiguration) -> [String]
     /// For a key whose default depends on other keys: what it depends on and how it is computed.
     let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
+    /// Whether the value is a path, resolved against the ``LatchkeyHome`` when it is relative.
+    var isPath = false
 
     /// The value as it may be shown: secrets redacted, lists comma-separated.
     public func displayValue(in configuration: LatchkeyConfiguration) -> String {
@@ -112,7 +114,8 @@ extension ConfigurationKey {
 
     /// A string that names a case of an enumeration.
     static func choice<Value: RawRepresentable<String> & CaseIterable & Sendable>(
-        _ name: String, _ path: ConfigurationPath<Value>, _ documentation: String
+        _ name: String, _ path: ConfigurationPath<Value>, check: @escaping Check<Value> = { _, _ in nil },
+        _ documentation: String
     ) -> Self {
         Self(
             name: name, kind: .string, documentation: documentation, secrecy: .none, defaultDescription: nil,
@@ -125,7 +128,7 @@ extension ConfigurationKey {
                 configuration[keyPath: path] = value
                 return nil
             },
-            check: { _ in [] }, derivedDefault: nil)
+            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] }, derivedDefault: nil)
     }
 
     static func integer(
@@ -188,6 +191,49 @@ extension ConfigurationKey {
     static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> String? {
         value.isEmpty ? "must not be empty" : nil
     }
+
+    /// A file or folder, resolved against the home when relative, that must exist when `required`
+    /// says so. One that exists must be of its kind even when it is not required.
+    static func path(
+        _ name: String, _ path: ConfigurationPath<String>, _ kind: PathKind, required: PathRequirement,
+        _ documentation: String
+    ) -> Self {
+        let defaultValue = LatchkeyConfiguration()[keyPath: path]
+        let key = string(name, path, check: { value, configuration in
+            let isRequired = switch required {
+            case .always: true
+            case .unlessDefault: value != configuration.resolvedPath(defaultValue)
+            case .when(let condition): condition(configuration)
+            case .never: false
+            }
+            return LatchkeyConfiguration.pathProblem(value, kind, required: isRequired)
+        }, documentation)
+        return key.resolvedAgainstHome
+    }
+
+    /// The key, its value resolved against the home when it is a relative path (not a URL).
+    var resolvedAgainstHome: Self {
+        var key = self
+        key.isPath = true
+        return key
+    }
+
+    /// What a path key names.
+    enum PathKind: Sendable {
+        case file
+        case folder
+    }
+
+    /// When a path key's file or folder must exist.
+    enum PathRequirement: Sendable {
+        case always
+        /// When it is not the key's default: the default is optional, a path someone chose is not.
+        case unlessDefault
+        /// When the rest of the configuration needs it.
+        case when(@Sendable (LatchkeyConfiguration) -> Bool)
+        /// Used when present.
+        case never
+    }
 }
 
 // MARK: - The keys
@@ -196,9 +242,9 @@ extension LatchkeyConfiguration {
     /// Every key of the configuration, in the order of the README table, of `check-config` and of
     /// validation. Adding a key: a stored property with its default, and one line here.
     public static let keys: [ConfigurationKey] = [
-        .string("host", \.host, check: ConfigurationKey.notEmpty, "Address to listen on (`0.0.0.0` for all)."),
+        .string("host", \.host, check: { host, _ in hostProblem(host) }, "Address to listen on (`0.0.0.0` for all); a name must resolve."),
         .integer("port", \.port, in: 1...65_535, rangeDescription: "a port number (1-65535)", "TCP port."),
-        .string("rpID", \.rpID, check: { rpID, _ in rpIDProblem(rpID) }, "The RP ID: the domain passkeys belong to."),
+        .string("rpID", \.rpID, check: { rpID, _ in rpIDProblem(rpID) }, "The RP ID: the domain passkeys belong to (not an IP address, which browsers refuse)."),
         .string("rpName", \.rpName, check: ConfigurationKey.notEmpty, "Name authenticators show."),
         .list(
             "origins", \.origins, check: { origins, configuration in originProblems(origins, rpID: configuration.rpID) },
@@ -208,7 +254,8 @@ extension LatchkeyConfiguration {
             "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
         .string(
             "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
-            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=` and `connect_timeout=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
+            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=` and `connect_timeout=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."
+        ).resolvedAgainstHome,
         .list(
             "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(appleAppIDProblem),
             "`TEAMID.bundle.id` values (a team ID is 10 upper-case letters or digits) listed under `webcredentials` in `/.well-known/apple-app-site-association`, which is served when this or `appleAppLinks` is set."),
@@ -236,7 +283,7 @@ extension LatchkeyConfiguration {
         .integer(
             "sessionTimeout", \.sessionTimeout, in: 60...31_536_000, rangeDescription: "between 60 seconds and one year",
             "Seconds a sign-in session lasts (60 s to one year)."),
-        .string("publicDirectory", \.publicDirectory, "Folder served at `/`."),
+        .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
         .choice("logLevel", \.logLevel, among: ["trace", "debug", "info", "notice", "warning", "error", "critical"], "`trace` … `critical`."),
@@ -254,11 +301,11 @@ extension LatchkeyConfiguration {
             "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
             "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`."),
         .choice(
-            "attestationPolicy", \.attestationPolicy,
-            "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation."),
-        .string(
-            "trustAnchors", \.trustAnchors,
-            "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself."),
+            "attestationPolicy", \.attestationPolicy, check: { mode, configuration in attestationPolicyProblem(mode, configuration) },
+            "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),
+        .path(
+            "trustAnchors", \.trustAnchors, .folder, required: .unlessDefault,
+            "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself. The default folder is optional; any other must exist."),
         .list(
             "allowedAAGUIDs", \.allowedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
             "When set, only these authenticator models may register. The AAGUID in authenticator data is a claim: a model is admitted only when a certificate vouches for it (a trusted leaf with a matching id-fido-gen-ce-aaguid extension, or a chain to that model's own metadata roots)."),
@@ -266,10 +313,12 @@ extension LatchkeyConfiguration {
             "deniedAAGUIDs", \.deniedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
             "Authenticator models that may never register."),
         .boolean("allowSHA1", \.allowSHA1, "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
-        .string(
-            "metadataBLOB", \.metadataBLOB,
+        .path(
+            "metadataBLOB", \.metadataBLOB, .file, required: .never,
             "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
-        .string("metadataRoots", \.metadataRoots, "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there)."),
+        .path(
+            "metadataRoots", \.metadataRoots, .folder, required: .when { isFile($0.metadataBLOB) },
+            "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there); must exist when a BLOB is present."),
         .choice(
             "userVerification", \.userVerification,
             "The least user verification (Face ID, Touch ID, PIN...) every ceremony asks for: `required`, `preferred` or `discouraged`. A client may ask for more, never less; options carry the effective value and results are checked against it. Not applied in conformance mode."),
@@ -279,9 +328,9 @@ extension LatchkeyConfiguration {
         .boolean(
             "hideUnknownUsers", \.hideUnknownUsers,
             "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username."),
-        .string(
-            "authenticatorNames", \.authenticatorNames,
-            "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file: metadata names only."),
+        .path(
+            "authenticatorNames", \.authenticatorNames, .file, required: .unlessDefault,
+            "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file at the default path: metadata names only; any other path must exist."),
     ]
 
     /// The declaration of a key, by its name in the file.

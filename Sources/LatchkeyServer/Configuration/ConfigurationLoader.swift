@@ -8,6 +8,9 @@ import WebAuthn
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// One line per problem, in the order of the keys.
     public let problems: [String]
+    /// What was found wrong but not fatal, such as an unknown `LATCHKEY_*` variable (which may be
+    /// the cause of a problem: a misspelt variable leaves its key at the default).
+    public var warnings: [String] = []
     /// The problems, one per line.
     public var message: String { problems.joined(separator: "\n") }
     public var description: String { message }
@@ -58,6 +61,16 @@ public struct LoadedConfiguration: Sendable {
     public let configuration: LatchkeyConfiguration
     /// By key name; every key has one.
     public let sources: [String: ConfigurationSource]
+    /// The folder relative paths were resolved against.
+    public let home: LatchkeyHome
+    /// Not fatal, but to be told: unknown `LATCHKEY_*` variables, conformance mode.
+    public internal(set) var warnings: [String] = []
+
+    /// Warnings about the loaded values themselves.
+    var configurationWarnings: [String] {
+        guard configuration.conformanceMode else { return [] }
+        return ["conformanceMode is on (\(sources["conformanceMode"] ?? .defaultValue)): it is for the FIDO conformance tools only, never for production: anyone may add a passkey to an existing username, assertions without user presence pass and the cross-site request guard is off"]
+    }
 
     /// Every key in declaration order, with its shown value and source.
     public var settings: [ConfigurationSetting] {
@@ -89,11 +102,32 @@ public enum ConfigurationLoader {
     public static let fileVariable = "LATCHKEY_CONFIG"
 
     /// Loads the file (`LATCHKEY_CONFIG`, else `defaultFile` if it exists), the environment and the
-    /// defaults, and validates the result. The error lists every problem, not only the first.
-    /// - Parameter accessReporter: also told of every read (swift-configuration's access reporting;
-    ///   values of secret keys reach it marked secret).
+    /// defaults, resolves relative paths against the home, and validates the result. The error
+    /// lists every problem, not only the first; both carry the warnings.
+    /// - Parameters:
+    ///   - defaultFile: relative to the home; `LATCHKEY_CONFIG` is relative to the current directory.
+    ///   - home: where relative paths lead; by default `LATCHKEY_HOME`, else the installation of
+    ///     the running executable, else the current directory (``LatchkeyHome/find(environment:executable:currentDirectory:)``).
+    ///   - accessReporter: also told of every read (swift-configuration's access reporting; values
+    ///     of secret keys reach it marked secret).
     public static func load(
-        environment: [String: String], defaultFile: String = defaultFile, accessReporter: (any AccessReporter)? = nil
+        environment: [String: String], defaultFile: String = defaultFile, home: LatchkeyHome? = nil,
+        accessReporter: (any AccessReporter)? = nil
+    ) throws -> LoadedConfiguration {
+        let warnings = unknownVariableWarnings(in: environment)
+        do {
+            let home = try home ?? LatchkeyHome.find(environment: environment)
+            var loaded = try loadValues(environment: environment, defaultFile: home.resolve(defaultFile), home: home, accessReporter: accessReporter)
+            loaded.warnings = warnings + loaded.configurationWarnings
+            return loaded
+        } catch var error as ConfigurationError {
+            error.warnings = warnings
+            throw error
+        }
+    }
+
+    static func loadValues(
+        environment: [String: String], defaultFile: String, home: LatchkeyHome, accessReporter: (any AccessReporter)?
     ) throws -> LoadedConfiguration {
         // The providers in precedence order, each with the source it stands for.
         var providers: [any ConfigProvider] = []
@@ -176,9 +210,10 @@ public enum ConfigurationLoader {
             }
             sources[key.name] = source
         }
+        configuration = configuration.resolvingPaths(against: home)
         let problems = fileProblems + configuration.problems(sources: sources, readProblems: readProblems)
         guard problems.isEmpty else { throw ConfigurationError(problems: problems) }
-        return LoadedConfiguration(configuration: configuration, sources: sources)
+        return LoadedConfiguration(configuration: configuration, sources: sources, home: home)
     }
 
     /// What a provider of the reader stands for.
@@ -378,6 +413,6 @@ extension LatchkeyConfiguration {
             if case .derived = source, !problems.isEmpty { continue }
             problems += key.check(self).map { ConfigurationError.line(key: key.name, source: source, $0) }
         }
-        return problems
+        return problems + installationProblems
     }
 }

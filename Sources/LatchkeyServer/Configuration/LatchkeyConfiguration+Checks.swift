@@ -4,9 +4,14 @@ import WebAuthn
 /// The checks of configuration values that are more than a type or a range: names, origins and
 /// URLs. Each returns the problem in words, naming the value, or `nil` when the value is good.
 extension LatchkeyConfiguration {
-    /// A lowercase domain name, without scheme, port or path.
+    /// A lowercase domain name, without scheme, port or path, and not an IP address: browsers
+    /// refuse an IP address as RP ID (WebAuthn §5.1.3 wants a valid domain).
     static func rpIDProblem(_ rpID: String) -> String? {
-        !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
+        let unbracketed = rpID.hasPrefix("[") && rpID.hasSuffix("]") ? String(rpID.dropFirst().dropLast()) : rpID
+        if isIPAddress(unbracketed) {
+            return "\"\(rpID)\" is an IP address, which browsers refuse as an RP ID: use a domain name (localhost on this machine)"
+        }
+        return !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
             ? nil : "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)"
     }
 
@@ -97,6 +102,26 @@ extension LatchkeyConfiguration {
         }
         guard scheme == "https" || isLocalhost(host.lowercased()) else {
             return "\"\(text)\" must use https (plain http is only allowed for localhost)"
+        }
+        return nil
+    }
+
+    /// A host name or address to listen on that resolves (getaddrinfo), as the server will
+    /// resolve it when it binds.
+    static func hostProblem(_ host: String) -> String? {
+        guard !host.isEmpty else { return "must not be empty" }
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var results: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &results)
+        defer { if let results { freeaddrinfo(results) } }
+        guard status == 0 else {
+            return "\"\(host)\" does not resolve (\(String(cString: gai_strerror(status))))"
         }
         return nil
     }

@@ -1,10 +1,11 @@
 import Foundation
 import WebAuthn
 
-/// Every setting of a Latchkey server. ``ConfigurationLoader/load(environment:defaultFile:accessReporter:)``
+/// Every setting of a Latchkey server. ``ConfigurationLoader/load(environment:defaultFile:home:accessReporter:)``
 /// reads it from `LATCHKEY_*` environment variables over `Config/latchkey.json` (or the file named
-/// by `LATCHKEY_CONFIG`) over the defaults, which are the initial values below. Each key is
-/// declared once in ``keys`` (name, type, documentation, secrecy, checks).
+/// by `LATCHKEY_CONFIG`) over the defaults, which are the initial values below, and resolves its
+/// relative paths against the ``LatchkeyHome``. Each key is declared once in ``keys`` (name, type,
+/// documentation, secrecy, checks).
 public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Address to listen on.
     public var host = "127.0.0.1"
@@ -95,6 +96,9 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var hideUnknownUsers = false
     /// Passkey provider names by AAGUID, for naming passkeys (``AuthenticatorNames``).
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
+    /// The folder the loader resolved relative paths against (``LatchkeyHome``); empty when they
+    /// were not resolved, so that they are relative to the current directory.
+    public var home = ""
 
     public init() {}
 

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The folder relative paths are resolved against, the same however the server is started: the
+/// folder named by `LATCHKEY_HOME`, else the installation the executable belongs to (the nearest
+/// folder at or above the executable's own that holds `Config/latchkey.json`), else the current
+/// directory.
+public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
+    /// How the folder was found.
+    public enum Origin: Sendable, Equatable {
+        /// Named by `LATCHKEY_HOME`.
+        case environment
+        /// Found at or above the folder of the executable, at this path.
+        case installation(executable: String)
+        /// No installation was found above the executable at this path.
+        case currentDirectory(executable: String?)
+    }
+
+    /// The environment variable naming the home.
+    public static let variable = "LATCHKEY_HOME"
+    /// The file that marks a folder as an installation (a checkout or an installed copy).
+    public static let marker = "Config/latchkey.json"
+
+    /// Absolute, without `.` or `..` components.
+    public let path: String
+    public let origin: Origin
+
+    /// `path` made absolute against the current directory.
+    public init(path: String, origin: Origin) {
+        self.path = Self.absolute(path, base: FileManager.default.currentDirectoryPath)
+        self.origin = origin
+    }
+
+    /// The home for this process: `LATCHKEY_HOME` (which must name a folder; relative to the current
+    /// directory), else the installation above `executable`, else `currentDirectory`.
+    public static func find(
+        environment: [String: String], executable: String? = executablePath,
+        currentDirectory: String = FileManager.default.currentDirectoryPath
+    ) throws -> LatchkeyHome {
+        if let named = environment[variable] {
+            guard !named.isEmpty else { throw ConfigurationError("\(variable): is empty; name the installation folder, or unset it") }
+            let path = absolute(named, base: currentDirectory)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ConfigurationError("\(variable): folder \(path) does not exist (it names the installation folder relative paths are resolved against)")
+            }
+            return LatchkeyHome(path: path, origin: .environment)
+        }
+        if let executable {
+            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+            while true {
+                if FileManager.default.fileExists(atPath: folder.appendingPathComponent(marker).path) {
+                    return LatchkeyHome(path: folder.path, origin: .installation(executable: executable))
+                }
+                let parent = folder.deletingLastPathComponent().standardizedFileURL
+                if parent.path == folder.path { break }
+                folder = parent
+            }
+        }
+        return LatchkeyHome(path: absolute(currentDirectory, base: "/"), origin: .currentDirectory(executable: executable))
+    }
+
+    /// `path` against the home when it is relative; absolute paths, URLs (`postgres://...`) and
+    /// empty values are returned as they are.
+    public func resolve(_ path: String) -> String {
+        Self.resolve(path, against: self.path)
+    }
+
+    static func resolve(_ path: String, against folder: String) -> String {
+        guard !path.isEmpty, !path.contains("://") else { return path }
+        return absolute(path, base: folder)
+    }
+
+    public var description: String {
+        switch origin {
+        case .environment:
+            "\(path) (\(Self.variable))"
+        case .installation(let executable):
+            "\(path) (the installation holding \(Self.marker), found from the executable \(executable))"
+        case .currentDirectory(let executable):
+            "\(path) (the current directory: no \(Self.marker) at or above "
+                + (executable.map { "the executable's folder \(URL(fileURLWithPath: $0).deletingLastPathComponent().path)" } ?? "the executable")
+                + "; set \(Self.variable) to the installation folder)"
+        }
+    }
+
+    /// The running executable, symbolic links resolved (`/proc/self/exe`), so that a link in
+    /// `/usr/local/bin` finds the installation the binary really lives in.
+    public static var executablePath: String? {
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return target }
+        return Bundle.main.executableURL?.resolvingSymlinksInPath().path
+    }
+
+    static func absolute(_ path: String, base: String) -> String {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : URL(fileURLWithPath: base).appendingPathComponent(path)
+        return url.standardizedFileURL.path
+    }
+}

@@ -1,0 +1,56 @@
+/// `LATCHKEY_*` environment variables that no key reads. swift-configuration ignores them, so a
+/// misspelt variable (`LATCHKEY_RPID`) would silently leave its key at the default: each is a
+/// warning, with the known variable it is closest to.
+extension ConfigurationLoader {
+    /// Every variable Latchkey reads: one per key, the configuration file and the home.
+    public static var knownVariables: [String] {
+        LatchkeyConfiguration.keys.map(\.environmentName) + [fileVariable, LatchkeyHome.variable]
+    }
+
+    /// One warning per unknown `LATCHKEY_*` variable, sorted by name.
+    static func unknownVariableWarnings(in environment: [String: String]) -> [String] {
+        let known = Set(knownVariables)
+        return environment.keys.filter { $0.hasPrefix("LATCHKEY_") && !known.contains($0) }.sorted().map { name in
+            "\(name) is not a Latchkey setting and is ignored" + (closestKnownVariable(to: name).map { "; did you mean \($0)?" } ?? "")
+        }
+    }
+
+    /// The known variable `name` most likely stands for, ignoring case and underscores: one a few
+    /// edits away for its length (at most a third of it, and 3: `LATCHKEY_RPID` → `LATCHKEY_RP_ID`),
+    /// or one it shortens or lengthens (`LATCHKEY_PUBLIC_DIR` → `LATCHKEY_PUBLIC_DIRECTORY`); the
+    /// nearest of those, nil when there is none.
+    static func closestKnownVariable(to name: String) -> String? {
+        func letters(_ variable: String) -> [Character] {
+            Array(variable.dropFirst("LATCHKEY_".count).uppercased().filter { $0 != "_" })
+        }
+        let typed = letters(name)
+        let nearEnough = min(3, max(1, typed.count / 3))
+        return knownVariables
+            .map { (name: $0, letters: letters($0), distance: editDistance(typed, letters($0))) }
+            .filter { known in
+                let (shorter, longer) = typed.count < known.letters.count ? (typed, known.letters) : (known.letters, typed)
+                return known.distance <= nearEnough || (shorter.count >= 4 && longer.starts(with: shorter))
+            }
+            .min { $0.distance < $1.distance }?.name
+    }
+
+    /// Optimal string alignment distance: insertions, deletions, substitutions and transpositions
+    /// of neighbours (`PROT` → `PORT` is one edit).
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var distances = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { distances[i][0] = i }
+        for j in 0...b.count { distances[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let substitution = a[i - 1] == b[j - 1] ? 0 : 1
+                distances[i][j] = min(distances[i - 1][j] + 1, distances[i][j - 1] + 1, distances[i - 1][j - 1] + substitution)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    distances[i][j] = min(distances[i][j], distances[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return distances[a.count][b.count]
+    }
+}
