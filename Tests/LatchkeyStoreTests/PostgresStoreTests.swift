@@ -143,7 +143,9 @@ struct PostgresStoreTests {
         configuration.password = "hunter2-secret"
         let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Well under the pool's own minute of retries. The bound is loose because the whole suite
+        // runs in parallel on two cores, where a busy cooperative pool delays the failure by seconds.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(error?.code == .database)
         #expect(error?.message.contains("127.0.0.1:\(configuration.port)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("hunter2") == false)
@@ -156,7 +158,7 @@ struct PostgresStoreTests {
         configuration.connectTimeout = .seconds(1)
         let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) { try await PostgresStore.open(configuration) }
-        #expect(ContinuousClock.now - started < .seconds(10), "the connect timeout bounds the wait")
+        #expect(ContinuousClock.now - started < .seconds(30), "the connect timeout bounds the wait (loosely: the suite runs in parallel on two cores)")
         #expect(error?.message.contains("no answer within 1 s") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains(configuration.password ?? "<no password>") == false)
     }
@@ -190,7 +192,7 @@ struct PostgresStoreTests {
         let started = ContinuousClock.now
         let error = await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
         let waited = ContinuousClock.now - started
-        #expect(waited >= .milliseconds(900) && waited < .milliseconds(3_500), "waited \(waited)")
+        #expect(waited >= .milliseconds(900) && waited < .milliseconds(4_900), "waited \(waited) (less than the 5 s the connection is busy)")
         #expect(error?.message.hasPrefix("no connection to PostgreSQL at 127.0.0.1:") == true, "\(error?.message ?? "")")
         try await busy
         #expect(try await store.user(named: "alice") == nil, "usable again once the connection is free")
