@@ -23,8 +23,10 @@ public enum LatchkeyServer {
         let services = LatchkeyServices(
             configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics)
 
-        // Outermost first: headers on every reply, then JSON for every error (after CORS added its
-        // headers to it), then the request guards and static files; innermost, the error mapping.
+        // Outermost first: the request ID and the request metrics (which see every reply, errors
+        // included), headers on every reply, then JSON for every error (after CORS added its headers
+        // to it), then the request guards and static files; innermost, the error mapping and, inside
+        // it, the ceremony metrics, which see the core's own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
