@@ -4,7 +4,6 @@ registration, sign-out and usernameless sign-in still work."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import time
 import types

@@ -17,7 +17,6 @@ def bearer(result: dict) -> dict:
 
 
 def test_not_signed_in_is_401_everywhere(server):
-    anonymous = server.client()
     for method, path in [("GET", "/session"), ("DELETE", "/session"), ("POST", "/session/logout"),
                          ("GET", "/credentials"), ("PATCH", "/credentials/AAAA"), ("DELETE", "/credentials/AAAA"),
                          ("DELETE", "/account")]:
