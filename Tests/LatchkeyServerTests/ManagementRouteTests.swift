@@ -35,7 +35,8 @@ struct ManagementRouteTests {
             #expect(session.json["username"] as? String == "alice")
             #expect(session.json["displayName"] as? String == "Alice")
             #expect(session.json["rpId"] as? String == "localhost")
-            #expect(session.json["userHandle"] as? String == registered.json["userHandle"] as? String || registered.json["userHandle"] == nil)
+            let handle = try #require(try await harness.store.user(named: "alice")?.handle)
+            #expect(session.json["userHandle"] as? String == Base64URL.encode(handle))
 
             let signedOut = try await client.send(.delete, "/session", headers: bearer)
             #expect(signedOut.isOK, "\(signedOut.text)")

@@ -15,6 +15,8 @@ struct UnknownUserDecoys: Sendable {
 
     /// The decoy allow list and user handle for `username`.
     func decoy(for username: String) async throws -> (allowCredentials: [CredentialDescriptor], userHandle: [UInt8]) {
+        // Read from the store each time rather than kept in memory: a known username costs two
+        // store reads, and so, with this one, does an unknown one.
         let key = try await store.secret(named: Self.secretName)
         let credentialID = try HMAC.sha256(key: key, message: Array("credential\u{0}\(username)".utf8))
         let userHandle = try HMAC.sha256(key: key, message: Array("user\u{0}\(username)".utf8))

@@ -14,16 +14,11 @@ enum UserNames {
         return name
     }
 
-    static func displayName(_ raw: String) throws -> String {
+    /// A display name, or the name a person gives one of their passkeys (`member: "name"`), in
+    /// NFC, or a 400 naming `member` and the problem.
+    static func displayName(_ raw: String, member: String = "displayName") throws -> String {
         let name = raw.precomposedStringWithCanonicalMapping
-        try check(name, member: "displayName", limit: maximumDisplayNameBytes)
-        return name
-    }
-
-    /// A name a person gives one of their passkeys: the display-name rules.
-    static func passkeyName(_ raw: String) throws -> String {
-        let name = raw.precomposedStringWithCanonicalMapping
-        try check(name, member: "name", limit: maximumDisplayNameBytes)
+        try check(name, member: member, limit: maximumDisplayNameBytes)
         return name
     }
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import LatchkeyStore
 
 /// The request context of every Latchkey route: Hummingbird's core storage plus who is signed in.
@@ -7,14 +8,16 @@ public struct LatchkeyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in user and their session, when the request carried a live session token.
     public var identity: SessionWithUser?
-    /// The IP address of the peer that sent the request (the proxy, behind one), when known.
-    public let peerAddress: String?
+    /// The peer that sent the request (the proxy, behind one), when known.
+    private let peer: SocketAddress?
+    /// The peer's IP address as text; formatted only when asked for.
+    public var peerAddress: String? { peer?.ipAddress }
     /// The ID this request's log lines and reply carry (``RequestIDMiddleware``).
     public var requestID: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
-        peerAddress = source.channel.remoteAddress?.ipAddress
+        peer = source.channel.remoteAddress
     }
 
     /// Bodies are read by ``WireDecoder``: JSON only, bounded, errors that name the member.

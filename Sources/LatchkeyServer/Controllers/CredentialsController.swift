@@ -29,7 +29,7 @@ struct CredentialsController: Sendable {
         let user = try context.requireIdentity().user
         let id = try Self.credentialID(context)
         let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
-        let name = try UserNames.passkeyName(body.name)
+        let name = try UserNames.displayName(body.name, member: "name")
         guard let renamed = try await services.store.renameCredential(id: id, ownedBy: user.handle, name: name) else {
             throw Self.notFound
         }

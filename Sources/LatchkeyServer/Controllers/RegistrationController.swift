@@ -18,7 +18,7 @@ struct RegistrationController: Sendable {
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
         let username = try UserNames.username(body.username)
-        let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.displayName)
+        let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0) }
         let displayName = requestedDisplayName ?? username
         // The server's minimums, not the client, decide what the ceremony requires.
         let ceremonies = services.policy.ceremonies

@@ -13,7 +13,7 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let id = acceptedID(request, from: context.peerAddress) ?? Self.newID()
+        let id = acceptedID(request, context: context) ?? Self.newID()
         context.requestID = id
         context.logger[metadataKey: "requestID"] = .string(id)
         var response = try await next(request, context)
@@ -23,8 +23,11 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     /// The proxy's ID when the peer is a trusted proxy and the ID is 1-64 characters of
     /// letters, digits, `-`, `_`, `.` (nothing that could forge a log line).
-    private func acceptedID(_ request: Request, from peer: String?) -> String? {
-        guard let peer, trustedProxies.contains(peer), let id = request.headers[Self.header] else { return nil }
+    private func acceptedID(_ request: Request, context: Context) -> String? {
+        // The header first: most requests carry none, and then the peer's address is never formatted.
+        guard let id = request.headers[Self.header], !trustedProxies.isEmpty,
+              let peer = context.peerAddress, trustedProxies.contains(peer)
+        else { return nil }
         guard (1...64).contains(id.utf8.count),
               id.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
         else { return nil }
@@ -33,15 +36,7 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     /// 16 random bytes in lowercase hexadecimal.
     static func newID() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        let bytes = (try? SecureRandom.bytes(count: 16)) ?? []
-        var hex: [UInt8] = []
-        hex.reserveCapacity(32)
-        for byte in bytes {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        Hex.lowercase((try? SecureRandom.bytes(count: 16)) ?? [])
     }
 }
 

@@ -21,7 +21,7 @@ struct CeremonyMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         do {
             let response = try await next(request, context)
-            metrics.recordCeremony(ceremony, outcome: response.status.code < 400 ? "ok" : "http\(response.status.code)")
+            metrics.recordCeremony(ceremony, outcome: LatchkeyMetrics.outcome(status: response.status))
             return response
         } catch {
             metrics.recordCeremony(ceremony, outcome: LatchkeyMetrics.outcome(of: error))

@@ -33,7 +33,7 @@ public struct JSONLogHandler: LogHandler {
     static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> Data {
         var object: [String: Any] = [:]
         for (key, value) in metadata { object[key] = json(value) }
-        object["time"] = time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        object["time"] = RFC3339.string(time)
         object["level"] = level.rawValue
         object["label"] = label
         object["message"] = message

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import HTTPTypes
 import LatchkeyStore
 import Synchronization
 import WebAuthn
@@ -17,34 +18,64 @@ public final class LatchkeyMetrics: Sendable {
         case authenticationResult = "authentication-result"
     }
 
+    /// A ceremony step and how it ended: the key of its counter.
+    private struct CeremonyOutcome: Hashable {
+        let ceremony: Ceremony
+        let outcome: String
+    }
+
     private let factory: any MetricsFactory
-    private let counters = Mutex<[String: Counter]>([:])
-    private let timers = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// Made on first use: outcomes are open-ended (the core's check names).
+    private let ceremonyCounters = Mutex<[CeremonyOutcome: Counter]>([:])
+    /// One per ceremony step, made up front.
+    private let verificationTimers: [Ceremony: CoreMetrics.Timer]
+    /// By store operation name, made on first use.
+    private let storeTimers = Mutex<[String: CoreMetrics.Timer]>([:])
     private let pendingCeremonies: Gauge
     private let liveSessions: Gauge
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
+        verificationTimers = Dictionary(uniqueKeysWithValues: Ceremony.allCases.map { ceremony in
+            (ceremony, CoreMetrics.Timer(
+                label: "latchkey_verification_duration_seconds", dimensions: [("ceremony", ceremony.rawValue)], factory: factory))
+        })
         pendingCeremonies = Gauge(label: "latchkey_pending_challenges", dimensions: [], factory: factory)
         liveSessions = Gauge(label: "latchkey_live_sessions", dimensions: [], factory: factory)
     }
 
     /// Counts one finished ceremony step: `ok`, or the check or reason that refused it.
     public func recordCeremony(_ ceremony: Ceremony, outcome: String) {
-        counter("latchkey_ceremonies_total", [("ceremony", ceremony.rawValue), ("outcome", outcome)]).increment()
+        let key = CeremonyOutcome(ceremony: ceremony, outcome: outcome)
+        let counter = ceremonyCounters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "latchkey_ceremonies_total", dimensions: [("ceremony", ceremony.rawValue), ("outcome", outcome)],
+                factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// Times a WebAuthn verification (§7.1 or §7.2), whatever its outcome.
     public func timeVerification<T>(_ ceremony: Ceremony, _ body: () throws -> T) rethrows -> T {
         let start = ContinuousClock.now
-        defer { timer("latchkey_verification_duration_seconds", [("ceremony", ceremony.rawValue)]).record(since: start) }
+        defer { verificationTimers[ceremony]?.record(since: start) }
         return try body()
     }
 
     /// Records how long one store operation took.
     func recordStoreCall(_ operation: String, since start: ContinuousClock.Instant) {
-        timer("latchkey_store_duration_seconds", [("operation", operation)]).record(since: start)
+        let timer = storeTimers.withLock { timers in
+            if let timer = timers[operation] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: "latchkey_store_duration_seconds", dimensions: [("operation", operation)], factory: factory)
+            timers[operation] = timer
+            return timer
+        }
+        timer.record(since: start)
     }
 
     /// Sets the gauges of what the store holds.
@@ -53,39 +84,20 @@ public final class LatchkeyMetrics: Sendable {
         liveSessions.record(counts.sessions)
     }
 
+    /// The outcome label of a reply with `status`: `ok` below 400, else `http` and the code.
+    static func outcome(status: HTTPResponse.Status) -> String {
+        status.code < 400 ? "ok" : "http\(status.code)"
+    }
+
     /// The outcome label of an error a ceremony step threw: the core's check name, the store's
-    /// error code, or the HTTP status.
+    /// error code, the machine-readable reason, or the HTTP status.
     static func outcome(of error: any Error) -> String {
         switch error {
         case let error as WebAuthnError: error.code.description
         case let error as StoreError: error.code.description
-        case let error as APIError: error.reason?.rawValue ?? "http\(error.status.code)"
+        case let error as APIError: error.reason?.rawValue ?? outcome(status: error.status)
         default: "error"
         }
-    }
-
-    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        let key = Self.key(label, dimensions)
-        return counters.withLock { cache in
-            if let counter = cache[key] { return counter }
-            let counter = Counter(label: label, dimensions: dimensions, factory: factory)
-            cache[key] = counter
-            return counter
-        }
-    }
-
-    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
-        let key = Self.key(label, dimensions)
-        return timers.withLock { cache in
-            if let timer = cache[key] { return timer }
-            let timer = CoreMetrics.Timer(label: label, dimensions: dimensions, factory: factory)
-            cache[key] = timer
-            return timer
-        }
-    }
-
-    private static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
-        dimensions.reduce(label) { $0 + "\u{0}" + $1.0 + "=" + $1.1 }
     }
 }
 

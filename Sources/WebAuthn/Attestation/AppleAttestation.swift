@@ -22,7 +22,7 @@ public struct AppleAttestation: AttestationFormat {
         }
         let nonce = try Self.nonce(fromExtension: extensionValue)
         guard constantTimeEquals(nonce, expectedNonce) else {
-            throw WebAuthnError(.invalidAttestationStatement, "apple credential certificate nonce \(hex(nonce)) is not SHA-256(authenticatorData ‖ clientDataHash) \(hex(expectedNonce))")
+            throw WebAuthnError(.invalidAttestationStatement, "apple credential certificate nonce \(Hex.lowercase(nonce)) is not SHA-256(authenticatorData ‖ clientDataHash) \(Hex.lowercase(expectedNonce))")
         }
 
         // §8.8 step 5: the credential public key equals the subject public key of credCert.
@@ -54,12 +54,4 @@ public struct AppleAttestation: AttestationFormat {
         }
         return inner[0].content
     }
-}
-
-/// Lowercase hexadecimal, for error messages.
-private func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { byte in
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }.joined()
 }

@@ -4,9 +4,8 @@ import Foundation
 public enum AAGUID {
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.
     public static func string(_ bytes: [UInt8]) -> String {
-        guard bytes.count == 16 else { return bytes.map { String(format: "%02x", $0) }.joined() }
-        let hex = bytes.map { String(format: "%02x", $0) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+        guard bytes.count == 16 else { return Hex.lowercase(bytes) }
+        return [bytes[0..<4], bytes[4..<6], bytes[6..<8], bytes[8..<10], bytes[10..<16]].map(Hex.lowercase).joined(separator: "-")
     }
 
     /// Parses the dashed or plain hexadecimal form.
