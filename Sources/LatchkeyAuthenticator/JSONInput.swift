@@ -10,49 +10,7 @@ enum JSONInput {
         do {
             return try decoder.decode(type, from: Data(bytes))
         } catch let error as DecodingError {
-            throw AuthenticatorError(code, "\(source): \(message(for: error))")
-        }
-    }
-
-    /// `rp.id must be a string`, `user is missing`, `excludeCredentials[0].id must be base64url`, ...
-    static func message(for error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context.codingPath + [key])) is missing"
-        case .valueNotFound(_, let context):
-            let member = path(context.codingPath)
-            return member.isEmpty ? "not a JSON object" : "\(member) must not be null"
-        case .typeMismatch(let type, let context):
-            let member = path(context.codingPath)
-            return member.isEmpty ? "not a JSON object" : "\(member) must be \(kindName(type))"
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "not valid JSON" }
-            return "\(path(context.codingPath)) \(context.debugDescription)"
-        @unknown default:
-            return "not readable"
-        }
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        var text = ""
-        for key in keys {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
-            }
-        }
-        return text
-    }
-
-    private static func kindName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "a boolean"
-        case is any BinaryInteger.Type: return "an integer"
-        case is [Any].Type: return "an array"
-        case is [String: Any].Type: return "an object"
-        default: return "an object"
+            throw AuthenticatorError(code, "\(source): \(JSONDecodingProblem.message(for: error))")
         }
     }
 }

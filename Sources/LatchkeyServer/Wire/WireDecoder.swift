@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import WebAuthn
 
 /// Reads a request body as one JSON object of a wire model. The body must be sent as
 /// `application/json` (a type no cross-site HTML form can send) and fit in ``maximumBodySize``;
@@ -38,50 +39,7 @@ public struct WireDecoder: RequestDecoder {
                     type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
         } catch let error as DecodingError {
-            throw APIError.badRequest(message(for: error))
-        }
-    }
-
-    /// `response.clientDataJSON is missing`, `username must be a string`, `username must not be null`, …
-    static func message(for error: DecodingError) -> String {
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context.codingPath + [key])) is missing"
-        case .valueNotFound(_, let context):
-            // The member is there, as null (an absent one is keyNotFound).
-            let member = path(context.codingPath)
-            return member.isEmpty ? "request body is not a JSON object" : "\(member) must not be null"
-        case .typeMismatch(let type, let context):
-            let member = path(context.codingPath)
-            return member.isEmpty ? "request body is not a JSON object" : "\(member) must be \(kindName(type))"
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty { return "request body is not valid JSON" }
-            return "\(path(context.codingPath)) \(context.debugDescription)"
-        @unknown default:
-            return "request body could not be decoded"
-        }
-    }
-
-    /// A coding path as the client wrote it: `response.transports[1]`.
-    static func path(_ keys: [any CodingKey]) -> String {
-        var text = ""
-        for key in keys {
-            if let index = key.intValue {
-                text += "[\(index)]"
-            } else {
-                text += (text.isEmpty ? "" : ".") + key.stringValue
-            }
-        }
-        return text
-    }
-
-    private static func kindName(_ type: Any.Type) -> String {
-        switch type {
-        case is String.Type: return "a string"
-        case is Bool.Type: return "true or false"
-        case is Int.Type, is Int64.Type, is Double.Type, is UInt32.Type: return "a number"
-        case is [Any].Type: return "an array"
-        default: return "an object"
+            throw APIError.badRequest(JSONDecodingProblem.message(for: error, document: "request body"))
         }
     }
 }
