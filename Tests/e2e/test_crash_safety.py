@@ -1,0 +1,623 @@
+"""Crash safety (issue 10): a stream of registrations, sign-ins, added and removed passkeys and
+deleted accounts from several client threads, each with users of its own, while the server is
+killed with SIGKILL at random moments and restarted on the same database, 20 times.
+
+After every kill, with the process dead, the database is read directly (SQLite: a byte copy of the
+file and its WAL, opened with Python's sqlite3, so the server's own recovery still sees the file as
+the crash left it; PostgreSQL: psql) and checked against what the server acknowledged:
+`PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` empty; no half-written record
+(a user without a passkey, a passkey or session without its user); every registration answered "ok"
+is there with its user, every removal answered "ok" is gone; a request whose answer never came
+(the kill cut it) left all of its writes or none; and each passkey's stored sign counter is at
+least the highest counter the server acknowledged and at most the highest one sent.
+
+After the last round the server is started once more and every acknowledged passkey signs in
+through the API, a replayed counter (the stored one, and a lower one) is refused, every
+acknowledged session still works and the sessions of deleted accounts do not.
+
+The kill moments and each client's choices come from one seed, printed at the start (and in a
+failing report); `LATCHKEY_CRASH_SEED=N` replays a run's choices (the threads' interleaving, and
+so exactly which request a kill cuts, still varies). PostgreSQL is not killed, only Latchkey.
+"""
+from __future__ import annotations
+
+import http.cookiejar
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pytest
+import requests
+
+from conftest import _LIVE_SERVERS, LATCHKEY_BIN, LatchkeyServer
+from softauthn import SoftAuthenticator, SoftCredential, b64url_decode
+from test_http_api import new_username
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
+
+ROUNDS = int(os.environ.get("LATCHKEY_CRASH_ROUNDS", "20"))
+WORKERS = 4
+# Seconds of traffic before each kill, drawn from this range.
+ROUND_SECONDS = (0.3, 2.5)
+# Bounds on the whole test, whatever the machine's speed.
+MAX_OPERATIONS_PER_WORKER = 2_000
+TEST_SECONDS = 240
+REQUEST_TIMEOUT = 20
+# Passkeys whose replayed counters are tried after the last round (each costs two sign-ins).
+REPLAY_SAMPLE = 60
+
+
+class Unanswered(Exception):
+    """The request got no answer: the server died before (or while) replying."""
+
+
+class Refused(Exception):
+    """The server answered something other than 200 "ok"."""
+
+    def __init__(self, method: str, path: str, response: requests.Response):
+        super().__init__(f"{method} {path}: {response.status_code} {response.text[:300]}")
+        self.response = response
+
+
+class NoCookies(http.cookiejar.DefaultCookiePolicy):
+    """Clients keep no cookies: every user's session travels as a Bearer token, so one user's
+    sign-in never ends another user's session through a shared cookie jar."""
+
+    def set_ok(self, cookie, request):
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# What the server acknowledged
+
+
+@dataclass
+class Passkey:
+    soft: SoftCredential
+    # "ok": registration answered ok; "added?": the registration's answer never came;
+    # "removed": removal answered ok; "removed?": the removal's answer never came.
+    state: str
+    acked_count: int = 0  # the highest sign counter a sign-in answered "ok" with
+
+    @property
+    def sent_count(self) -> int:  # the highest sign counter ever sent (the soft counter)
+        return self.soft.sign_count
+
+    @property
+    def hex_id(self) -> str:
+        return self.soft.credential_id.hex()
+
+
+@dataclass
+class Account:
+    username: str
+    handle: bytes
+    # "ok": first registration answered ok; "registered?": its answer never came;
+    # "deleted": account deletion answered ok; "deleted?": its answer never came.
+    state: str
+    token: Optional[str] = None  # the session token of the last acknowledged sign-in or registration
+    passkeys: dict = field(default_factory=dict)  # hex credential ID -> Passkey
+    old_tokens: list = field(default_factory=list)
+
+    def usable(self, state: str = "ok") -> list[Passkey]:
+        return [p for p in self.passkeys.values() if p.state == state]
+
+
+@dataclass
+class Ledger:
+    accounts: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+    operations: dict = field(default_factory=dict)  # name -> [answered ok, unanswered]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def count(self, name: str, answered: bool) -> None:
+        with self.lock:
+            self.operations.setdefault(name, [0, 0])[0 if answered else 1] += 1
+
+    def error(self, text: str) -> None:
+        with self.lock:
+            self.errors.append(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Clients
+
+
+class Gate:
+    """Open while the server runs. A client whose request went unanswered parks here until the
+    server is back; the controller checks the database only once every client has parked, so no
+    acknowledgement arrives during a check."""
+
+    def __init__(self):
+        self.condition = threading.Condition()
+        self.is_open = False
+        self.finished = False
+        self.parked = 0
+        self.retired = 0
+
+    def open(self) -> None:
+        with self.condition:
+            self.is_open = True
+            self.condition.notify_all()
+
+    def close(self) -> None:
+        with self.condition:
+            self.is_open = False
+
+    def finish(self) -> None:
+        with self.condition:
+            self.finished = True
+            self.condition.notify_all()
+
+    def park(self) -> None:
+        with self.condition:
+            self.parked += 1
+            self.condition.notify_all()
+            self.condition.wait_for(lambda: self.is_open or self.finished)
+            self.parked -= 1
+
+    def retire(self) -> None:
+        """A client that is done: it sends nothing more."""
+        with self.condition:
+            self.retired += 1
+            self.condition.notify_all()
+
+    def wait_until_parked(self, count: int, timeout: float) -> bool:
+        """Waits until `count` clients are parked or retired."""
+        with self.condition:
+            return self.condition.wait_for(lambda: self.parked + self.retired >= count, timeout)
+
+
+class Worker(threading.Thread):
+    """One client with users of its own, doing one ceremony at a time."""
+
+    def __init__(self, index: int, seed: int, url: str, origin: str, ledger: Ledger, gate: Gate,
+                 deadline: float):
+        super().__init__(name=f"crash-client-{index}", daemon=True)
+        self.rng = random.Random(seed * 1000 + index)
+        self.url = url
+        self.ledger = ledger
+        self.gate = gate
+        self.deadline = deadline
+        self.authenticator = SoftAuthenticator(origin=origin, rp_id="localhost", counter_step=1)
+        self.accounts: list[Account] = []
+        self.http = requests.Session()
+        self.http.cookies.set_policy(NoCookies())
+
+    # -- HTTP ----------------------------------------------------------------------------------
+
+    def call(self, method: str, path: str, body=None, token: Optional[str] = None) -> dict:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        try:
+            response = self.http.request(method, self.url + path, json=body, headers=headers,
+                                         timeout=REQUEST_TIMEOUT)
+        except requests.RequestException as error:  # refused, reset, or cut between headers and body
+            raise Unanswered(f"{method} {path}: {error!r}") from error
+        try:
+            reply = response.json()
+        except ValueError:
+            reply = None
+        if response.status_code != 200 or not isinstance(reply, dict) or reply.get("status") != "ok":
+            raise Refused(method, path, response)
+        return reply
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        for _ in range(MAX_OPERATIONS_PER_WORKER):
+            if self.gate.finished or time.monotonic() > self.deadline:
+                break
+            try:
+                self.step()
+            except Unanswered:
+                self.gate.park()
+            except Refused as refusal:
+                self.ledger.error(f"{self.name}: {refusal}")
+            except Exception as error:  # a bug in the test itself: report it, do not hang
+                self.ledger.error(f"{self.name}: {error!r}")
+                self.gate.park()
+        self.gate.retire()
+
+    def step(self) -> None:
+        live = [a for a in self.accounts if a.state == "ok"]
+        roll = self.rng.random()
+        if not live or roll < 0.25:
+            self.register()
+            return
+        account = self.rng.choice(live)
+        if roll < 0.35:
+            self.add_passkey(account)
+        elif roll < 0.42 and len(account.usable()) >= 2:
+            self.remove_passkey(account)
+        elif 0.42 <= roll < 0.45:
+            self.delete_account(account)
+        else:
+            self.sign_in(account)
+
+    # -- ceremonies ----------------------------------------------------------------------------
+
+    def register(self) -> None:
+        username = new_username()
+        options = self.call("POST", "/attestation/options", {"username": username, "displayName": username})
+        credential = self.authenticator.create(options)
+        soft = self.authenticator.credentials[b64url_decode(credential["id"])]
+        account = Account(username, b64url_decode(options["user"]["id"]), "registered?")
+        passkey = Passkey(soft, "added?")
+        account.passkeys[passkey.hex_id] = passkey
+        self.accounts.append(account)
+        with self.ledger.lock:
+            self.ledger.accounts.append(account)
+        try:
+            reply = self.call("POST", "/attestation/result", credential)
+        except Unanswered:
+            self.ledger.count("register", answered=False)
+            raise
+        account.state, passkey.state, account.token = "ok", "ok", reply["sessionToken"]
+        self.ledger.count("register", answered=True)
+
+    def add_passkey(self, account: Account) -> None:
+        options = self.call("POST", "/attestation/options",
+                            {"username": account.username, "displayName": account.username}, account.token)
+        credential = self.authenticator.create(options)
+        passkey = Passkey(self.authenticator.credentials[b64url_decode(credential["id"])], "added?")
+        account.passkeys[passkey.hex_id] = passkey
+        try:
+            self.call("POST", "/attestation/result", credential, account.token)
+        except Unanswered:
+            self.ledger.count("add passkey", answered=False)
+            raise
+        passkey.state = "ok"
+        self.ledger.count("add passkey", answered=True)
+
+    def sign_in(self, account: Account, passkey: Optional[Passkey] = None) -> None:
+        passkey = passkey or self.rng.choice(account.usable())
+        usernameless = self.rng.random() < 0.3
+        options = self.call("POST", "/assertion/options", {} if usernameless else {"username": account.username})
+        assertion = self.authenticator.get(options, passkey.soft)  # the counter goes up by one
+        try:
+            reply = self.call("POST", "/assertion/result", assertion)
+        except Unanswered:
+            self.ledger.count("sign in", answered=False)
+            raise
+        if reply.get("username") != account.username:
+            raise AssertionError(f"signed in as {reply.get('username')!r}, expected {account.username!r}")
+        passkey.acked_count = max(passkey.acked_count, passkey.sent_count)
+        account.old_tokens.append(account.token)
+        account.token = reply["sessionToken"]
+        self.ledger.count("sign in", answered=True)
+
+    def remove_passkey(self, account: Account) -> None:
+        passkey = self.rng.choice(account.usable())
+        passkey.state = "removed?"
+        try:
+            self.call("DELETE", f"/credentials/{passkey.soft.id}", token=account.token)
+        except Unanswered:
+            self.ledger.count("remove passkey", answered=False)
+            raise
+        passkey.state = "removed"
+        self.ledger.count("remove passkey", answered=True)
+
+    def delete_account(self, account: Account) -> None:
+        account.state = "deleted?"
+        try:
+            self.call("DELETE", "/account", token=account.token)
+        except Unanswered:
+            self.ledger.count("delete account", answered=False)
+            raise
+        account.state = "deleted"
+        self.ledger.count("delete account", answered=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The database, read directly
+
+
+@dataclass
+class Snapshot:
+    users: dict  # handle -> username
+    credentials: dict  # hex credential ID -> (owner handle, sign counter)
+    session_owners: list  # the user handle of every session
+    problems: list  # what the database engine itself reports (integrity, foreign keys)
+
+
+def sqlite_snapshot(database: Path) -> Snapshot:
+    """Reads a byte copy of the database and its WAL (the -shm index is rebuilt from the WAL), so the
+    server's own recovery at the next start still finds the files exactly as the kill left them."""
+    with tempfile.TemporaryDirectory(prefix="latchkey-crash-copy-") as folder:
+        copy = Path(folder) / "copy.sqlite"
+        shutil.copyfile(database, copy)
+        wal = Path(str(database) + "-wal")
+        if wal.exists():
+            shutil.copyfile(wal, Path(str(copy) + "-wal"))
+        connection = sqlite3.connect(copy)
+        try:
+            problems = []
+            integrity = [row[0] for row in connection.execute("PRAGMA integrity_check")]
+            if integrity != ["ok"]:
+                problems.append(f"integrity_check: {integrity}")
+            foreign = connection.execute("PRAGMA foreign_key_check").fetchall()
+            if foreign:
+                problems.append(f"foreign_key_check: {foreign}")
+            users = {bytes(h): name for h, name in connection.execute("SELECT handle, username FROM users")}
+            credentials = {bytes(i).hex(): (bytes(h), count) for i, h, count in
+                           connection.execute("SELECT id, user_handle, sign_count FROM credentials")}
+            sessions = [bytes(h) for (h,) in connection.execute("SELECT user_handle FROM sessions")]
+        finally:
+            connection.close()
+    return Snapshot(users, credentials, sessions, problems)
+
+
+def postgres_snapshot(url: str) -> Snapshot:
+    query = """
+        SELECT 'u', encode(handle, 'hex'), encode(username, 'hex') FROM users
+        UNION ALL SELECT 'c', encode(id, 'hex'), encode(user_handle, 'hex') || ':' || sign_count FROM credentials
+        UNION ALL SELECT 's', encode(user_handle, 'hex'), '' FROM sessions
+        """
+    out = subprocess.run(["psql", url, "-X", "-v", "ON_ERROR_STOP=1", "-At", "-F", "|", "-c", query],
+                         check=True, capture_output=True, text=True, timeout=60).stdout
+    users, credentials, sessions = {}, {}, []
+    for line in out.splitlines():
+        kind, first, second = line.split("|")
+        if kind == "u":
+            users[bytes.fromhex(first)] = bytes.fromhex(second).decode("utf-8")
+        elif kind == "c":
+            owner, count = second.split(":")
+            credentials[first] = (bytes.fromhex(owner), int(count))
+        else:
+            sessions.append(bytes.fromhex(first))
+    # PostgreSQL enforces the foreign keys itself and has no integrity_check; the checks below look
+    # for orphans all the same.
+    return Snapshot(users, credentials, sessions, [])
+
+
+def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
+    """Everything the server acknowledged is in the database, nothing is half-written, and no
+    counter went backwards. Collects every problem before failing, to show the whole picture."""
+    problems = list(snapshot.problems)
+    owned = {}
+    for handle, _ in snapshot.credentials.values():
+        owned[handle] = owned.get(handle, 0) + 1
+    problems += [f"user {name!r} has no passkey" for handle, name in snapshot.users.items() if handle not in owned]
+    problems += [f"passkey {cid[:16]} belongs to no user" for cid, (handle, _) in snapshot.credentials.items()
+                 if handle not in snapshot.users]
+    problems += [f"a session of user {handle.hex()[:16]} who does not exist" for handle in snapshot.session_owners
+                 if handle not in snapshot.users]
+
+    known = set()
+    for account in ledger.accounts:
+        known.add(account.handle)
+        stored_name = snapshot.users.get(account.handle)
+        present = stored_name is not None
+        if present and stored_name != account.username:
+            problems.append(f"user {account.username!r} is stored as {stored_name!r}")
+        if account.state == "ok" and not present:
+            problems.append(f"user {account.username!r}, registered with an ok answer, is missing")
+        if account.state == "deleted" and present:
+            problems.append(f"user {account.username!r}, deleted with an ok answer, is still there")
+        if not present and account.handle in snapshot.session_owners:
+            problems.append(f"user {account.username!r} is gone but a session of theirs is not")
+        for passkey in account.passkeys.values():
+            stored = snapshot.credentials.get(passkey.hex_id)
+            label = f"passkey {passkey.hex_id[:16]} of {account.username!r}"
+            if stored is None:
+                if present and passkey.state == "ok":
+                    problems.append(f"{label}, registered with an ok answer, is missing")
+                continue
+            handle, count = stored
+            if not present:
+                problems.append(f"{label} is stored but its user is not")
+            if handle != account.handle:
+                problems.append(f"{label} is stored for another user")
+            if passkey.state == "removed":
+                problems.append(f"{label}, removed with an ok answer, is still there")
+            if count < passkey.acked_count:
+                problems.append(f"{label}: stored sign counter {count} is below {passkey.acked_count}, "
+                                "which a sign-in was answered ok with (the counter went backwards)")
+            if count > passkey.sent_count:
+                problems.append(f"{label}: stored sign counter {count} is above anything sent ({passkey.sent_count})")
+        # A first registration whose answer never came wrote its user, passkey and session, or nothing.
+        if account.state == "registered?" and present:
+            first = next(iter(account.passkeys.values()))
+            if first.hex_id not in snapshot.credentials:
+                problems.append(f"user {account.username!r} exists without the passkey it was registered with")
+    problems += [f"user {name!r} was never registered by this test" for handle, name in snapshot.users.items()
+                 if handle not in known]
+    assert not problems, f"{when}: {len(problems)} problem(s):\n" + "\n".join(problems[:40])
+
+
+# ---------------------------------------------------------------------------------------------
+# The server
+
+
+def kill(server: LatchkeyServer) -> None:
+    """SIGKILL: no graceful shutdown, no last checkpoint, no closed connections."""
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGKILL)
+    server.proc.wait(timeout=30)
+    for log in (server._out, server._err):
+        log.close()
+    if server in _LIVE_SERVERS:
+        _LIVE_SERVERS.remove(server)
+
+
+def restart(server: LatchkeyServer, round_number: int) -> None:
+    """Starts the server again on the same port (so the same origin) and database, with new logs."""
+    server.stdout_path = server.workdir / f"stdout-{round_number}.log"
+    server.stderr_path = server.workdir / f"stderr-{round_number}.log"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            server.start()
+            return
+        except RuntimeError:
+            if server in _LIVE_SERVERS:
+                _LIVE_SERVERS.remove(server)
+            # Only a port the dead process's connections still hold is worth another try.
+            if time.monotonic() > deadline or "in use" not in server.logs().lower():
+                raise
+            time.sleep(0.5)
+
+
+def kill_during_startup(server: LatchkeyServer, delay: float) -> None:
+    """Starts the server and kills it `delay` seconds later, whether or not it is ready: while it
+    creates and migrates the database, or just after."""
+    server.stdout_path = server.workdir / "stdout-startup.log"
+    server.stderr_path = server.workdir / "stderr-startup.log"
+    with open(server.stdout_path, "wb") as out, open(server.stderr_path, "wb") as err:
+        process = subprocess.Popen([str(LATCHKEY_BIN), "serve"], cwd=str(server.cwd), env=server.env,
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------------
+# The final pass through the API
+
+
+def final_api_checks(server: LatchkeyServer, ledger: Ledger, snapshot: Snapshot, rng: random.Random) -> None:
+    http = requests.Session()
+    http.cookies.set_policy(NoCookies())
+    problems = []
+
+    def post(path, body, token=None):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return http.post(server.url + path, json=body, headers=headers, timeout=REQUEST_TIMEOUT)
+
+    def sign_in(account: Account, passkey: Passkey, sign_count: Optional[int] = None) -> requests.Response:
+        options = post("/assertion/options", {"username": account.username})
+        if options.status_code != 200:
+            return options
+        authenticator = SoftAuthenticator(origin=server.origin, rp_id="localhost", counter_step=1)
+        return post("/assertion/result", authenticator.get(options.json(), passkey.soft, sign_count=sign_count))
+
+    stored_passkeys = []
+    for account in ledger.accounts:
+        present = account.handle in snapshot.users
+        options = post("/assertion/options", {"username": account.username})
+        if not present:
+            if options.status_code != 404:
+                problems.append(f"{account.username!r} is not stored, yet /assertion/options answered "
+                                f"{options.status_code}")
+            for token in [account.token, *account.old_tokens]:
+                if token and http.get(server.url + "/session", headers={"Authorization": f"Bearer {token}"},
+                                      timeout=REQUEST_TIMEOUT).status_code != 401:
+                    problems.append(f"a session of {account.username!r}, whose account is gone, still works")
+            continue
+        if options.status_code != 200:
+            problems.append(f"{account.username!r}: /assertion/options answered {options.status_code}")
+            continue
+        listed = {b64url_decode(d["id"]).hex() for d in options.json().get("allowCredentials", [])}
+        stored = {cid for cid, (handle, _) in snapshot.credentials.items() if handle == account.handle}
+        if listed != stored:
+            problems.append(f"{account.username!r}: the API lists {len(listed)} passkeys, the database holds {len(stored)}")
+        if account.state == "ok":
+            session = http.get(server.url + "/session", headers={"Authorization": f"Bearer {account.token}"},
+                               timeout=REQUEST_TIMEOUT)
+            if session.status_code != 200 or session.json().get("username") != account.username:
+                problems.append(f"{account.username!r}: the acknowledged session answers {session.status_code}")
+            mine = http.get(server.url + "/credentials", headers={"Authorization": f"Bearer {account.token}"},
+                            timeout=REQUEST_TIMEOUT)
+            if mine.status_code != 200 or {b64url_decode(c["id"]).hex() for c in mine.json()["credentials"]} != stored:
+                problems.append(f"{account.username!r}: GET /credentials does not list the stored passkeys")
+        for passkey in account.passkeys.values():
+            if passkey.hex_id not in stored:
+                continue
+            # Every stored passkey signs in with the soft authenticator's key, above any counter sent.
+            signed_in = sign_in(account, passkey)
+            if signed_in.status_code != 200 or signed_in.json().get("username") != account.username:
+                problems.append(f"passkey {passkey.hex_id[:16]} of {account.username!r} cannot sign in: "
+                                f"{signed_in.status_code} {signed_in.text[:200]}")
+                continue
+            passkey.acked_count = passkey.soft.sign_count
+            stored_passkeys.append((account, passkey))
+
+    # A replayed counter, the current one or a lower one, is still refused after all the crashes.
+    for account, passkey in rng.sample(stored_passkeys, min(REPLAY_SAMPLE, len(stored_passkeys))):
+        for replayed in (passkey.acked_count, rng.randrange(0, passkey.acked_count)):
+            refused = sign_in(account, passkey, sign_count=replayed)
+            if refused.status_code != 400:
+                problems.append(f"passkey {passkey.hex_id[:16]}: counter {replayed} replayed after "
+                                f"{passkey.acked_count} was answered {refused.status_code}")
+    assert not problems, f"through the API: {len(problems)} problem(s):\n" + "\n".join(problems[:40])
+
+
+# ---------------------------------------------------------------------------------------------
+# The test
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request):
+    """(name, extra server environment, snapshot function) for each store."""
+    if request.param == "sqlite":
+        return "sqlite", {}, None
+    url = request.getfixturevalue("postgres_url")
+    return "postgres", {"LATCHKEY_DATABASE": url}, lambda: postgres_snapshot(url)
+
+
+def test_nothing_acknowledged_is_lost_across_kills(backend):
+    name, extra_env, postgres_read = backend
+    seed = int(os.environ.get("LATCHKEY_CRASH_SEED", random.SystemRandom().randrange(2**31)))
+    print(f"\ncrash safety on {name}: seed {seed} (LATCHKEY_CRASH_SEED={seed} replays the choices)")
+    rng = random.Random(seed)
+    server = LatchkeyServer(f"crash-{name}", extra_env)
+    read = postgres_read or (lambda: sqlite_snapshot(server.database))
+    ledger = Ledger()
+    gate = Gate()
+    started = time.monotonic()
+    workers: list[Worker] = []
+    try:
+        # Round 0: killed while it starts, on a new database (creating and migrating it, or just after).
+        kill_during_startup(server, rng.uniform(0.0, 0.6))
+        if name == "postgres" or server.database.exists():
+            check_snapshot(read(), ledger, "after the kill during startup")
+
+        server.stdout_path = server.workdir / "stdout-1.log"
+        server.stderr_path = server.workdir / "stderr-1.log"
+        server.start()
+        deadline = started + TEST_SECONDS
+        workers = [Worker(i, seed, server.url, server.origin, ledger, gate, deadline) for i in range(WORKERS)]
+        gate.open()
+        for worker in workers:
+            worker.start()
+        for round_number in range(1, ROUNDS + 1):
+            if round_number > 1:
+                restart(server, round_number)
+                gate.open()
+            time.sleep(rng.uniform(*ROUND_SECONDS))
+            gate.close()
+            kill(server)
+            assert gate.wait_until_parked(WORKERS, timeout=REQUEST_TIMEOUT + 10), \
+                "a client neither finished nor noticed the kill"
+            snapshot = read()
+            check_snapshot(snapshot, ledger, f"after kill {round_number} of {ROUNDS} (seed {seed})")
+            assert time.monotonic() - started < TEST_SECONDS, f"the rounds took over {TEST_SECONDS} s"
+        gate.finish()
+        for worker in workers:
+            worker.join(timeout=REQUEST_TIMEOUT + 10)
+
+        summary = ", ".join(f"{op}: {ok} ok, {lost} unanswered" for op, (ok, lost) in sorted(ledger.operations.items()))
+        print(f"{ROUNDS} kills in {time.monotonic() - started:.0f} s, {len(ledger.accounts)} accounts; {summary}")
+        assert not ledger.errors, "refused or failed while the server ran:\n" + "\n".join(ledger.errors[:20])
+        assert ledger.operations.get("register", [0, 0])[0] >= ROUNDS, f"too little traffic to mean anything: {summary}"
+        assert ledger.operations.get("sign in", [0, 0])[0] >= ROUNDS, f"too little traffic to mean anything: {summary}"
+
+        # Starting writes no user, passkey or session: the last kill's snapshot is what it serves.
+        restart(server, ROUNDS + 1)
+        checked = time.monotonic()
+        final_api_checks(server, ledger, snapshot, rng)
+        print(f"the final pass through the API took {time.monotonic() - checked:.0f} s")
+        server.stop()
+        check_snapshot(read(), ledger, f"after the final sign-ins (seed {seed})")
+    finally:
+        gate.finish()
+        server.stop()
+    server.cleanup()
