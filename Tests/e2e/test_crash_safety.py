@@ -31,6 +31,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -355,17 +356,24 @@ def sqlite_snapshot(database: Path) -> Snapshot:
     return Snapshot(users, credentials, sessions, problems)
 
 
+def psql_rows(url: str, query: str) -> list[list[str]]:
+    done = subprocess.run(["psql", url, "-X", "-v", "ON_ERROR_STOP=1", "-At", "-F", "|", "-c", query],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, f"psql failed: {done.stderr.strip()}"  # (the URL, with its password, is not shown)
+    return [line.split("|") for line in done.stdout.splitlines()]
+
+
 def postgres_snapshot(url: str) -> Snapshot:
+    # The migrations run in one transaction: before it commits there are no tables at all.
+    if psql_rows(url, "SELECT to_regclass('users') IS NULL") == [["t"]]:
+        return Snapshot({}, {}, [], [])
     query = """
         SELECT 'u', encode(handle, 'hex'), encode(username, 'hex') FROM users
         UNION ALL SELECT 'c', encode(id, 'hex'), encode(user_handle, 'hex') || ':' || sign_count FROM credentials
         UNION ALL SELECT 's', encode(user_handle, 'hex'), '' FROM sessions
         """
-    out = subprocess.run(["psql", url, "-X", "-v", "ON_ERROR_STOP=1", "-At", "-F", "|", "-c", query],
-                         check=True, capture_output=True, text=True, timeout=60).stdout
     users, credentials, sessions = {}, {}, []
-    for line in out.splitlines():
-        kind, first, second = line.split("|")
+    for kind, first, second in psql_rows(url, query):
         if kind == "u":
             users[bytes.fromhex(first)] = bytes.fromhex(second).decode("utf-8")
         elif kind == "c":
@@ -483,70 +491,92 @@ def kill_during_startup(server: LatchkeyServer, delay: float) -> None:
 # The final pass through the API
 
 
-def final_api_checks(server: LatchkeyServer, ledger: Ledger, snapshot: Snapshot, rng: random.Random) -> None:
-    http = requests.Session()
-    http.cookies.set_policy(NoCookies())
-    problems = []
+class APICheck:
+    """The final pass through the API, one account at a time; accounts are checked in parallel."""
 
-    def post(path, body, token=None):
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return http.post(server.url + path, json=body, headers=headers, timeout=REQUEST_TIMEOUT)
+    def __init__(self, server: LatchkeyServer, snapshot: Snapshot):
+        self.server = server
+        self.snapshot = snapshot
+        self.local = threading.local()
 
-    def sign_in(account: Account, passkey: Passkey, sign_count: Optional[int] = None) -> requests.Response:
-        options = post("/assertion/options", {"username": account.username})
+    @property
+    def http(self) -> requests.Session:
+        if not hasattr(self.local, "http"):
+            self.local.http = requests.Session()
+            self.local.http.cookies.set_policy(NoCookies())
+        return self.local.http
+
+    def post(self, path: str, body: dict) -> requests.Response:
+        return self.http.post(self.server.url + path, json=body, timeout=REQUEST_TIMEOUT)
+
+    def get(self, path: str, token: Optional[str]) -> requests.Response:
+        return self.http.get(self.server.url + path, headers={"Authorization": f"Bearer {token}"},
+                             timeout=REQUEST_TIMEOUT)
+
+    def sign_in(self, account: Account, passkey: Passkey, sign_count: Optional[int] = None) -> requests.Response:
+        """Signs in with the soft credential's key: with the next counter, or with `sign_count`."""
+        options = self.post("/assertion/options", {"username": account.username})
         if options.status_code != 200:
             return options
-        authenticator = SoftAuthenticator(origin=server.origin, rp_id="localhost", counter_step=1)
-        return post("/assertion/result", authenticator.get(options.json(), passkey.soft, sign_count=sign_count))
+        authenticator = SoftAuthenticator(origin=self.server.origin, rp_id="localhost", counter_step=1)
+        return self.post("/assertion/result", authenticator.get(options.json(), passkey.soft, sign_count=sign_count))
 
-    stored_passkeys = []
-    for account in ledger.accounts:
-        present = account.handle in snapshot.users
-        options = post("/assertion/options", {"username": account.username})
-        if not present:
+    def account(self, account: Account) -> list[str]:
+        """Problems with one account: it is there exactly when stored, its sessions work exactly
+        when it is there, and each of its stored passkeys signs in."""
+        problems = []
+        options = self.post("/assertion/options", {"username": account.username})
+        if account.handle not in self.snapshot.users:
             if options.status_code != 404:
-                problems.append(f"{account.username!r} is not stored, yet /assertion/options answered "
-                                f"{options.status_code}")
-            for token in [account.token, *account.old_tokens]:
-                if token and http.get(server.url + "/session", headers={"Authorization": f"Bearer {token}"},
-                                      timeout=REQUEST_TIMEOUT).status_code != 401:
+                problems.append(f"{account.username!r} is not stored, yet /assertion/options answered {options.status_code}")
+            for token in filter(None, [account.token, *account.old_tokens]):
+                if self.get("/session", token).status_code != 401:
                     problems.append(f"a session of {account.username!r}, whose account is gone, still works")
-            continue
+            return problems
         if options.status_code != 200:
-            problems.append(f"{account.username!r}: /assertion/options answered {options.status_code}")
-            continue
+            return problems + [f"{account.username!r}: /assertion/options answered {options.status_code}"]
         listed = {b64url_decode(d["id"]).hex() for d in options.json().get("allowCredentials", [])}
-        stored = {cid for cid, (handle, _) in snapshot.credentials.items() if handle == account.handle}
+        stored = {cid for cid, (handle, _) in self.snapshot.credentials.items() if handle == account.handle}
         if listed != stored:
             problems.append(f"{account.username!r}: the API lists {len(listed)} passkeys, the database holds {len(stored)}")
         if account.state == "ok":
-            session = http.get(server.url + "/session", headers={"Authorization": f"Bearer {account.token}"},
-                               timeout=REQUEST_TIMEOUT)
+            session = self.get("/session", account.token)
             if session.status_code != 200 or session.json().get("username") != account.username:
                 problems.append(f"{account.username!r}: the acknowledged session answers {session.status_code}")
-            mine = http.get(server.url + "/credentials", headers={"Authorization": f"Bearer {account.token}"},
-                            timeout=REQUEST_TIMEOUT)
+            mine = self.get("/credentials", account.token)
             if mine.status_code != 200 or {b64url_decode(c["id"]).hex() for c in mine.json()["credentials"]} != stored:
                 problems.append(f"{account.username!r}: GET /credentials does not list the stored passkeys")
         for passkey in account.passkeys.values():
             if passkey.hex_id not in stored:
                 continue
-            # Every stored passkey signs in with the soft authenticator's key, above any counter sent.
-            signed_in = sign_in(account, passkey)
+            signed_in = self.sign_in(account, passkey)
             if signed_in.status_code != 200 or signed_in.json().get("username") != account.username:
                 problems.append(f"passkey {passkey.hex_id[:16]} of {account.username!r} cannot sign in: "
                                 f"{signed_in.status_code} {signed_in.text[:200]}")
-                continue
-            passkey.acked_count = passkey.soft.sign_count
-            stored_passkeys.append((account, passkey))
+            else:
+                passkey.acked_count = passkey.sent_count
+        return problems
 
-    # A replayed counter, the current one or a lower one, is still refused after all the crashes.
-    for account, passkey in rng.sample(stored_passkeys, min(REPLAY_SAMPLE, len(stored_passkeys))):
-        for replayed in (passkey.acked_count, rng.randrange(0, passkey.acked_count)):
-            refused = sign_in(account, passkey, sign_count=replayed)
-            if refused.status_code != 400:
+    def replays(self, account: Account, passkey: Passkey, lower: int) -> list[str]:
+        """The counter just acknowledged, and a lower one, are refused as a possible clone."""
+        problems = []
+        for replayed in (passkey.acked_count, lower):
+            refused = self.sign_in(account, passkey, sign_count=replayed)
+            if refused.status_code != 400 or "counter" not in refused.text:
                 problems.append(f"passkey {passkey.hex_id[:16]}: counter {replayed} replayed after "
-                                f"{passkey.acked_count} was answered {refused.status_code}")
+                                f"{passkey.acked_count} was answered {refused.status_code} {refused.text[:200]}")
+        return problems
+
+
+def final_api_checks(server: LatchkeyServer, ledger: Ledger, snapshot: Snapshot, rng: random.Random) -> None:
+    check = APICheck(server, snapshot)
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        problems = [p for found in pool.map(check.account, ledger.accounts) for p in found]
+        signed_in = [(a, p) for a in ledger.accounts for p in a.passkeys.values()
+                     if a.handle in snapshot.users and p.hex_id in snapshot.credentials and p.acked_count > 0]
+        sample = rng.sample(signed_in, min(REPLAY_SAMPLE, len(signed_in)))
+        lower = [rng.randrange(0, p.acked_count) for _, p in sample]
+        problems += [p for found in pool.map(check.replays, *zip(*sample), lower) for p in found] if sample else []
     assert not problems, f"through the API: {len(problems)} problem(s):\n" + "\n".join(problems[:40])
 
 
