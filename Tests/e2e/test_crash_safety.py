@@ -38,6 +38,7 @@ from typing import Optional
 
 import pytest
 import requests
+import urllib3
 
 from conftest import _LIVE_SERVERS, LATCHKEY_BIN, LatchkeyServer
 from softauthn import SoftAuthenticator, SoftCredential, b64url_decode
@@ -48,6 +49,9 @@ ROUNDS = int(os.environ.get("LATCHKEY_CRASH_ROUNDS", "20"))
 WORKERS = 4
 # Seconds of traffic before each kill, drawn from this range.
 ROUND_SECONDS = (0.3, 2.5)
+# The share of kills aimed at a write in progress: up to AIM_SECONDS after a client sends one.
+AIMED_KILLS = 0.5
+AIM_SECONDS = 0.02
 # Bounds on the whole test, whatever the machine's speed.
 MAX_OPERATIONS_PER_WORKER = 2_000
 TEST_SECONDS = 240
@@ -57,7 +61,11 @@ REPLAY_SAMPLE = 60
 
 
 class Unanswered(Exception):
-    """The request got no answer: the server died before (or while) replying."""
+    """The request got no answer: the server died while (or before) it was sent or handled."""
+
+
+class NotSent(Unanswered):
+    """The connection was refused (the server was dead): the server cannot have seen the request."""
 
 
 class Refused(Exception):
@@ -84,6 +92,7 @@ class NoCookies(http.cookiejar.DefaultCookiePolicy):
 class Passkey:
     soft: SoftCredential
     # "ok": registration answered ok; "added?": the registration's answer never came;
+    # "never": its registration never reached the server;
     # "removed": removal answered ok; "removed?": the removal's answer never came.
     state: str
     acked_count: int = 0  # the highest sign counter a sign-in answered "ok" with
@@ -102,6 +111,7 @@ class Account:
     username: str
     handle: bytes
     # "ok": first registration answered ok; "registered?": its answer never came;
+    # "never": its registration never reached the server;
     # "deleted": account deletion answered ok; "deleted?": its answer never came.
     state: str
     token: Optional[str] = None  # the session token of the last acknowledged sign-in or registration
@@ -116,12 +126,21 @@ class Account:
 class Ledger:
     accounts: list = field(default_factory=list)
     errors: list = field(default_factory=list)
-    operations: dict = field(default_factory=dict)  # name -> [answered ok, unanswered]
+    operations: dict = field(default_factory=dict)  # name -> {"ok"|"cut"|"not sent": count}
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def count(self, name: str, answered: bool) -> None:
+    def count(self, name: str, outcome: str) -> None:
+        """Counts a write: answered "ok", "cut" (sent, answer lost) or "not sent" (refused)."""
         with self.lock:
-            self.operations.setdefault(name, [0, 0])[0 if answered else 1] += 1
+            counts = self.operations.setdefault(name, {"ok": 0, "cut": 0, "not sent": 0})
+            counts[outcome] += 1
+
+    def answered(self, name: str) -> int:
+        return self.operations.get(name, {}).get("ok", 0)
+
+    def summary(self) -> str:
+        return "; ".join(f"{name}: " + ", ".join(f"{n} {outcome}" for outcome, n in counts.items())
+                         for name, counts in sorted(self.operations.items()))
 
     def error(self, text: str) -> None:
         with self.lock:
@@ -143,6 +162,8 @@ class Gate:
         self.finished = False
         self.parked = 0
         self.retired = 0
+        # Set by a client just before it sends a write, so a kill can aim at one being handled.
+        self.writing = threading.Event()
 
     def open(self) -> None:
         with self.condition:
@@ -197,10 +218,17 @@ class Worker(threading.Thread):
 
     def call(self, method: str, path: str, body=None, token: Optional[str] = None) -> dict:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if method == "DELETE" or path.endswith("/result"):
+            self.gate.writing.set()
         try:
             response = self.http.request(method, self.url + path, json=body, headers=headers,
                                          timeout=REQUEST_TIMEOUT)
-        except requests.RequestException as error:  # refused, reset, or cut between headers and body
+        except requests.ConnectionError as error:
+            reason = getattr(error.args[0], "reason", None) if error.args else None
+            if isinstance(reason, urllib3.exceptions.NewConnectionError):  # refused: nothing was sent
+                raise NotSent(f"{method} {path}: {error!r}") from error
+            raise Unanswered(f"{method} {path}: {error!r}") from error
+        except requests.RequestException as error:  # reset, timed out, or cut between headers and body
             raise Unanswered(f"{method} {path}: {error!r}") from error
         try:
             reply = response.json()
@@ -258,11 +286,15 @@ class Worker(threading.Thread):
             self.ledger.accounts.append(account)
         try:
             reply = self.call("POST", "/attestation/result", credential)
+        except NotSent:
+            account.state = passkey.state = "never"
+            self.ledger.count("register", "not sent")
+            raise
         except Unanswered:
-            self.ledger.count("register", answered=False)
+            self.ledger.count("register", "cut")
             raise
         account.state, passkey.state, account.token = "ok", "ok", reply["sessionToken"]
-        self.ledger.count("register", answered=True)
+        self.ledger.count("register", "ok")
 
     def add_passkey(self, account: Account) -> None:
         options = self.call("POST", "/attestation/options",
@@ -272,11 +304,15 @@ class Worker(threading.Thread):
         account.passkeys[passkey.hex_id] = passkey
         try:
             self.call("POST", "/attestation/result", credential, account.token)
+        except NotSent:
+            passkey.state = "never"
+            self.ledger.count("add passkey", "not sent")
+            raise
         except Unanswered:
-            self.ledger.count("add passkey", answered=False)
+            self.ledger.count("add passkey", "cut")
             raise
         passkey.state = "ok"
-        self.ledger.count("add passkey", answered=True)
+        self.ledger.count("add passkey", "ok")
 
     def sign_in(self, account: Account, passkey: Optional[Passkey] = None) -> None:
         passkey = passkey or self.rng.choice(account.usable())
@@ -285,36 +321,47 @@ class Worker(threading.Thread):
         assertion = self.authenticator.get(options, passkey.soft)  # the counter goes up by one
         try:
             reply = self.call("POST", "/assertion/result", assertion)
+        except NotSent:
+            self.ledger.count("sign in", "not sent")
+            raise
         except Unanswered:
-            self.ledger.count("sign in", answered=False)
+            self.ledger.count("sign in", "cut")
             raise
         if reply.get("username") != account.username:
             raise AssertionError(f"signed in as {reply.get('username')!r}, expected {account.username!r}")
         passkey.acked_count = max(passkey.acked_count, passkey.sent_count)
         account.old_tokens.append(account.token)
         account.token = reply["sessionToken"]
-        self.ledger.count("sign in", answered=True)
+        self.ledger.count("sign in", "ok")
 
     def remove_passkey(self, account: Account) -> None:
         passkey = self.rng.choice(account.usable())
         passkey.state = "removed?"
         try:
             self.call("DELETE", f"/credentials/{passkey.soft.id}", token=account.token)
+        except NotSent:
+            passkey.state = "ok"
+            self.ledger.count("remove passkey", "not sent")
+            raise
         except Unanswered:
-            self.ledger.count("remove passkey", answered=False)
+            self.ledger.count("remove passkey", "cut")
             raise
         passkey.state = "removed"
-        self.ledger.count("remove passkey", answered=True)
+        self.ledger.count("remove passkey", "ok")
 
     def delete_account(self, account: Account) -> None:
         account.state = "deleted?"
         try:
             self.call("DELETE", "/account", token=account.token)
+        except NotSent:
+            account.state = "ok"
+            self.ledger.count("delete account", "not sent")
+            raise
         except Unanswered:
-            self.ledger.count("delete account", answered=False)
+            self.ledger.count("delete account", "cut")
             raise
         account.state = "deleted"
-        self.ledger.count("delete account", answered=True)
+        self.ledger.count("delete account", "ok")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,18 +386,24 @@ def sqlite_snapshot(database: Path) -> Snapshot:
         if wal.exists():
             shutil.copyfile(wal, Path(str(copy) + "-wal"))
         connection = sqlite3.connect(copy)
+        problems = []
         try:
-            problems = []
+            # The file says it is in WAL mode (the durability the README describes rests on it).
+            mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+            if mode != "wal":
+                problems.append(f"journal_mode is {mode!r}, not 'wal'")
             integrity = [row[0] for row in connection.execute("PRAGMA integrity_check")]
             if integrity != ["ok"]:
-                problems.append(f"integrity_check: {integrity}")
+                problems.append(f"integrity_check: {integrity[:10]}")
             foreign = connection.execute("PRAGMA foreign_key_check").fetchall()
             if foreign:
-                problems.append(f"foreign_key_check: {foreign}")
+                problems.append(f"foreign_key_check: {foreign[:10]}")
             users = {bytes(h): name for h, name in connection.execute("SELECT handle, username FROM users")}
             credentials = {bytes(i).hex(): (bytes(h), count) for i, h, count in
                            connection.execute("SELECT id, user_handle, sign_count FROM credentials")}
             sessions = [bytes(h) for (h,) in connection.execute("SELECT user_handle FROM sessions")]
+        except sqlite3.DatabaseError as error:
+            raise AssertionError(f"the database the kill left cannot be read: {error} {problems}") from error
         finally:
             connection.close()
     return Snapshot(users, credentials, sessions, problems)
@@ -410,6 +463,8 @@ def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
             problems.append(f"user {account.username!r}, registered with an ok answer, is missing")
         if account.state == "deleted" and present:
             problems.append(f"user {account.username!r}, deleted with an ok answer, is still there")
+        if account.state == "never" and present:
+            problems.append(f"user {account.username!r} exists, yet its registration never reached the server")
         if not present and account.handle in snapshot.session_owners:
             problems.append(f"user {account.username!r} is gone but a session of theirs is not")
         for passkey in account.passkeys.values():
@@ -426,6 +481,8 @@ def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
                 problems.append(f"{label} is stored for another user")
             if passkey.state == "removed":
                 problems.append(f"{label}, removed with an ok answer, is still there")
+            if passkey.state == "never":
+                problems.append(f"{label} is stored, yet its registration never reached the server")
             if count < passkey.acked_count:
                 problems.append(f"{label}: stored sign counter {count} is below {passkey.acked_count}, "
                                 "which a sign-in was answered ok with (the counter went backwards)")
@@ -623,6 +680,12 @@ def test_nothing_acknowledged_is_lost_across_kills(backend):
                 restart(server, round_number)
                 gate.open()
             time.sleep(rng.uniform(*ROUND_SECONDS))
+            if rng.random() < AIMED_KILLS:
+                # Aimed: a few milliseconds after a client sends a write, while it is verified,
+                # committed or answered.
+                gate.writing.clear()
+                gate.writing.wait(timeout=2)
+                time.sleep(rng.uniform(0, AIM_SECONDS))
             gate.close()
             kill(server)
             assert gate.wait_until_parked(WORKERS, timeout=REQUEST_TIMEOUT + 10), \
@@ -634,11 +697,14 @@ def test_nothing_acknowledged_is_lost_across_kills(backend):
         for worker in workers:
             worker.join(timeout=REQUEST_TIMEOUT + 10)
 
-        summary = ", ".join(f"{op}: {ok} ok, {lost} unanswered" for op, (ok, lost) in sorted(ledger.operations.items()))
+        summary = ledger.summary()
         print(f"{ROUNDS} kills in {time.monotonic() - started:.0f} s, {len(ledger.accounts)} accounts; {summary}")
+        cut = [a for a in ledger.accounts if a.state == "registered?"]
+        print(f"first registrations cut by a kill: {sum(a.handle in snapshot.users for a in cut)} of {len(cut)} "
+              "had committed (all of their writes), the others wrote nothing")
         assert not ledger.errors, "refused or failed while the server ran:\n" + "\n".join(ledger.errors[:20])
-        assert ledger.operations.get("register", [0, 0])[0] >= ROUNDS, f"too little traffic to mean anything: {summary}"
-        assert ledger.operations.get("sign in", [0, 0])[0] >= ROUNDS, f"too little traffic to mean anything: {summary}"
+        assert ledger.answered("register") >= ROUNDS and ledger.answered("sign in") >= ROUNDS, \
+            f"too little traffic to mean anything: {summary}"
 
         # Starting writes no user, passkey or session: the last kill's snapshot is what it serves.
         restart(server, ROUNDS + 1)
