@@ -17,7 +17,8 @@ acknowledged session still works and the sessions of deleted accounts do not.
 
 The kill moments and each client's choices come from one seed, printed at the start (and in a
 failing report); `LATCHKEY_CRASH_SEED=N` replays a run's choices (the threads' interleaving, and
-so exactly which request a kill cuts, still varies). PostgreSQL is not killed, only Latchkey.
+so exactly which request a kill cuts, still varies); `LATCHKEY_CRASH_ROUNDS=N` sets the number of
+kills. PostgreSQL is not killed, only Latchkey.
 """
 from __future__ import annotations
 
@@ -118,8 +119,9 @@ class Account:
     passkeys: dict = field(default_factory=dict)  # hex credential ID -> Passkey
     old_tokens: list = field(default_factory=list)
 
-    def usable(self, state: str = "ok") -> list[Passkey]:
-        return [p for p in self.passkeys.values() if p.state == state]
+    def usable(self) -> list[Passkey]:
+        """The passkeys the server surely has: registered with an ok answer and not being removed."""
+        return [p for p in self.passkeys.values() if p.state == "ok"]
 
 
 @dataclass
@@ -314,8 +316,8 @@ class Worker(threading.Thread):
         passkey.state = "ok"
         self.ledger.count("add passkey", "ok")
 
-    def sign_in(self, account: Account, passkey: Optional[Passkey] = None) -> None:
-        passkey = passkey or self.rng.choice(account.usable())
+    def sign_in(self, account: Account) -> None:
+        passkey = self.rng.choice(account.usable())
         usernameless = self.rng.random() < 0.3
         options = self.call("POST", "/assertion/options", {} if usernameless else {"username": account.username})
         assertion = self.authenticator.get(options, passkey.soft)  # the counter goes up by one
@@ -398,6 +400,9 @@ def sqlite_snapshot(database: Path) -> Snapshot:
             foreign = connection.execute("PRAGMA foreign_key_check").fetchall()
             if foreign:
                 problems.append(f"foreign_key_check: {foreign[:10]}")
+            # Each migration is a transaction: killed before the first commits, the file has no tables.
+            if connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'users'").fetchone()[0] == 0:
+                return Snapshot({}, {}, [], problems)
             users = {bytes(h): name for h, name in connection.execute("SELECT handle, username FROM users")}
             credentials = {bytes(i).hex(): (bytes(h), count) for i, h, count in
                            connection.execute("SELECT id, user_handle, sign_count FROM credentials")}
@@ -452,9 +457,10 @@ def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
     problems += [f"a session of user {handle.hex()[:16]} who does not exist" for handle in snapshot.session_owners
                  if handle not in snapshot.users]
 
-    known = set()
+    known, known_passkeys = set(), set()
     for account in ledger.accounts:
         known.add(account.handle)
+        known_passkeys.update(account.passkeys)
         stored_name = snapshot.users.get(account.handle)
         present = stored_name is not None
         if present and stored_name != account.username:
@@ -495,6 +501,8 @@ def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
                 problems.append(f"user {account.username!r} exists without the passkey it was registered with")
     problems += [f"user {name!r} was never registered by this test" for handle, name in snapshot.users.items()
                  if handle not in known]
+    problems += [f"passkey {cid[:16]} was never registered by this test" for cid in snapshot.credentials
+                 if cid not in known_passkeys]
     assert not problems, f"{when}: {len(problems)} problem(s):\n" + "\n".join(problems[:40])
 
 
