@@ -664,6 +664,7 @@ def test_nothing_acknowledged_is_lost_across_kills(backend):
     print(f"\ncrash safety on {name}: seed {seed} (LATCHKEY_CRASH_SEED={seed} replays the choices)")
     rng = random.Random(seed)
     server = LatchkeyServer(f"crash-{name}", extra_env)
+    print(f"logs (and the SQLite file) in {server.workdir}, kept when the test fails")
     read = postgres_read or (lambda: sqlite_snapshot(server.database))
     ledger = Ledger()
     gate = Gate()
