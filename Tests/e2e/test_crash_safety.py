@@ -18,7 +18,7 @@ acknowledged session still works and the sessions of deleted accounts do not.
 The kill moments and each client's choices come from one seed, printed at the start (and in a
 failing report); `LATCHKEY_CRASH_SEED=N` replays a run's choices (the threads' interleaving, and
 so exactly which request a kill cuts, still varies); `LATCHKEY_CRASH_ROUNDS=N` sets the number of
-kills. PostgreSQL is not killed, only Latchkey.
+kills. PostgreSQL is not killed, only Latchkey (so the test server's `fsync = off` does not matter).
 """
 from __future__ import annotations
 
