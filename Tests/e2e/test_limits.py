@@ -29,24 +29,37 @@ def behind(server, address: str):
     return client
 
 
+class Replies:
+    """Reads HTTP/1.1 replies with Content-Length bodies, one after another, from one connection."""
+
+    def __init__(self, sock: socket.socket, timeout: float):
+        self.sock = sock
+        self.buffer = b""
+        sock.settimeout(timeout)
+
+    def _fill(self, what: str) -> None:
+        chunk = self.sock.recv(65536)
+        assert chunk, f"connection closed {what}: {self.buffer[:200]!r}"
+        self.buffer += chunk
+
+    def next(self) -> tuple[int, dict, bytes]:
+        """Status, headers (lower-case names) and body of the next reply."""
+        while b"\r\n\r\n" not in self.buffer:
+            self._fill("before a reply")
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split()[1])
+        headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+        length = int(headers.get("content-length", "0"))
+        while len(self.buffer) < length:
+            self._fill("in the middle of a reply body")
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return status, headers, body
+
+
 def read_reply(sock: socket.socket, timeout: float) -> tuple[int, dict, bytes]:
-    """One HTTP/1.1 reply with a Content-Length body: status, headers (lower-case names), body."""
-    sock.settimeout(timeout)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        assert chunk, f"connection closed before a reply: {data!r}"
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1])
-    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
-    length = int(headers.get("content-length", "0"))
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        assert chunk, "connection closed in the middle of a reply body"
-        rest += chunk
-    return status, headers, rest[:length]
+    """The one reply expected on `sock`."""
+    return Replies(sock, timeout).next()
 
 
 def closed_within(sock: socket.socket, seconds: float) -> bool:
@@ -250,7 +263,8 @@ def flood(port: int, requests_count: int, connections: int, forwarded_for: str |
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         sender = threading.Thread(target=lambda: sock.sendall(request * count))
         sender.start()
-        mine = [read_reply(sock, 30) for _ in range(count)]
+        replies_on_it = Replies(sock, 30)
+        mine = [replies_on_it.next() for _ in range(count)]
         sender.join()
         sock.close()
         with lock:
@@ -341,7 +355,7 @@ def test_pending_challenges_are_capped_per_client_and_in_total(server_factory):
     assert "pending" in body["errorMessage"] and r.headers["Retry-After"].isdigit(), body
     assert behind(server, "203.0.113.50").post("/assertion/options", {}).status_code == 429, "sign-ins count too"
     # Answering one frees its place.
-    assert_ok(client.post("/attestation/result", auth.create(pending[0])))
+    assert_ok(client.post("/attestation/result", auth.create(pending[-1])))
     assert_ok(behind(server, "203.0.113.50").post("/assertion/options", {}))
     # Other addresses fill the total (3 + 2 of 5), then the server is full for everyone.
     assert_ok(behind(server, "203.0.113.51").post("/assertion/options", {}))
