@@ -65,7 +65,7 @@ import Testing
         try caps.reserve([6], for: Self.client, expiresAt: now + 60, now: now)
         #expect(caps.counts(for: Self.client) == (client: 2, total: 3))
         try caps.reserve([7], for: other, expiresAt: now + 120, now: now + 61)
-        #expect(caps.counts(for: Self.client) == (client: 0, total: 2))
+        #expect(caps.counts(for: Self.client) == (client: 0, total: 1))
     }
 
     @Test func theRateLimitAnswers429WithRetryAfterOnTheCeremonyEndpointsOnly() async throws {
@@ -75,7 +75,8 @@ import Testing
         }
         try await harness.run { client in
             for _ in 0..<2 {
-                #expect(try await client.send(.post, "/assertion/options", json: [:]).isOK)
+                let reply = try await client.send(.post, "/assertion/options", json: [:])
+                #expect(reply.isOK)
             }
             let refused = try await client.send(.post, "/attestation/result", json: [:])
             #expect(refused.status == .tooManyRequests && refused.isFailure && refused.errorMessage.contains("at most 1 a second"))
@@ -92,7 +93,8 @@ import Testing
         }
         try await harness.run { client in
             for _ in 0..<5 {
-                #expect(try await client.send(.post, "/assertion/options", json: [:]).isOK)
+                let reply = try await client.send(.post, "/assertion/options", json: [:])
+                #expect(reply.isOK)
             }
         }
     }

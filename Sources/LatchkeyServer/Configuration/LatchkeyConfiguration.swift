@@ -59,9 +59,9 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var trustedProxies: [String] = []
     /// Requests a second each client address may make to the ceremony endpoints, on average, in
     /// each instance; 0 for no limit.
-    public var rateLimit = 20
+    public var rateLimit = 100
     /// Requests a client address may make to the ceremony endpoints at once, after being quiet.
-    public var rateLimitBurst = 200
+    public var rateLimitBurst = 1_000
     /// Challenges one client address may have pending in each instance; 0 for no cap.
     public var pendingChallengesPerClient = 1_000
     /// Challenges that may be pending in all in each instance; 0 for no cap.
