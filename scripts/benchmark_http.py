@@ -133,6 +133,10 @@ class Server:
             "LATCHKEY_LOG_LEVEL": self.log_level,
             # No metadata BLOB from the working copy's data/ folder: every run starts alike.
             "LATCHKEY_METADATA_BLOB": str(self.workdir / "no-mds-blob.jwt"),
+            # Every client runs from 127.0.0.1, and (d) keeps 100,000 challenges pending: no limits.
+            "LATCHKEY_RATE_LIMIT": "0",
+            "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "0",
+            "LATCHKEY_PENDING_CHALLENGES_TOTAL": "0",
         })
         env.update({k: str(v) for k, v in self.extra_env.items()})
         self.starts += 1
