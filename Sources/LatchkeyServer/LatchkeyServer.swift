@@ -31,7 +31,7 @@ public enum LatchkeyServer {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
         router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
         case .allowedWithCredentials:
