@@ -13,6 +13,23 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         self.strictTransportSecurity = strictTransportSecurity
     }
 
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = SecurityHeaders.contentSecurityPolicy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[SecurityHeaders.xFrameOptions] = "DENY"
+        response.headers[SecurityHeaders.referrerPolicy] = "no-referrer"
+        response.headers[SecurityHeaders.permissionsPolicyName] = SecurityHeaders.permissionsPolicy
+        response.headers[SecurityHeaders.crossOriginOpenerPolicy] = "same-origin"
+        if strictTransportSecurity {
+            response.headers[.strictTransportSecurity] = SecurityHeaders.strictTransportSecurity
+        }
+        return response
+    }
+}
+
+/// The header names and values ``SecurityHeadersMiddleware`` sets, made once.
+enum SecurityHeaders {
     /// Only this origin's own files; no plugins, no framing, no `<base>`, forms post here only.
     static let contentSecurityPolicy = [
         "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self'",
@@ -24,24 +41,10 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         "geolocation=()", "payment=()", "usb=()",
     ].joined(separator: ", ")
     /// Two years, as the HSTS preload list asks.
-    static let strictTransportSecurityValue = "max-age=63072000"
+    static let strictTransportSecurity = "max-age=63072000"
 
     static let xFrameOptions = HTTPField.Name("X-Frame-Options")!
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
     static let permissionsPolicyName = HTTPField.Name("Permissions-Policy")!
     static let crossOriginOpenerPolicy = HTTPField.Name("Cross-Origin-Opener-Policy")!
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await next(request, context)
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.xFrameOptions] = "DENY"
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[Self.permissionsPolicyName] = Self.permissionsPolicy
-        response.headers[Self.crossOriginOpenerPolicy] = "same-origin"
-        if strictTransportSecurity {
-            response.headers[.strictTransportSecurity] = Self.strictTransportSecurityValue
-        }
-        return response
-    }
 }
