@@ -9,12 +9,15 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import urllib.parse
 
+import pytest
 import requests
 from cryptography.hazmat.primitives import serialization
 
 from softauthn import b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
 
 METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(24)
 
@@ -55,11 +58,23 @@ def _is_b64url(text: str) -> bool:
         return False
 
 
-def test_no_secret_appears_in_any_log_line(server_factory):
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path):
+    """Each store: its driver logs at trace level too (PostgreSQL's, with the database password)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "latchkey.sqlite")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_no_secret_appears_in_any_log_line(server_factory, database):
     server = server_factory("log-secrets", {
-        "LATCHKEY_LOG_LEVEL": "trace", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN})
+        "LATCHKEY_LOG_LEVEL": "trace", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN,
+        "LATCHKEY_DATABASE": database})
     found = Secrets()
     found.add("metrics token", METRICS_TOKEN)
+    password = urllib.parse.urlsplit(database).password
+    if password:
+        found.found[password] = "database password"
     auth = server.authenticator()
     client = server.client()
     username = new_username()
