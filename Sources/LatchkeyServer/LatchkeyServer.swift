@@ -33,7 +33,7 @@ public enum LatchkeyServer {
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
         router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
         case .allowedWithCredentials:

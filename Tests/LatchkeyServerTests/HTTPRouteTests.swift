@@ -35,12 +35,12 @@ struct HTTPRouteTests {
 
     @Test(arguments: [
         ("/attestation/options", [HTTPRequest.Method.get, .put, .delete, .patch, .head], "POST"),
-        ("/attestation/result", [.get, .put], "POST"), ("/assertion/options", [.get, .delete], "POST"),
-        ("/assertion/result", [.put, .patch], "POST"), ("/session", [.post, .put, .patch], "DELETE, GET, HEAD"),
+        ("/attestation/result", [.get, .put, .trace, .query], "POST"), ("/assertion/options", [.get, .delete], "POST"),
+        ("/assertion/result", [.put, .patch], "POST"), ("/session", [.post, .put, .patch, .trace], "DELETE, GET, HEAD"),
         ("/session/logout", [.get, .delete], "POST"), ("/credentials", [.post, .delete, .put], "GET, HEAD"),
         ("/credentials/AAAA", [.get, .post, .put], "DELETE, PATCH"), ("/account", [.get, .post], "DELETE"),
         ("/.well-known/apple-app-site-association", [.post, .put, .delete], "GET, HEAD"),
-        ("/", [.post, .put, .delete, .patch], "GET, HEAD"), ("/app.js", [.post, .delete], "GET, HEAD"),
+        ("/", [.post, .put, .delete, .patch, .trace], "GET, HEAD"), ("/app.js", [.post, .delete], "GET, HEAD"),
     ])
     func everyWrongMethodOnAKnownPathIs405WithAllow(path: String, methods: [HTTPRequest.Method], allow: String) async throws {
         try await RouteHarness().run { client in

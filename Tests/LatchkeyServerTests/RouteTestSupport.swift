@@ -36,14 +36,29 @@ struct RouteHarness {
         store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
     }
 
-    /// Runs `body` with a client of the application.
-    func run<Value: Sendable>(_ body: @Sendable (RouteClient) async throws -> Value) async throws -> Value {
-        var logger = Logger(label: "latchkey-route-tests")
-        logger.logLevel = .warning
-        let router = LatchkeyServer.router(
+    /// The application's router, as `LatchkeyServer.router` builds it for this configuration.
+    func router(logger: Logger = RouteHarness.logger) -> Router<LatchkeyRequestContext> {
+        LatchkeyServer.router(
             configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
             authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
-        let application = Application(router: router, logger: logger)
+    }
+
+    static var logger: Logger {
+        var logger = Logger(label: "latchkey-route-tests")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs `body` with a client of the application.
+    func run<Value: Sendable>(_ body: @Sendable (RouteClient) async throws -> Value) async throws -> Value {
+        try await run(router(), body)
+    }
+
+    /// Runs `body` with a client of the application over `router`.
+    func run<Value: Sendable>(
+        _ router: Router<LatchkeyRequestContext>, _ body: @Sendable (RouteClient) async throws -> Value
+    ) async throws -> Value {
+        let application = Application(router: router, logger: Self.logger)
         return try await application.test(.router) { client in
             try await body(RouteClient(client: client))
         }

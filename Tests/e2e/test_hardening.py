@@ -6,6 +6,7 @@ import json
 
 import requests
 
+from softauthn import SoftAuthenticator
 from test_http_api import (assert_failed, assert_ok, attestation_options, cookie_header, new_username,
                            register, set_cookies, sign_in)
 
@@ -59,6 +60,35 @@ def test_get_on_post_endpoints_is_405_and_headers_are_set(server):
     assert page.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_the_page_and_the_api_carry_the_browser_security_headers(server):
+    for path in ("/", "/app.js", "/session", "/no/such/path", "/openapi.json"):
+        headers = requests.get(server.url + path, timeout=5).headers
+        policy = dict(directive.strip().split(" ", 1) for directive in headers["Content-Security-Policy"].split(";"))
+        assert policy["default-src"] == "'self'" and policy["script-src"] == "'self'" and policy["style-src"] == "'self'", path
+        assert policy["object-src"] == "'none'" and policy["base-uri"] == "'none'" and policy["frame-ancestors"] == "'none'", path
+        assert "unsafe-inline" not in headers["Content-Security-Policy"] and "unsafe-eval" not in headers["Content-Security-Policy"]
+        assert headers["X-Frame-Options"] == "DENY", path
+        assert headers["X-Content-Type-Options"] == "nosniff", path
+        assert headers["Referrer-Policy"] == "no-referrer", path
+        assert headers["Cross-Origin-Opener-Policy"] == "same-origin", path
+        permissions = headers["Permissions-Policy"]
+        assert "publickey-credentials-get=(self)" in permissions and "publickey-credentials-create=(self)" in permissions
+        assert "camera=()" in permissions and "microphone=()" in permissions, permissions
+        assert "Strict-Transport-Security" not in headers, "HSTS only when the origins are https"
+    # Nothing inline in the page that the policy would block.
+    page = requests.get(server.url + "/", timeout=5).text
+    assert "<script>" not in page and "<style" not in page and " style=" not in page and " on" + "click=" not in page
+
+
+def test_no_cors_headers_outside_conformance_mode(server):
+    for origin in ("https://evil.example", server.origin):
+        preflight = requests.options(server.url + "/assertion/options", timeout=5, headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+        read = requests.get(server.url + "/session", headers={"Origin": origin}, timeout=5)
+        for reply in (preflight, read):
+            assert not [name for name in reply.headers if name.lower().startswith("access-control-")], (origin, reply.headers)
+
+
 def test_a_new_sign_in_ends_the_session_the_client_had(server):
     auth = server.authenticator()
     username = new_username()
@@ -89,6 +119,17 @@ def test_https_deployments_use_host_prefixed_secure_cookies(server_factory):
     assert_ok(r)
     cookie = cookie_header(r, "__Host-latchkey_signin")
     assert "Secure" in cookie and "Path=/" in cookie and "Domain" not in cookie
+    assert r.headers["Strict-Transport-Security"] == "max-age=63072000"
+    # The session cookie of a registration too, HttpOnly and SameSite.
+    auth = SoftAuthenticator(origin="https://example.com", rp_id="example.com")
+    client = server.client()
+    options = attestation_options(client, new_username())
+    registered = client.post("/attestation/result", auth.create(options))
+    assert_ok(registered)
+    for name in ("__Host-latchkey_session", "__Host-latchkey_registration"):
+        cookie = cookie_header(registered, name)
+        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie, cookie
+    assert not [c for c in set_cookies(registered) if c.startswith("latchkey_")], "no cookie without the prefix"
 
 
 def test_conformance_mode_applies_level_2_token_binding_rules_and_answers_preflights(conformance_server):

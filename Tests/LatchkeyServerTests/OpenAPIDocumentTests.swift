@@ -1,0 +1,68 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LatchkeyServer
+import Testing
+
+/// `Public/openapi.json` describes exactly the routes the router serves: every operation it
+/// documents is a route, and every route is documented, so the document cannot drift from the code.
+@Suite("OpenAPI document")
+struct OpenAPIDocumentTests {
+    /// Paths the page's folder serves as files rather than routes, with their content type.
+    static let files = ["/": "text/html", "/openapi.json": "application/json"]
+
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `METHOD /path` for every operation of the document, path templates as the router writes them.
+    static func documentedOperations() throws -> Set<String> {
+        let data = try Data(contentsOf: repository.appendingPathComponent("Public/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var operations = Set<String>()
+        for (path, item) in paths {
+            for method in item.keys where method != "parameters" && method != "summary" && method != "description" {
+                operations.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        return operations
+    }
+
+    @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {
+        // Every optional route on: metrics on the public listener need a token.
+        let harness = try RouteHarness { $0.metricsToken = "scrape-token" }
+        let router = harness.router()
+        let routes = router.routes.map { (method: $0.method, path: $0.path.description) }
+        let documented = try Self.documentedOperations()
+
+        let served = try await harness.run(router) { client in
+            var served = Set<String>()
+            for route in routes {
+                // The 405 routes that answer wrong methods on known paths are not operations.
+                let concrete = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
+                let reply = try await client.send(route.method, concrete)
+                if reply.status != .methodNotAllowed { served.insert("\(route.method) \(route.path)") }
+            }
+            for (path, contentType) in Self.files {
+                let reply = try await client.send(.get, path)
+                #expect(reply.status == .ok, "GET \(path)")
+                #expect(reply.headers[.contentType]?.hasPrefix(contentType) == true, "GET \(path): \(reply.headers[.contentType] ?? "")")
+                served.insert("GET \(path)")
+            }
+            return served
+        }
+        #expect(documented.subtracting(served).sorted() == [], "documented in Public/openapi.json but not served")
+        #expect(served.subtracting(documented).sorted() == [], "served but missing from Public/openapi.json")
+        #expect(served.count > 15)
+    }
+
+    @Test func theDocumentIsServedAsJSON() async throws {
+        try await RouteHarness().run { client in
+            let reply = try await client.send(.get, "/openapi.json")
+            #expect(reply.status == .ok)
+            #expect(reply.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(reply.json["openapi"] as? String == "3.1.0")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+"""No secret reaches a log line: a server logging everything (trace, JSON) runs registrations,
+sign-ins, management calls and failures, and then its whole standard output and error are searched
+for every session token, challenge, credential private key, clientDataJSON, signature, attestation
+object, authenticator data, full credential ID and the metrics token it handled, in every encoding
+a log line could plausibly carry them in."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import urllib.parse
+
+import pytest
+import requests
+from cryptography.hazmat.primitives import serialization
+
+from softauthn import b64url, b64url_decode
+from test_http_api import assert_failed, assert_ok, new_username
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
+
+METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(24)
+
+
+def encodings(data: bytes) -> set[str]:
+    """The forms bytes take in text: base64url, base64, hexadecimal (either case)."""
+    forms = {b64url(data), base64.b64encode(data).decode().rstrip("="), data.hex(), data.hex().upper()}
+    return {form for form in forms if len(form) >= 16}
+
+
+class Secrets:
+    """Everything secret this test handled, in every encoding."""
+
+    def __init__(self):
+        self.found: dict[str, str] = {}
+
+    def add(self, what: str, data: bytes | str) -> None:
+        if isinstance(data, str):
+            self.found[data] = what
+            data = data.encode() if not _is_b64url(data) else b64url_decode(data)
+        for form in encodings(data):
+            self.found[form] = what
+
+    def add_credential(self, what: str, credential: dict) -> None:
+        self.add(f"{what} id", credential["id"])
+        for member, value in credential["response"].items():
+            if isinstance(value, str) and value:
+                self.add(f"{what} {member}", value)
+        client_data = b64url_decode(credential["response"]["clientDataJSON"])
+        self.add(f"{what} clientDataJSON text", client_data.decode())
+
+
+def _is_b64url(text: str) -> bool:
+    try:
+        b64url_decode(text)
+        return all(c.isalnum() or c in "-_" for c in text)
+    except Exception:
+        return False
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path):
+    """Each store: its driver logs at trace level too (PostgreSQL's, with the database password)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "latchkey.sqlite")
+    return request.getfixturevalue("postgres_url")
+
+
+def test_no_secret_appears_in_any_log_line(server_factory, database):
+    server = server_factory("log-secrets", {
+        "LATCHKEY_LOG_LEVEL": "trace", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN,
+        "LATCHKEY_DATABASE": database})
+    found = Secrets()
+    found.add("metrics token", METRICS_TOKEN)
+    password = urllib.parse.urlsplit(database).password
+    if password:
+        found.found[password] = "database password"
+    auth = server.authenticator()
+    client = server.client()
+    username = new_username()
+
+    def options(path: str, body: dict, **kwargs) -> dict:
+        reply = assert_ok(client.post(path, body, **kwargs))
+        found.add(f"{path} challenge", reply["challenge"])
+        return reply
+
+    # Registration: options, a credential, a session.
+    creation = options("/attestation/options", {"username": username, "displayName": "Log Secrets"})
+    credential = auth.create(creation, fmt="packed")
+    found.add_credential("registration", credential)
+    registered = assert_ok(client.post("/attestation/result", credential))
+    found.add("session token", registered["sessionToken"])
+    bearer = {"Authorization": f"Bearer {registered['sessionToken']}"}
+
+    # Sign-ins with and without the username, each with its own session.
+    for body in ({"username": username}, {}):
+        request = options("/assertion/options", body)
+        assertion = auth.get(request)
+        found.add_credential("assertion", assertion)
+        signed_in = assert_ok(client.post("/assertion/result", assertion))
+        found.add("session token", signed_in["sessionToken"])
+        bearer = {"Authorization": f"Bearer {signed_in['sessionToken']}"}
+
+    # Management: a second passkey, list, rename, remove, session.
+    second = options("/attestation/options", {"username": username}, headers=bearer)
+    second_credential = auth.create(second)
+    found.add_credential("second registration", second_credential)
+    assert_ok(client.post("/attestation/result", second_credential))
+    listed = assert_ok(client.get("/credentials", headers=bearer))["credentials"]
+    assert len(listed) == 2
+    assert_ok(client.patch(f"/credentials/{listed[0]['id']}", {"name": "Work laptop"}, headers=bearer))
+    assert_ok(client.delete(f"/credentials/{second_credential['id']}", headers=bearer))
+    assert_ok(client.get("/session", headers=bearer))
+    assert requests.get(server.url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=5).ok
+
+    # Failures: a tampered signature, a replayed assertion, an unknown passkey, a wrong token,
+    # a wrong metrics token, a cross-site request, garbage.
+    request = options("/assertion/options", {"username": username})
+    tampered = auth.get(request, tamper_signature=True)
+    found.add_credential("tampered assertion", tampered)
+    assert_failed(client.post("/assertion/result", tampered), server, codes=(400,))
+    assert_failed(client.post("/assertion/result", tampered), server, codes=(400,))
+    stranger = server.authenticator()
+    unknown = stranger.create(options("/attestation/options", {"username": new_username()}), store=True)
+    found.add_credential("unregistered credential", unknown)
+    assert_failed(client.post("/assertion/result", stranger.get(options("/assertion/options", {}))), server, codes=(400,))
+    wrong_token = secrets.token_urlsafe(32)
+    found.add("wrong session token", wrong_token)
+    assert client.get("/credentials", headers={"Authorization": f"Bearer {wrong_token}"}).status_code == 401
+    wrong_metrics = "metrics-" + secrets.token_urlsafe(24)
+    found.add("wrong metrics token", wrong_metrics)
+    assert requests.get(server.url + "/metrics", headers={"Authorization": f"Bearer {wrong_metrics}"}, timeout=5).status_code == 401
+    assert client.post("/attestation/options", {"username": new_username()},
+                       headers={"Origin": "https://evil.example"}).status_code == 403
+    assert_failed(client.post("/assertion/result", raw=b'{"id": 1}'), server, codes=(400,))
+
+    # Sign out and delete the account.
+    assert_ok(client.delete("/account", headers=bearer))
+    assert client.get("/session", headers=bearer).status_code == 401
+
+    # The private keys the authenticators held.
+    for authenticator in (auth, stranger):
+        for held in authenticator.credentials.values():
+            numbers = held.private_key.private_numbers()
+            found.add("private key scalar", numbers.private_value.to_bytes(32, "big"))
+            pem = held.private_key.private_bytes(
+                serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+            found.add("private key PKCS#8", pem)
+
+    server.stop()
+    logs = server.stdout_path.read_text("utf-8", "replace") + server.stderr_path.read_text("utf-8", "replace")
+    lines = [line for line in logs.splitlines() if line.strip()]
+    # The logs are really there, at trace level, as JSON: this test can fail.
+    events = [json.loads(line) for line in lines if line.startswith("{")]
+    messages = {event.get("message") for event in events}
+    assert {"passkey registered", "signed in", "passkey renamed", "passkey removed", "account deleted"} <= messages, messages
+    assert any(event.get("level") in ("trace", "debug") for event in events), "trace and debug lines are logged"
+    assert len(found.found) > 50
+
+    leaks = [(what, line) for line in lines for secret, what in found.found.items() if secret in line]
+    assert not leaks, "secrets in the log:\n" + "\n".join(f"{what}: {line[:300]}" for what, line in leaks[:20])
