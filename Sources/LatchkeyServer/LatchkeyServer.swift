@@ -97,9 +97,7 @@ public enum LatchkeyServer {
                 configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names,
                 metrics: metrics, metricsRegistry: metricsRegistry, logger: logger),
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionLimitsHandler(
-                    requestTimeout: .seconds(Int64(configuration.requestTimeout)), maximumHeaderBytes: HTTPLimits.maximumHeaderBytes,
-                    logger: logger)],
+                additionalChannelHandlers: [ConnectionLimitsHandler(requestTimeout: .seconds(Int64(configuration.requestTimeout)), logger: logger)],
                 idleTimeout: .seconds(60),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,

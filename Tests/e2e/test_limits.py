@@ -14,6 +14,7 @@ import pytest
 import requests
 
 from test_http_api import assert_failed, assert_ok, attestation_options, new_username, register, sign_in
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
 
 PROXY = "127.0.0.1"
 
@@ -373,3 +374,19 @@ def test_pending_challenges_expire_out_of_the_cap(server_factory):
     assert client.post("/assertion/options", {}).status_code == 429
     time.sleep(2.2)
     assert_ok(client.post("/assertion/options", {}))
+
+
+# ---------------------------------------------------------------------------------------------
+# several instances
+
+
+def test_each_instance_on_one_postgresql_enforces_its_share_of_the_limits(server_factory, postgres_url):
+    """The counts are each instance's own (README, Security notes): behind a balancer over N
+    instances a client gets N buckets and N challenge caps, and no more."""
+    env = {"LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": "http://localhost", "LATCHKEY_RATE_LIMIT": "1",
+           "LATCHKEY_RATE_LIMIT_BURST": "3", "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "2"}
+    a, b = server_factory("share-a", env), server_factory("share-b", env)
+    for instance in (a, b):
+        statuses = [requests.post(instance.url + "/assertion/options", json={}, timeout=10).status_code for _ in range(4)]
+        # Two challenges fit the cap, the third is refused by it, the fourth by the empty bucket.
+        assert statuses == [200, 200, 429, 429], statuses

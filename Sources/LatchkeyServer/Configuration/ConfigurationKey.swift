@@ -285,7 +285,7 @@ extension LatchkeyConfiguration {
             "Seconds a sign-in session lasts (60 s to one year)."),
         .integer(
             "requestTimeout", \.requestTimeout, in: 1...300, rangeDescription: "between 1 and 300 seconds",
-            "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413) and headers 32 KiB (431)."),
+            "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),

@@ -10,8 +10,8 @@ import NIOHTTPTypes
 ///   within `requestTimeout`, or the connection is closed. A client that sends one byte a second
 ///   (slow loris) is cut off, whatever the idle timeout; so is a kept-alive connection left unused.
 ///   While the server works on a request it has read, no deadline runs.
-/// - **Clean answers to requests the parser refuses**: headers larger than the decoder allows get
-///   431, any other malformed request 400, each with the JSON failure body, then the connection closes.
+/// - **Clean answers to requests the parser refuses**: headers over ``HTTPLimits`` get 431, any
+///   other malformed request 400, each with the JSON failure body, then the connection closes.
 /// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
 ///   worth reading): the server stops sending, and the deadline ends the reading.
 final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -21,7 +21,6 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundOut = HTTPResponsePart
 
     private let requestTimeout: TimeAmount
-    private let maximumHeaderBytes: Int
     private let logger: Logger
 
     /// Requests whose head arrived and whose reply is not sent yet.
@@ -32,9 +31,8 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var closeAfterReply = false
     private var deadline: Scheduled<Void>?
 
-    init(requestTimeout: TimeAmount, maximumHeaderBytes: Int, logger: Logger) {
+    init(requestTimeout: TimeAmount, logger: Logger) {
         self.requestTimeout = requestTimeout
-        self.maximumHeaderBytes = maximumHeaderBytes
         self.logger = logger
     }
 
@@ -101,9 +99,11 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         let (status, message): (HTTPResponse.Status, String) = parserError == .headerOverflow
-            ? (.requestHeaderFieldsTooLarge, "request headers are larger than \(maximumHeaderBytes / 1024) KiB")
+            ? (.requestHeaderFieldsTooLarge,
+               "request headers are over the limit of \(HTTPLimits.maximumHeaderBytes / 1024) KiB and \(HTTPLimits.maximumHeaderFields) fields")
             : (.badRequest, "malformed HTTP request")
         logger.debug("refused a malformed request", metadata: ["error": "\(parserError)"])
+        // This reply is in progress now: a further error goes on to the application, which closes.
         requestsInProgress = 1
         let body = ByteBuffer(string: #"{"status":"failed","errorMessage":"\#(message)"}"#)
         let head = HTTPResponse(status: status, headerFields: [
