@@ -11,6 +11,13 @@ Sections (the report is Markdown on stdout; progress goes to stderr):
        credentials), seeded straight into the SQLite file before the server starts on it.
   d    VmRSS of the server idle after start, after a warm-up, and after N pending challenges made
        by POST /assertion/options {} from several client processes.
+  p    the sign-in of (b) at 1, 16 and 64 clients (lean driver) on SQLite, on PostgreSQL with one
+       instance, and on PostgreSQL with two instances sharing it (each ceremony's options on one
+       instance and its result on the other, as a round-robin balancer sends them); server CPU is
+       summed over the instances, and the PostgreSQL server's own CPU (the postmaster and every
+       process under it) is read the same way. Needs a PostgreSQL this process may create databases
+       in: --postgres-url, else LATCHKEY_TEST_POSTGRES_URL (scripts/postgres start); the server's
+       data folder (LATCHKEY_POSTGRES_DIR, or --postgres-pid) to find its processes.
 
 Every server runs on a free 127.0.0.1 port with its own temporary database and is stopped on any
 exit (failure, Ctrl-C, SIGTERM; and through PR_SET_PDEATHSIG if this process is killed). Every
@@ -92,8 +99,10 @@ class Server:
     """One `latchkey serve` on a free loopback port, with its database in a temporary folder."""
 
     def __init__(self, binary: Path, name: str, log_level: str, keep: bool,
-                 extra_env: Optional[dict] = None, workdir: Optional[Path] = None):
+                 extra_env: Optional[dict] = None, workdir: Optional[Path] = None,
+                 origin: Optional[str] = None):
         self.binary = binary
+        self.shared_origin = origin  # one origin for several instances behind a balancer
         self.name = name
         self.keep = keep
         self.workdir = workdir or Path(tempfile.mkdtemp(prefix=f"latchkey-bench-{name}-"))
@@ -110,7 +119,7 @@ class Server:
 
     @property
     def origin(self) -> str:
-        return f"http://localhost:{self.port}"
+        return self.shared_origin or f"http://localhost:{self.port}"
 
     def start(self) -> "Server":
         self.port = free_port()
@@ -124,6 +133,10 @@ class Server:
             "LATCHKEY_LOG_LEVEL": self.log_level,
             # No metadata BLOB from the working copy's data/ folder: every run starts alike.
             "LATCHKEY_METADATA_BLOB": str(self.workdir / "no-mds-blob.jwt"),
+            # Every client runs from 127.0.0.1, and (d) keeps 100,000 challenges pending: no limits.
+            "LATCHKEY_RATE_LIMIT": "0",
+            "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "0",
+            "LATCHKEY_PENDING_CHALLENGES_TOTAL": "0",
         })
         env.update({k: str(v) for k, v in self.extra_env.items()})
         self.starts += 1
@@ -214,6 +227,41 @@ class Server:
         if len(text) > limit:
             text = "...\n" + text[-limit:]
         return f"--- server {self.name} log ({self.log_path}) ---\n{text}"
+
+
+class ServerGroup:
+    """Several instances measured as one: CPU, context switches and memory summed; a client's
+    requests alternate between them (options on one, result on the next). `extra_cpu` adds the CPU
+    of processes the servers depend on (the PostgreSQL server) to a separate reading."""
+
+    def __init__(self, servers: list, database_cpu=None):
+        self.servers = servers
+        self.database_cpu = database_cpu
+
+    @property
+    def urls(self) -> list:
+        return [s.url for s in self.servers]
+
+    @property
+    def origin(self) -> str:
+        return self.servers[0].origin
+
+    def cpu_seconds(self) -> float:
+        return sum(s.cpu_seconds() for s in self.servers)
+
+    def context_switches(self) -> tuple:
+        pairs = [s.context_switches() for s in self.servers]
+        return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+
+    def status_kib(self, key: str) -> int:
+        return sum(s.status_kib(key) for s in self.servers)
+
+    def check_alive(self) -> None:
+        for s in self.servers:
+            s.check_alive()
+
+    def log_tail(self, limit: int = 4000) -> str:
+        return "\n".join(s.log_tail(limit // len(self.servers)) for s in self.servers)
 
 
 def stop_all_servers() -> None:
@@ -311,10 +359,12 @@ def register_users(url: str, auth: SoftAuthenticator, names: list, driver: str) 
                          timeout=REQUEST_TIMEOUT), f"POST /attestation/result for {name}")
 
 
-def sign_in(s: requests.Session, url: str, auth: SoftAuthenticator, name: str) -> None:
+def sign_in(s: requests.Session, url: str, auth: SoftAuthenticator, name: str,
+            result_url: Optional[str] = None) -> None:
+    """One ceremony; with `result_url`, the result goes to another instance than the options."""
     options = check(s.post(url + "/assertion/options", json={"username": name},
                            timeout=REQUEST_TIMEOUT), f"POST /assertion/options for {name}")
-    result = check(s.post(url + "/assertion/result", json=auth.get(options),
+    result = check(s.post((result_url or url) + "/assertion/result", json=auth.get(options),
                           timeout=REQUEST_TIMEOUT), f"POST /assertion/result for {name}")
     if result.get("username") != name:
         raise BenchError(f"POST /assertion/result signed in {result.get('username')!r}, expected {name!r}")
@@ -330,7 +380,10 @@ def worker(cfg: dict, index: int, start_event, out_queue) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (inherited by fork)
     try:
-        url, origin, mode = cfg["url"], cfg["origin"], cfg["mode"]
+        urls, origin, mode = cfg["urls"], cfg["origin"], cfg["mode"]
+        # With several instances, client i sends its options to instance i and its results to the
+        # next one: every ceremony crosses instances, and the load is even.
+        url, result_url = urls[index % len(urls)], urls[(index + 1) % len(urls)]
         auth = SoftAuthenticator(origin=origin, rp_id="localhost", counter_step=1)
         names = [f"{cfg['tag']}-c{index}-u{i}" for i in range(cfg["users"])] if mode != "anon" else []
         register_users(url, auth, names, cfg["driver"])
@@ -342,7 +395,7 @@ def worker(cfg: dict, index: int, start_event, out_queue) -> None:
             name = names[k % len(names)] if names else ""
             k += 1
             if mode == "signin":
-                sign_in(s, url, auth, name)
+                sign_in(s, url, auth, name, result_url)
             elif mode == "user":
                 options_only(s, url, {"username": name})
             else:
@@ -407,7 +460,9 @@ def run_window(server: Server, *, mode: str, clients: int, users: int, window: f
     ctx = mp.get_context("fork")
     start_event = ctx.Event()
     out_queue = ctx.Queue()
-    cfg = {"url": server.url, "origin": server.origin, "mode": mode, "users": users,
+    urls = server.urls if isinstance(server, ServerGroup) else [server.url]
+    database_cpu = getattr(server, "database_cpu", None)
+    cfg = {"urls": urls, "origin": server.origin, "mode": mode, "users": users,
            "window": window, "warmup_count": warmup_count, "warmup_seconds": warmup_seconds,
            "max_count": max_count, "tag": tag, "driver": driver}
     procs = [ctx.Process(target=worker, args=(cfg, i, start_event, out_queue), daemon=True)
@@ -444,6 +499,7 @@ def run_window(server: Server, *, mode: str, clients: int, users: int, window: f
         time.sleep(0.2)  # let the last warm-up responses leave the server
         rss_before = server.status_kib("VmRSS")
         cpu0 = server.cpu_seconds()
+        database0 = database_cpu() if database_cpu else 0.0
         switches0 = server.context_switches()
         machine0 = machine_times()
         wall0 = time.monotonic()
@@ -451,6 +507,7 @@ def run_window(server: Server, *, mode: str, clients: int, users: int, window: f
         results = collect("done", window + 2 * REQUEST_TIMEOUT + 30)
         wall1 = time.monotonic()
         cpu1 = server.cpu_seconds()
+        database1 = database_cpu() if database_cpu else 0.0
         switches1 = server.context_switches()
         machine1 = machine_times()
         rss_after = server.status_kib("VmRSS")
@@ -466,6 +523,7 @@ def run_window(server: Server, *, mode: str, clients: int, users: int, window: f
     return {
         "count": count,
         "server_cpu": cpu1 - cpu0,
+        "database_cpu": database1 - database0,
         "wall": wall1 - wall0,
         "busy": last - first,
         "client_cpu": sum(r["cpu"] for r in results.values()),
@@ -476,7 +534,7 @@ def run_window(server: Server, *, mode: str, clients: int, users: int, window: f
         "involuntary": switches1[1] - switches0[1],
         "machine_busy": (machine1[0] - machine0[0]) / max(1, machine1[2] - machine0[2]),
         "steal": (machine1[1] - machine0[1]) / max(1, machine1[2] - machine0[2]),
-        "others": max(0.0, (machine1[0] - machine0[0]) / CLK_TCK - (cpu1 - cpu0)
+        "others": max(0.0, (machine1[0] - machine0[0]) / CLK_TCK - (cpu1 - cpu0) - (database1 - database0)
                       - sum(r["cpu"] for r in results.values())) / (wall1 - wall0),
         "rss_after": rss_after,
     }
@@ -495,6 +553,100 @@ def percentile(sorted_values: list, p: float) -> float:
     """Nearest-rank percentile of an already sorted list."""
     rank = max(1, int(-(-p * len(sorted_values) // 100)))  # ceil(p/100 * n)
     return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL (section p)
+
+
+def psql_binary() -> str:
+    found = shutil.which("psql")
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin/psql"), key=lambda p: int(p.parts[-3]))
+    if not candidates:
+        raise BenchError("psql not found: apt-get install postgresql-client (or postgresql)")
+    return str(candidates[-1])
+
+
+class PostgresServer:
+    """The PostgreSQL server a run uses: a database made for each configuration, and the CPU time
+    of the server's processes (the postmaster, its live children, and its reaped children)."""
+
+    def __init__(self, url: str):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("postgres", "postgresql") or not parts.hostname:
+            raise BenchError("the PostgreSQL URL must look like postgres://USER:PASSWORD@HOST:PORT/DB")
+        self.url = url
+        self.parts = parts
+        self.psql = psql_binary()
+        self.made: list = []
+        data_directory = self.query("SHOW data_directory")
+        try:
+            self.postmaster = int(Path(data_directory, "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError) as exc:
+            raise BenchError(f"cannot read the postmaster's PID in {data_directory} ({exc}); "
+                             "section p measures a PostgreSQL server on this machine")
+
+    def query(self, sql: str) -> str:
+        proc = subprocess.run([self.psql, self.url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            raise BenchError(f"psql {sql!r}: {proc.stderr.strip()[-600:]}")
+        return proc.stdout.strip()
+
+    def new_database(self, name: str) -> str:
+        """A fresh database; returns its URL."""
+        self.query(f"DROP DATABASE IF EXISTS {name}")
+        self.query(f"CREATE DATABASE {name}")
+        self.made.append(name)
+        return urllib.parse.urlunsplit(self.parts._replace(path="/" + name))
+
+    def drop_databases(self) -> None:
+        for name in self.made:
+            try:
+                self.query(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            except BenchError as exc:
+                log(f"could not drop {name}: {exc}")
+        self.made.clear()
+
+    DURABLE = ("fsync", "synchronous_commit", "full_page_writes")
+
+    def make_durable(self) -> None:
+        """Production durability for the run (a commit waits for its WAL flush), undone by
+        `restore_settings`; a throwaway test server (scripts/postgres) runs with it off."""
+        for name in self.DURABLE:
+            self.query(f"ALTER SYSTEM SET {name} = on")
+        self.query("SELECT pg_reload_conf()")
+        time.sleep(0.5)  # the postmaster's children take the reload in their own time
+        if self.query("SHOW synchronous_commit") != "on":
+            raise BenchError("synchronous_commit did not become on after ALTER SYSTEM and a reload")
+
+    def restore_settings(self) -> None:
+        for name in self.DURABLE:
+            self.query(f"ALTER SYSTEM RESET {name}")
+        self.query("SELECT pg_reload_conf()")
+
+    def settings(self) -> str:
+        names = ("server_version", "fsync", "synchronous_commit", "full_page_writes", "shared_buffers")
+        values = self.query("SELECT string_agg(name || ' ' || setting, ', ' ORDER BY name) FROM pg_settings "
+                            f"WHERE name IN ({', '.join(repr(n) for n in names)})")
+        return values
+
+    def cpu_seconds(self) -> float:
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                data = stat.read_text()
+            except OSError:  # a process that just ended
+                continue
+            fields = data[data.rindex(")") + 2:].split()
+            pid, ppid = int(stat.parent.name), int(fields[1])
+            if pid == self.postmaster:
+                total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+            elif ppid == self.postmaster:
+                total += int(fields[11]) + int(fields[12])
+        return total / CLK_TCK
 
 
 # ---------------------------------------------------------------------------------------------
@@ -705,7 +857,13 @@ def main() -> int:
     parser.add_argument("--pending-clients", type=int, default=4, help="client processes creating them")
     parser.add_argument("--pending-timeout", type=float, default=600, help="seconds allowed for creating them")
     parser.add_argument("--openssl-seconds", type=int, help="openssl speed -seconds (default 3; quick 1)")
-    parser.add_argument("--sections", default="ref,b,c,d", help="which sections: ref,b,c,d")
+    parser.add_argument("--sections", default="ref,b,c,d", help="which sections: ref,b,c,d,p")
+    parser.add_argument("--postgres-url", help="for (p): a PostgreSQL URL of a role that may create databases "
+                        "(default: $LATCHKEY_TEST_POSTGRES_URL, as `eval \"$(scripts/postgres start)\"` sets it)")
+    parser.add_argument("--postgres-clients", default="1,16,64", help="client processes for (p), comma-separated")
+    parser.add_argument("--postgres-durable", action="store_true",
+                        help="for (p): turn fsync, synchronous_commit and full_page_writes on for the run "
+                        "(ALTER SYSTEM, reset afterwards), as a production server has them")
     parser.add_argument("--log-level", default="info", help="server LATCHKEY_LOG_LEVEL (default info, as shipped)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (databases, server logs)")
     args = parser.parse_args()
@@ -721,8 +879,9 @@ def main() -> int:
     warmup_seconds = 3.0 if quick else 15.0
     if window <= 0 or window > 600:
         parser.error("--window must be in (0, 600] seconds")
-    if any(c < 1 or c > 64 for c in clients_list):
-        parser.error("--clients: 1..64 each")
+    postgres_clients = [int(x) for x in args.postgres_clients.split(",") if x.strip()]
+    if any(c < 1 or c > 64 for c in clients_list + postgres_clients):
+        parser.error("--clients, --postgres-clients: 1..64 each")
 
     binary = Path(os.environ.get("LATCHKEY_BIN", REPO / ".build-release" / "release" / "latchkey"))
     if not binary.is_absolute():
@@ -753,7 +912,18 @@ def main() -> int:
     out()
 
     verify_us = None
-    if "ref" in sections or "b" in sections or "c" in sections:
+    postgres = None
+    if "p" in sections:
+        url = args.postgres_url or os.environ.get("LATCHKEY_TEST_POSTGRES_URL")
+        if not url:
+            raise BenchError("section p needs --postgres-url or LATCHKEY_TEST_POSTGRES_URL "
+                             "(eval \"$(scripts/postgres start)\")")
+        postgres = PostgresServer(url)
+        if args.postgres_durable:
+            postgres.make_durable()
+        postgres_settings = postgres.settings()
+
+    if sections & {"ref", "b", "c", "p"}:
         ref = openssl_reference(openssl_seconds)
         verify_us = ref["us"]
         out("## Reference: OpenSSL P-256 verify")
@@ -915,6 +1085,56 @@ def main() -> int:
             f"`pending_ceremonies` rows: {before_rows} before, {pending_rows} after; "
             f"database with WAL {db_bytes / 1048576:,.1f} MiB; "
             f"RSS growth {(rss_full - rss_warm) * 1024 / max(created, 1):,.0f} bytes per pending challenge.")
+        out()
+    if "p" in sections:
+        rows = []
+        try:
+            for backend, instances in (("SQLite", 1), ("PostgreSQL", 1), ("PostgreSQL", 2)):
+                name = f"p-{backend.lower()}-{instances}"
+                env = {}
+                if backend == "PostgreSQL":
+                    env["LATCHKEY_DATABASE"] = postgres.new_database(f"latchkey_bench_{instances}_{os.getpid()}")
+                # Instances behind one balancer share its origin (LATCHKEY_ORIGINS of each).
+                servers = [Server(binary, f"{name}-{i}", args.log_level, args.keep, env,
+                                  origin="http://localhost:8443" if instances > 1 else None)
+                           for i in range(instances)]
+                group = ServerGroup([srv.start() for srv in servers],
+                                    database_cpu=postgres.cpu_seconds if backend == "PostgreSQL" else None)
+                try:
+                    for n in postgres_clients:
+                        log(f"(p) {backend}, {instances} instance(s), {n} client(s), {window:g} s")
+                        r = run_window(group, mode="signin", clients=n, users=args.users_per_client,
+                                       window=window, warmup_count=warmup_count, warmup_seconds=warmup_seconds,
+                                       max_count=args.max_per_client, tag=f"{name}-{n}", driver="http.client")
+                        per = r["server_cpu"] / r["count"]
+                        db = r["database_cpu"] / r["count"]
+                        rows.append([backend, str(instances), str(n), f"{r['count']:,}", us(per),
+                                     us(db) if backend == "PostgreSQL" else "(in the server)", us(per + db),
+                                     f"{r['count'] / r['busy']:,.0f}", ms(r["p50"]), ms(r["p99"]),
+                                     f"{per * 1e6 / verify_us:.1f}×", f"{(per + db) * 1e6 / verify_us:.1f}×",
+                                     f"{r['server_cpu'] / r['wall']:.2f} + {r['database_cpu'] / r['wall']:.2f} + "
+                                     f"{r['client_cpu'] / r['wall']:.2f} + {r['others']:.2f}"])
+                finally:
+                    for srv in servers:
+                        srv.close()
+        finally:
+            postgres.drop_databases()
+            if args.postgres_durable:
+                postgres.restore_settings()
+        out("## (p) Sign-in on SQLite and on PostgreSQL, with one and two instances")
+        out()
+        out("The ceremony of (b) on the lean http.client driver. With two instances, client *i* sends its "
+            "options to instance *i* mod 2 and its results to the other, so every ceremony crosses "
+            "instances (what a round-robin balancer does) and both instances share the origin "
+            "`http://localhost:8443`. Server CPU is summed over the instances; PostgreSQL CPU is the "
+            "postmaster and every process under it (connection backends, WAL writer, checkpointer), "
+            "live and reaped, from `/proc/PID/stat`. \"Cores used\": Latchkey + PostgreSQL + clients + "
+            f"everything else, out of {os.cpu_count()}. PostgreSQL settings: {postgres_settings}.")
+        out()
+        out(table(["Store", "Instances", "Clients", "Ceremonies", "Latchkey CPU / ceremony (µs)",
+                   "PostgreSQL CPU / ceremony (µs)", "Together (µs)", "Ceremonies / s", "p50 (ms)",
+                   "p99 (ms)", "Latchkey ÷ 1 verify", "Together ÷ 1 verify", "Cores used"],
+                  rows, ["---"] + ["---:"] * 12))
         out()
     log("done")
     return 0

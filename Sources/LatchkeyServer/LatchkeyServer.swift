@@ -23,13 +23,15 @@ public enum LatchkeyServer {
         let services = LatchkeyServices(
             configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics)
 
-        // Outermost first: the request ID and the request metrics (which see every reply, errors
-        // included), headers on every reply, then JSON for every error (after CORS added its headers
-        // to it), then the request guards and static files; innermost, the error mapping and, inside
-        // it, the ceremony metrics, which see the core's own errors.
+        // Outermost first: the request ID, the client address and the request metrics (which see
+        // every reply, errors included), headers on every reply, then JSON for every error (after
+        // CORS added its headers to it), then the request guards, the rate limit and static files;
+        // innermost, the error mapping and, inside it, the ceremony metrics, which see the core's
+        // own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
+        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
         router.add(middleware: ErrorMiddleware())
@@ -38,6 +40,9 @@ public enum LatchkeyServer {
             router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
         case .refused:
             router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
+        }
+        if services.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
+            router.add(middleware: RateLimitMiddleware(buckets: TokenBuckets(rate: configuration.rateLimit, burst: configuration.rateLimitBurst)))
         }
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
@@ -91,7 +96,14 @@ public enum LatchkeyServer {
             router: router(
                 configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names,
                 metrics: metrics, metricsRegistry: metricsRegistry, logger: logger),
-            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionLimitsHandler(
+                    requestTimeout: .seconds(Int64(configuration.requestTimeout)), maximumHeaderBytes: HTTPLimits.maximumHeaderBytes,
+                    logger: logger)],
+                idleTimeout: .seconds(60),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,
+                    maxHeaderFieldCount: HTTPLimits.maximumHeaderFields))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: services,
             logger: logger)

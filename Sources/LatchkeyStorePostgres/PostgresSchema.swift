@@ -120,6 +120,36 @@ enum PostgresSchema {
         try? await connection.close()
     }
 
+    /// Connects once and reads the schema version without changing anything: what `check-config`
+    /// reports before a server starts.
+    static func version(_ configuration: PostgresStore.Configuration) async throws -> Int {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(), id: 0, logger: PostgresStore.silent)
+        } catch {
+            throw PostgresStore.storeError(error, configuration: configuration)
+        }
+        do {
+            let version = try await version(on: connection)
+            try? await connection.close()
+            return version
+        } catch {
+            try? await connection.close()
+            throw PostgresStore.storeError(error, configuration: configuration)
+        }
+    }
+
+    private static func version(on connection: PostgresConnection) async throws -> Int {
+        let exists = try await PostgresStore.rows(
+            PostgresQuery(unsafeSQL: "SELECT to_regclass('\(versionTable)') IS NOT NULL"), on: connection
+        ) { try $0.next(Bool.self) }.first ?? false
+        guard exists else { return 0 }
+        return Int(try await PostgresStore.rows(
+            PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \(versionTable)"), on: connection
+        ) { try $0.next(Int64.self) }.first ?? 0)
+    }
+
     /// Returns the versions it applied.
     static func migrate(on connection: PostgresConnection) async throws -> [Int] {
         try await PostgresStore.transaction(on: connection) { connection in

@@ -27,6 +27,12 @@ public final class PostgresStore: LatchkeyStore {
         return PostgresStore(configuration: configuration, logger: logger)
     }
 
+    /// Reaches the server and reads the schema version of its database (0 before the first start)
+    /// beside the version this Latchkey migrates to, changing nothing.
+    public static func schemaVersions(_ configuration: Configuration) async throws -> (database: Int, latest: Int) {
+        (try await PostgresSchema.version(configuration), PostgresSchema.migrations.count)
+    }
+
     private init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         // The pool logs every failed connection attempt at info, several a second while the server

@@ -67,8 +67,10 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         let loaded = try loadConfiguration()
         let settings = loaded.configuration
+        let storeSummary: String
         do {
             _ = try AttestationTrustLoader.load(settings, logger: Logger(label: "latchkey"))
+            storeSummary = try await StoreBackend.check(settings)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)
@@ -78,6 +80,7 @@ struct CheckConfig: AsyncParsableCommand {
         for line in loaded.summary { print(line) }
         // The domain association files, as `serve` would answer them.
         for file in settings.wellKnownFiles { print("\n" + file.summary) }
+        print("\n" + storeSummary)
         print("\nconfiguration is valid: rpID \(settings.rpID), origins \(settings.origins.joined(separator: ", ")), port \(settings.port), database \(settings.displayValue(of: "database"))")
     }
 }

@@ -15,18 +15,44 @@ enum StoreBackend {
         guard let schemeEnd = database.range(of: "://") else {
             return try SQLiteStore(path: database)
         }
+        return try await PostgresStore.open(try postgresSettings(database, schemeEnd: schemeEnd), logger: logger)
+    }
+
+    /// What `check-config` says of the store, after reaching a PostgreSQL server and reading its
+    /// schema version (changing nothing). A SQLite file is created or migrated at start-up.
+    static func check(_ configuration: LatchkeyConfiguration) async throws -> String {
+        let database = configuration.database
+        guard let schemeEnd = database.range(of: "://") else {
+            return "database: SQLite at \(database)"
+        }
+        let settings = try postgresSettings(database, schemeEnd: schemeEnd)
+        let shown = ConfigurationRedaction.redactingURLPassword(database)
+        let versions: (database: Int, latest: Int)
+        do {
+            versions = try await PostgresStore.schemaVersions(settings)
+        } catch let error as StoreError {
+            throw ConfigurationError("database (LATCHKEY_DATABASE): \(error.message)")
+        }
+        guard versions.database <= versions.latest else {
+            throw ConfigurationError(
+                "database (LATCHKEY_DATABASE): \(shown) has schema version \(versions.database), newer than this Latchkey (\(versions.latest))")
+        }
+        let pending = versions.latest - versions.database
+        return "database: PostgreSQL at \(settings.server) reachable, schema version \(versions.database) of \(versions.latest)"
+            + (pending == 0 ? "" : " (start-up applies \(pending) migration\(pending == 1 ? "" : "s"))")
+    }
+
+    private static func postgresSettings(_ database: String, schemeEnd: Range<String.Index>) throws -> PostgresStore.Configuration {
         let shown = ConfigurationRedaction.redactingURLPassword(database)
         let scheme = database[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "postgres" || scheme == "postgresql" else {
             throw ConfigurationError(
                 "database (LATCHKEY_DATABASE): \(shown) is a URL but not postgres://USER[:PASSWORD]@HOST:PORT/DATABASE; a file path means SQLite")
         }
-        let settings: PostgresStore.Configuration
         do {
-            settings = try PostgresStore.Configuration(url: database)
+            return try PostgresStore.Configuration(url: database)
         } catch let error as StoreError {
             throw ConfigurationError("database (LATCHKEY_DATABASE): \(shown): \(error.message)")
         }
-        return try await PostgresStore.open(settings, logger: logger)
     }
 }

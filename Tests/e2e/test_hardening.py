@@ -28,7 +28,7 @@ def test_cross_site_posts_are_refused(server):
 
 def test_names_are_bounded_in_bytes_and_free_of_control_characters(server):
     client = server.client()
-    for bad in ["a" * 65, "z" + "\u0301" * 40000, "line\nbreak", "nul\u0000byte", "\u2028", "   "]:
+    for bad in ["a" * 65, "z" + "\u0301" * 8000, "line\nbreak", "nul\u0000byte", "\u2028", "   "]:
         r = client.post("/attestation/options", {"username": bad, "displayName": "X"})
         assert_failed(r, server, codes=(400,))
     r = client.post("/attestation/options", {"username": new_username(), "displayName": "d" * 129})

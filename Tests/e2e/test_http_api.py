@@ -926,7 +926,7 @@ BOMBS = {
     "authData-bytes-2^31": cbor_encode({"fmt": "none", "attStmt": {},
                                         "authData": Raw(bytes.fromhex("5A80000000"))}),
     "indefinite-nesting": b"\x9f" * 20000,
-    "deep-nesting": b"\x81" * 50000 + b"\x00",
+    "deep-nesting": b"\x81" * 40000 + b"\x00",  # within the 64 KiB body limit once in base64
 }
 
 
@@ -1013,10 +1013,11 @@ def test_unicode_username_round_trip(server):
     options = attestation_options(client, username, display)
     assert options["user"]["name"] == username and options["user"]["displayName"] == display
     result = assert_ok(client.post("/attestation/result", auth.create(options)))
-    assert result["username"] == username
-    assert assert_ok(client.get("/session"))["username"] == username
+    # The account is kept under the case-folded name (Ω becomes ω).
+    assert result["username"] == username.lower()
+    assert assert_ok(client.get("/session"))["username"] == username.lower()
     _, _, _, r = sign_in(server, auth, username)
-    assert assert_ok(r)["username"] == username
+    assert assert_ok(r)["username"] == username.lower()
 
 
 @pytest.mark.parametrize("method,path", [
@@ -1033,10 +1034,10 @@ def test_wrong_methods_are_client_errors(server, method, path):
 @pytest.mark.parametrize("path", ["/attestation/options", "/assertion/options",
                                   "/attestation/result", "/assertion/result"])
 def test_deeply_nested_json(server, path):
-    depth = 100_000
+    depth = 30_000
     raw = (b'{"username":"deep-' + uuid.uuid4().hex[:8].encode() + b'","displayName":"D",'
            b'"extensions":' + b"[" * depth + b"]" * depth + b"}")
-    assert len(raw) < 256 * 1024
+    assert len(raw) < 64 * 1024, "within the body limit, so the decoder sees it"
     r = server.client().post(path, raw=raw, timeout=15)
     assert r.status_code < 500, (r.status_code, r.text[:300])
     if path.endswith("/result"):

@@ -157,3 +157,38 @@ def test_readyz_follows_postgres_down_and_back_without_a_restart(server_factory)
         assert password not in server.logs(), "the database password must never be logged"
     finally:
         subprocess.run([script, "stop", folder], timeout=60)
+
+
+def check_config(database: str) -> subprocess.CompletedProcess:
+    require_binary()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LATCHKEY_")}
+    env["LATCHKEY_DATABASE"] = database
+    return subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=str(REPO), env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_check_config_reaches_postgres_and_reads_its_schema_version_changing_nothing(postgres_url, server_factory):
+    fresh = check_config(postgres_url)
+    assert fresh.returncode == 0, fresh.stderr
+    line = next(l for l in fresh.stdout.splitlines() if l.startswith("database: PostgreSQL at"))
+    assert " reachable, schema version 0 of " in line and "(start-up applies " in line, line
+    latest = int(line.split(" of ")[1].split()[0])
+    tables = subprocess.run(["psql", postgres_url, "-XAtc",
+                             "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"],
+                            capture_output=True, text=True, timeout=60, check=True).stdout.strip()
+    assert tables == "0", "check-config must not migrate"
+
+    server_factory("postgres-check-config", {"LATCHKEY_DATABASE": postgres_url}).stop()
+    migrated = check_config(postgres_url)
+    assert f" reachable, schema version {latest} of {latest}\n" in migrated.stdout + "\n", migrated.stdout
+
+    password = urllib.parse.urlsplit(postgres_url).password
+    assert password not in fresh.stdout + fresh.stderr + migrated.stdout + migrated.stderr
+
+
+def test_check_config_fails_when_postgres_cannot_be_reached():
+    port = closed_port()
+    proc = check_config(f"postgres://latchkey:hunter2-secret@127.0.0.1:{port}/latchkey")
+    assert proc.returncode == 78, proc.stdout + proc.stderr
+    assert f"cannot use PostgreSQL at 127.0.0.1:{port}/latchkey" in proc.stderr, proc.stderr
+    assert "hunter2" not in proc.stdout + proc.stderr

@@ -13,6 +13,8 @@ struct ChallengeIssuer: Sendable {
     let lifetime: TimeInterval
     let secureCookies: Bool
     let crossSiteCookies: Bool
+    /// Bounds the challenges pending per client address and in all.
+    let caps: PendingChallengeCaps
 
     /// `latchkey_registration` or `latchkey_signin`, with the `__Host-` prefix over https.
     func cookieName(_ kind: CeremonyKind) -> String {
@@ -32,16 +34,29 @@ struct ChallengeIssuer: Sendable {
         }
     }
 
+    /// Issues a challenge to `client`, unless it or the server has too many pending (429, 503).
     func issue(
         _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
-        userVerification: UserVerificationRequirement, now: Date = Date()
+        userVerification: UserVerificationRequirement, client: ClientAddress, now: Date = Date()
     ) async throws -> Issued {
         let challenge = try SecureRandom.bytes(count: 32)
         let binding = try SecureRandom.bytes(count: 32)
-        try await store.savePendingCeremony(PendingCeremony(
-            challengeHash: Digest.sha256(challenge), kind: kind, userHandle: userHandle, username: username,
-            displayName: displayName, userVerification: userVerification,
-            bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime)))
+        let challengeHash = Digest.sha256(challenge)
+        let expiresAt = now.addingTimeInterval(lifetime)
+        do throws(PendingChallengeCaps.Refusal) {
+            try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
+        } catch {
+            throw refusal(error)
+        }
+        do {
+            try await store.savePendingCeremony(PendingCeremony(
+                challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
+                displayName: displayName, userVerification: userVerification,
+                bindingHash: Digest.sha256(binding), expiresAt: expiresAt))
+        } catch {
+            caps.release(challengeHash)
+            throw error
+        }
         let cookie = Cookie.make(
             name: cookieName(kind), value: Base64URL.encode(binding), maxAge: Int(lifetime),
             secure: secureCookies, crossSite: crossSiteCookies)
@@ -69,6 +84,7 @@ struct ChallengeIssuer: Sendable {
         guard let pending else {
             throw APIError.badRequest("clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired")
         }
+        caps.release(pending.challengeHash)
         guard pending.expiresAt > now else {
             throw APIError.badRequest("the challenge expired \(Int(now.timeIntervalSince(pending.expiresAt))) seconds ago; request new options")
         }
@@ -81,6 +97,21 @@ struct ChallengeIssuer: Sendable {
             }
         }
         return pending
+    }
+
+    /// The reply to a challenge the caps refused: 429 for one client's, 503 for the server's.
+    private func refusal(_ refusal: PendingChallengeCaps.Refusal) -> APIError {
+        switch refusal {
+        case .client(let client, let limit):
+            APIError(
+                .tooManyRequests,
+                "\(client) has \(limit) challenges pending already; answer them, or wait for them to expire, before asking for more",
+                headers: [.retryAfter: String(min(Int(lifetime), 60))])
+        case .total(let limit):
+            APIError(
+                .serviceUnavailable, "this server has \(limit) challenges pending, as many as it keeps; try again shortly",
+                headers: [.retryAfter: "10"])
+        }
     }
 
     private static func article(_ kind: CeremonyKind) -> String {

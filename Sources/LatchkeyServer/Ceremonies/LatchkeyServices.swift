@@ -30,8 +30,12 @@ struct LatchkeyServices: Sendable {
         self.attestationTrust = attestationTrust
         let secure = configuration.usesHTTPS
         let crossSite = policy.crossSiteCookies
+        let caps = PendingChallengeCaps(
+            perClient: policy.clientAddressLimits == .enforced ? configuration.pendingChallengesPerClient : 0,
+            total: configuration.pendingChallengesTotal)
         challenges = ChallengeIssuer(
-            store: store, lifetime: TimeInterval(configuration.challengeTimeout), secureCookies: secure, crossSiteCookies: crossSite)
+            store: store, lifetime: TimeInterval(configuration.challengeTimeout), secureCookies: secure, crossSiteCookies: crossSite,
+            caps: caps)
         sessions = SessionAuthority(
             store: store, lifetime: TimeInterval(configuration.sessionTimeout), secureCookies: secure, crossSiteCookies: crossSite)
         authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))

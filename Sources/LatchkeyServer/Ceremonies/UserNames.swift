@@ -2,14 +2,28 @@ import Foundation
 
 /// Rules for the names people give themselves and their passkeys: bounded in UTF-8 bytes (authenticators may keep only
 /// 64), free of control characters (which would also let a name forge log lines), and usernames
-/// compared in Unicode NFC so that one name cannot be registered twice in two encodings.
+/// kept and compared in Unicode NFC and case-folded, so that one name cannot be registered twice
+/// in two encodings or two cases (`Alice`, `alice` and `ALICE` are one account, kept as `alice`).
 enum UserNames {
     static let maximumUsernameBytes = 64
     static let maximumDisplayNameBytes = 128
 
-    /// The username in NFC, or a 400 naming the problem.
+    /// The username as accounts are kept and found: ``spelling(_:)`` case-folded, or a 400 naming the problem.
     static func username(_ raw: String) throws -> String {
+        try folded(spelling(raw))
+    }
+
+    /// The username as typed, in NFC (what an authenticator shows), or a 400 naming the problem.
+    static func spelling(_ raw: String) throws -> String {
         let name = raw.precomposedStringWithCanonicalMapping
+        try check(name, member: "username", limit: maximumUsernameBytes)
+        return name
+    }
+
+    /// A checked spelling in lower case (Unicode's full case mapping, as the UsernameCaseMapped
+    /// profile of RFC 8265 does), in NFC again; the length is checked again, as lower case may be longer.
+    static func folded(_ spelling: String) throws -> String {
+        let name = spelling.lowercased().precomposedStringWithCanonicalMapping
         try check(name, member: "username", limit: maximumUsernameBytes)
         return name
     }

@@ -283,6 +283,9 @@ extension LatchkeyConfiguration {
         .integer(
             "sessionTimeout", \.sessionTimeout, in: 60...31_536_000, rangeDescription: "between 60 seconds and one year",
             "Seconds a sign-in session lasts (60 s to one year)."),
+        .integer(
+            "requestTimeout", \.requestTimeout, in: 1...300, rangeDescription: "between 1 and 300 seconds",
+            "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413) and headers 32 KiB (431)."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
@@ -299,7 +302,19 @@ extension LatchkeyConfiguration {
             "When set, `GET /metrics` is also served on the public listener to requests with `Authorization: Bearer` and this token. Empty (the default) with no `metricsAddress`: metrics are not served at all. Secret: never printed."),
         .list(
             "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
-            "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`."),
+            "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`. Only from these is `X-Forwarded-For` read: the client, for rate limits and challenge caps, is the right-most address in it that is not a trusted proxy; from anyone else it is the peer."),
+        .integer(
+            "rateLimit", \.rateLimit, in: 0...1_000_000, rangeDescription: "between 0 and 1000000",
+            "Requests a second each client address (an IPv6 client by its /64) may make, on average, to `POST /attestation/options`, `/attestation/result`, `/assertion/options` and `/assertion/result` together; beyond it, 429 with `Retry-After`. 0 turns the limit off. Counted by each instance alone: behind a balancer over N instances a client may make up to N times as many, so set it to the total divided by N. Not applied in conformance mode."),
+        .integer(
+            "rateLimitBurst", \.rateLimitBurst, in: 1...1_000_000, rangeDescription: "between 1 and 1000000",
+            "Requests a client address may make to those endpoints at once, after a quiet spell (the token bucket's size)."),
+        .integer(
+            "pendingChallengesPerClient", \.pendingChallengesPerClient, in: 0...1_000_000, rangeDescription: "between 0 and 1000000",
+            "Challenges (options not yet answered, not expired) one client address may have pending in each instance; beyond it, options get 429. 0: no cap. Not applied in conformance mode."),
+        .integer(
+            "pendingChallengesTotal", \.pendingChallengesTotal, in: 0...100_000_000, rangeDescription: "between 0 and 100000000",
+            "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         .choice(
             "attestationPolicy", \.attestationPolicy, check: { mode, configuration in attestationPolicyProblem(mode, configuration) },
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),

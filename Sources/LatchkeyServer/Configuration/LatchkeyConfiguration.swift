@@ -41,6 +41,9 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var challengeTimeout = 300
     /// Seconds a sign-in session lasts.
     public var sessionTimeout = 86_400
+    /// Seconds a connection has to deliver each whole request (head and body), counted from when
+    /// it opens or sends its previous reply.
+    public var requestTimeout = 10
     /// Folder served at `/`.
     public var publicDirectory = "Public"
     /// Accept ceremonies run inside cross-origin iframes (`crossOrigin: true`).
@@ -51,8 +54,18 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var logLevel = "info"
     /// `text` (one readable line per event) or `json` (one JSON object per line).
     public var logFormat = LogFormat.text
-    /// IP addresses of the proxies in front of Latchkey, whose request IDs are kept.
+    /// IP addresses of the proxies in front of Latchkey, whose request IDs and `X-Forwarded-For`
+    /// client addresses are believed.
     public var trustedProxies: [String] = []
+    /// Requests a second each client address may make to the ceremony endpoints, on average, in
+    /// each instance; 0 for no limit.
+    public var rateLimit = 100
+    /// Requests a client address may make to the ceremony endpoints at once, after being quiet.
+    public var rateLimitBurst = 1_000
+    /// Challenges one client address may have pending in each instance; 0 for no cap.
+    public var pendingChallengesPerClient = 1_000
+    /// Challenges that may be pending in all in each instance; 0 for no cap.
+    public var pendingChallengesTotal = 100_000
     /// `HOST:PORT` of a separate listener serving `/metrics`; empty for none.
     public var metricsAddress = ""
     /// A token that lets `/metrics` be read on the public listener as a bearer token; empty for none.

@@ -14,6 +14,8 @@ public struct LatchkeyRequestContext: RequestContext {
     public var peerAddress: String? { peer?.ipAddress }
     /// The ID this request's log lines and reply carry (``RequestIDMiddleware``).
     public var requestID: String?
+    /// Whom the request counts against for rate limits and challenge caps (``ClientAddressMiddleware``).
+    var clientAddress = ClientAddress.unknown
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

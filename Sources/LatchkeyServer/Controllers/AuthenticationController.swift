@@ -37,7 +37,7 @@ struct AuthenticationController: Sendable {
         }
         let issued = try await services.challenges.issue(
             .authentication, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
-            userVerification: userVerification)
+            userVerification: userVerification, client: context.clientAddress)
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed,

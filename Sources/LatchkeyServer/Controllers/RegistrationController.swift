@@ -17,9 +17,11 @@ struct RegistrationController: Sendable {
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
-        let username = try UserNames.username(body.username)
+        // Accounts are kept under the folded name; the authenticator shows the name as typed.
+        let spelling = try UserNames.spelling(body.username)
+        let username = try UserNames.folded(spelling)
         let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0) }
-        let displayName = requestedDisplayName ?? username
+        let displayName = requestedDisplayName ?? spelling
         // The server's minimums, not the client, decide what the ceremony requires.
         let ceremonies = services.policy.ceremonies
         let userVerification = ceremonies.userVerification(requested: body.authenticatorSelection?.userVerification)
@@ -40,12 +42,12 @@ struct RegistrationController: Sendable {
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
-            displayName: existing?.displayName ?? displayName, userVerification: userVerification)
+            displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress)
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
         return issued.response(CreationOptionsReply(
             rp: .init(id: services.relyingParty.id, name: services.relyingParty.name),
-            user: .init(id: Base64URLBytes(userHandle), name: username, displayName: shownName),
+            user: .init(id: Base64URLBytes(userHandle), name: spelling, displayName: shownName),
             challenge: Base64URLBytes(issued.challenge),
             pubKeyCredParams: services.relyingParty.algorithms.map { .init(alg: $0.rawValue) },
             timeout: services.timeoutMilliseconds,

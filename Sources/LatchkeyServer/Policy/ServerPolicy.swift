@@ -27,6 +27,14 @@ public struct ServerPolicy: Sendable, Equatable {
         case allowedWithCredentials
     }
 
+    /// Whether the rate limit and the cap on pending challenges apply per client address.
+    public enum ClientAddressLimits: Sendable, Equatable {
+        /// As configured (`rateLimit`, `pendingChallengesPerClient`).
+        case enforced
+        /// Off: the conformance tools run every test from one address, as fast as they can.
+        case off
+    }
+
     public var existingUsernameRegistration: ExistingUsernameRegistration
     public var optionsDisplayName: OptionsDisplayName
     public var crossOriginRequests: CrossOriginRequests
@@ -34,16 +42,19 @@ public struct ServerPolicy: Sendable, Equatable {
     public var crossSiteCookies: Bool
     /// User verification, resident key and attestation conveyance, whatever the client asks.
     public var ceremonies: CeremonyPolicy
+    public var clientAddressLimits: ClientAddressLimits
 
     public init(
         existingUsernameRegistration: ExistingUsernameRegistration, optionsDisplayName: OptionsDisplayName,
-        crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool, ceremonies: CeremonyPolicy
+        crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool, ceremonies: CeremonyPolicy,
+        clientAddressLimits: ClientAddressLimits = .enforced
     ) {
         self.existingUsernameRegistration = existingUsernameRegistration
         self.optionsDisplayName = optionsDisplayName
         self.crossOriginRequests = crossOriginRequests
         self.crossSiteCookies = crossSiteCookies
         self.ceremonies = ceremonies
+        self.clientAddressLimits = clientAddressLimits
     }
 
     /// Production behaviour, with the default ceremony minimums.
@@ -55,5 +66,6 @@ public struct ServerPolicy: Sendable, Equatable {
     public static let conformance = ServerPolicy(
         existingUsernameRegistration: .anyone, optionsDisplayName: .requested,
         crossOriginRequests: .allowedWithCredentials, crossSiteCookies: true,
-        ceremonies: CeremonyPolicy(userVerification: .discouraged, residentKey: .discouraged, clientChoices: .takenAsAsked))
+        ceremonies: CeremonyPolicy(userVerification: .discouraged, residentKey: .discouraged, clientChoices: .takenAsAsked),
+        clientAddressLimits: .off)
 }

@@ -1,3 +1,5 @@
+import WebAuthn
+
 /// The checks both result bodies share once decoded: binary members present, `rawId` equal to `id`.
 enum CredentialChecks {
     /// `member` must hold at least one byte.
@@ -6,9 +8,12 @@ enum CredentialChecks {
         return value.bytes
     }
 
-    /// The credential ID, which `rawId` must repeat when sent.
+    /// The credential ID, which `rawId` must repeat when sent: 1 to 1023 bytes (WebAuthn §5.8.3).
     static func credentialID(id: Base64URLBytes, rawId: Base64URLBytes?) throws -> [UInt8] {
         let bytes = try required(id, "id")
+        guard bytes.count <= AuthenticatorData.maximumCredentialIDLength else {
+            throw APIError.badRequest("id is \(bytes.count) bytes; a credential ID is at most \(AuthenticatorData.maximumCredentialIDLength) bytes")
+        }
         if let rawId, rawId.bytes != bytes {
             throw APIError.badRequest("rawId does not match id")
         }

@@ -8,7 +8,7 @@ import WebAuthn
 /// every decoding failure becomes a 4xx ``APIError`` that names the member and what was wrong.
 public struct WireDecoder: RequestDecoder {
     /// The largest body the API reads.
-    static let maximumBodySize = 256 * 1024
+    static let maximumBodySize = HTTPLimits.maximumBodyBytes
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
@@ -19,7 +19,9 @@ public struct WireDecoder: RequestDecoder {
         do {
             buffer = try await request.body.collect(upTo: Self.maximumBodySize)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw APIError(.contentTooLarge, "request body is larger than \(Self.maximumBodySize / 1024) KiB")
+            // The rest of the body is not worth reading: the connection closes after the reply.
+            throw APIError(
+                .contentTooLarge, "request body is larger than \(Self.maximumBodySize / 1024) KiB", headers: [.connection: "close"])
         } catch {
             throw APIError.badRequest("request body could not be read completely")
         }

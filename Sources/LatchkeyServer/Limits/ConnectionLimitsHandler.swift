@@ -1,0 +1,134 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Limits on each HTTP/1 connection, below the router:
+/// - **A deadline for every request.** From the moment a connection waits for a request (when it
+///   opens, or when the previous reply is sent) the whole request, head and body, must arrive
+///   within `requestTimeout`, or the connection is closed. A client that sends one byte a second
+///   (slow loris) is cut off, whatever the idle timeout; so is a kept-alive connection left unused.
+///   While the server works on a request it has read, no deadline runs.
+/// - **Clean answers to requests the parser refuses**: headers larger than the decoder allows get
+///   431, any other malformed request 400, each with the JSON failure body, then the connection closes.
+/// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
+///   worth reading): the server stops sending, and the deadline ends the reading.
+final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let requestTimeout: TimeAmount
+    private let maximumHeaderBytes: Int
+    private let logger: Logger
+
+    /// Requests whose head arrived and whose reply is not sent yet.
+    private var requestsInProgress = 0
+    /// Whether a request's head arrived and its end did not.
+    private var isReadingRequest = false
+    /// Whether the reply being written says `Connection: close`.
+    private var closeAfterReply = false
+    private var deadline: Scheduled<Void>?
+
+    init(requestTimeout: TimeAmount, maximumHeaderBytes: Int, logger: Logger) {
+        self.requestTimeout = requestTimeout
+        self.maximumHeaderBytes = maximumHeaderBytes
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { updateDeadline(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        updateDeadline(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestsInProgress += 1
+            isReadingRequest = true
+        case .body:
+            break
+        case .end:
+            isReadingRequest = false
+        }
+        updateDeadline(context)
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closeAfterReply = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            requestsInProgress = max(0, requestsInProgress - 1)
+            if closeAfterReply {
+                closeAfterReply = false
+                context.writeAndFlush(data, promise: promise)
+                // Stop sending; the rest of the request is read (and dropped) until the deadline.
+                context.close(mode: .output, promise: nil)
+            } else {
+                context.write(data, promise: promise)
+            }
+            updateDeadline(context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Only a connection with nothing in progress can be answered here; otherwise the
+        // application's reply is under way and the error goes on to it.
+        guard let parserError = error as? HTTPParserError, requestsInProgress == 0 else {
+            context.fireErrorCaught(error)
+            return
+        }
+        let (status, message): (HTTPResponse.Status, String) = parserError == .headerOverflow
+            ? (.requestHeaderFieldsTooLarge, "request headers are larger than \(maximumHeaderBytes / 1024) KiB")
+            : (.badRequest, "malformed HTTP request")
+        logger.debug("refused a malformed request", metadata: ["error": "\(parserError)"])
+        requestsInProgress = 1
+        let body = ByteBuffer(string: #"{"status":"failed","errorMessage":"\#(message)"}"#)
+        let head = HTTPResponse(status: status, headerFields: [
+            .contentType: JSONResponse.contentType, .contentLength: String(body.readableBytes), .connection: "close",
+            .cacheControl: "no-store",
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// A deadline runs while a request is being read or none is in progress.
+    private func updateDeadline(_ context: ChannelHandlerContext) {
+        let shouldRun = isReadingRequest || requestsInProgress == 0
+        if shouldRun, deadline == nil {
+            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) {
+                self.deadline = nil
+                self.logger.debug("request deadline passed; closing the connection", metadata: [
+                    "reading": "\(self.isReadingRequest)",
+                ])
+                context.close(promise: nil)
+            }
+        } else if !shouldRun, let running = deadline {
+            running.cancel()
+            deadline = nil
+        }
+    }
+}

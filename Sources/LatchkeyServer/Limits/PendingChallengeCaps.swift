@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// Bounds the challenges this process has issued that are still pending (neither answered here
+/// nor expired): at most `perClient` for one client address and `total` in all, so that nobody can
+/// fill the store with unanswered challenges. A challenge answered through another instance
+/// counts here until it expires. Zero turns a cap off.
+final class PendingChallengeCaps: Sendable {
+    let perClient: Int
+    let total: Int
+
+    private struct Entry {
+        let client: ClientAddress
+        let expiresAt: Date
+    }
+
+    private struct State {
+        /// Pending challenges by the SHA-256 of the challenge.
+        var entries: [[UInt8]: Entry] = [:]
+        var perClient: [ClientAddress: Int] = [:]
+        var lastSweep = Date.distantPast
+
+        mutating func remove(_ challengeHash: [UInt8]) {
+            guard let entry = entries.removeValue(forKey: challengeHash) else { return }
+            let left = (perClient[entry.client] ?? 1) - 1
+            perClient[entry.client] = left > 0 ? left : nil
+        }
+
+        /// Forgets every expired challenge.
+        mutating func sweep(now: Date) {
+            lastSweep = now
+            for hash in entries.filter({ $0.value.expiresAt <= now }).keys { remove(hash) }
+        }
+    }
+
+    private let state = Mutex(State())
+
+    init(perClient: Int, total: Int) {
+        self.perClient = perClient
+        self.total = total
+    }
+
+    /// Why a challenge was not issued.
+    enum Refusal: Error, Equatable {
+        case client(ClientAddress, limit: Int)
+        case total(limit: Int)
+    }
+
+    /// Counts a challenge issued to `client`, or says which cap is full. Expired challenges are
+    /// swept out (at most once a second) before a cap refuses.
+    func reserve(_ challengeHash: [UInt8], for client: ClientAddress, expiresAt: Date, now: Date = Date()) throws(Refusal) {
+        let refusal: Refusal? = state.withLock { state in
+            func full() -> Refusal? {
+                if perClient > 0, state.perClient[client, default: 0] >= perClient { return .client(client, limit: perClient) }
+                if total > 0, state.entries.count >= total { return .total(limit: total) }
+                return nil
+            }
+            if full() != nil, now.timeIntervalSince(state.lastSweep) >= 1 { state.sweep(now: now) }
+            if let refusal = full() { return refusal }
+            state.entries[challengeHash] = Entry(client: client, expiresAt: expiresAt)
+            state.perClient[client, default: 0] += 1
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    /// Stops counting a challenge: answered (successfully or not) or never stored.
+    func release(_ challengeHash: [UInt8]) {
+        state.withLock { $0.remove(challengeHash) }
+    }
+
+    /// Pending challenges counted for `client`, and in all.
+    func counts(for client: ClientAddress) -> (client: Int, total: Int) {
+        state.withLock { ($0.perClient[client, default: 0], $0.entries.count) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import LatchkeyServer
+
+/// Rate limits, challenge caps and client addresses: the values alone, then through the router.
+@Suite struct LimitsTests {
+    static let client = ClientAddress.Resolver(trustedProxies: []).client(peer: "203.0.113.7", forwardedFor: [])
+
+    @Test func aTokenBucketServesItsBurstThenItsRate() {
+        let buckets = TokenBuckets(rate: 2, burst: 3)
+        let decisions = (0..<4).map { _ in buckets.take(for: Self.client, now: 100) }
+        #expect(decisions == [.allowed, .allowed, .allowed, .refused(retryAfter: 1)])
+        // Half a second later one token is back, and only one.
+        #expect(buckets.take(for: Self.client, now: 100.5) == .allowed)
+        #expect(buckets.take(for: Self.client, now: 100.5) == .refused(retryAfter: 1))
+        // Another client has its own bucket.
+        let other = ClientAddress.Resolver(trustedProxies: []).client(peer: "203.0.113.8", forwardedFor: [])
+        #expect(buckets.take(for: other, now: 100.5) == .allowed)
+    }
+
+    @Test func fullBucketsAreForgotten() {
+        let buckets = TokenBuckets(rate: 10, burst: 10, sweepThreshold: 100)
+        for i in 0..<200 {
+            _ = buckets.take(for: ClientAddress.Resolver(trustedProxies: []).client(peer: "10.0.\(i / 256).\(i % 256)", forwardedFor: []), now: 0)
+        }
+        #expect(buckets.trackedClients > 100)
+        // Seconds later every bucket is full again: the next request sweeps them out.
+        _ = buckets.take(for: Self.client, now: 5)
+        #expect(buckets.trackedClients == 1)
+    }
+
+    @Test(arguments: [
+        // (peer, X-Forwarded-For fields, trusted proxies, client counted)
+        ("198.51.100.1", ["192.0.2.1"], [String](), "198.51.100.1"),
+        ("10.0.0.1", ["192.0.2.1"], ["10.0.0.1"], "192.0.2.1"),
+        ("10.0.0.1", ["192.0.2.66, 192.0.2.1"], ["10.0.0.1"], "192.0.2.1"),
+        ("10.0.0.1", ["192.0.2.66", "192.0.2.1, 10.0.0.2"], ["10.0.0.1", "10.0.0.2"], "192.0.2.1"),
+        ("10.0.0.1", ["10.0.0.2"], ["10.0.0.1", "10.0.0.2"], "10.0.0.2"),
+        ("10.0.0.1", [], ["10.0.0.1"], "10.0.0.1"),
+        ("10.0.0.1", ["192.0.2.1, not-an-address"], ["10.0.0.1"], "10.0.0.1"),
+        ("::ffff:10.0.0.1", ["2001:db8:1:2:3:4:5:6"], ["10.0.0.1"], "2001:db8:1:2::/64"),
+        ("2001:db8::1", [], [], "2001:db8::/64"),
+    ] as [(String, [String], [String], String)])
+    func theClientIsTheRightMostAddressNoTrustedProxyAdded(peer: String, forwardedFor: [String], trusted: [String], expected: String) {
+        #expect(ClientAddress.Resolver(trustedProxies: trusted).client(peer: peer, forwardedFor: forwardedFor).key == expected)
+    }
+
+    @Test func pendingChallengesAreCappedPerClientAndInTotal() throws {
+        let caps = PendingChallengeCaps(perClient: 2, total: 3)
+        let now = Date()
+        let other = ClientAddress.Resolver(trustedProxies: []).client(peer: "203.0.113.9", forwardedFor: [])
+        try caps.reserve([1], for: Self.client, expiresAt: now + 60, now: now)
+        try caps.reserve([2], for: Self.client, expiresAt: now + 60, now: now)
+        #expect(throws: PendingChallengeCaps.Refusal.client(Self.client, limit: 2)) {
+            try caps.reserve([3], for: Self.client, expiresAt: now + 60, now: now)
+        }
+        try caps.reserve([4], for: other, expiresAt: now + 60, now: now)
+        #expect(throws: PendingChallengeCaps.Refusal.total(limit: 3)) {
+            try caps.reserve([5], for: other, expiresAt: now + 60, now: now)
+        }
+        // An answered challenge frees its place; an expired one is swept out when a cap is full.
+        caps.release([1])
+        try caps.reserve([6], for: Self.client, expiresAt: now + 60, now: now)
+        #expect(caps.counts(for: Self.client) == (client: 2, total: 3))
+        try caps.reserve([7], for: other, expiresAt: now + 120, now: now + 61)
+        #expect(caps.counts(for: Self.client) == (client: 0, total: 1))
+    }
+
+    @Test func theRateLimitAnswers429WithRetryAfterOnTheCeremonyEndpointsOnly() async throws {
+        let harness = try RouteHarness { configuration in
+            configuration.rateLimit = 1
+            configuration.rateLimitBurst = 2
+        }
+        try await harness.run { client in
+            for _ in 0..<2 {
+                let reply = try await client.send(.post, "/assertion/options", json: [:])
+                #expect(reply.isOK)
+            }
+            let refused = try await client.send(.post, "/attestation/result", json: [:])
+            #expect(refused.status == .tooManyRequests && refused.isFailure && refused.errorMessage.contains("at most 1 a second"))
+            #expect(refused.headers[.retryAfter] == "1")
+            #expect(try await client.send(.get, "/session").status == .unauthorized)
+        }
+    }
+
+    @Test func conformanceModeTurnsOffThePerClientLimits() async throws {
+        let harness = try RouteHarness(conformanceMode: true) { configuration in
+            configuration.rateLimit = 1
+            configuration.rateLimitBurst = 1
+            configuration.pendingChallengesPerClient = 1
+        }
+        try await harness.run { client in
+            for _ in 0..<5 {
+                let reply = try await client.send(.post, "/assertion/options", json: [:])
+                #expect(reply.isOK)
+            }
+        }
+    }
+
+    @Test func usernamesAreFoldedToOneAccount() throws {
+        #expect(try UserNames.username("ALICE") == "alice")
+        #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")
+        #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
+        #expect(throws: (any Error).self) { try UserNames.username("a\u{7}b") }
+    }
+}
