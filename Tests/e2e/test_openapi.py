@@ -22,8 +22,8 @@ from test_http_api import register
 
 DOCUMENT = REPO / "Public" / "openapi.json"
 METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(16)
-# Examples per operation and generation mode; LATCHKEY_OPENAPI_EXAMPLES raises it for a longer run.
-EXAMPLES = int(os.environ.get("LATCHKEY_OPENAPI_EXAMPLES", "30"))
+# Examples per operation and generation mode; LATCHKEY_TEST_OPENAPI_EXAMPLES raises it for a longer run.
+EXAMPLES = int(os.environ.get("LATCHKEY_TEST_OPENAPI_EXAMPLES", "30"))
 
 
 def load_document() -> dict:
