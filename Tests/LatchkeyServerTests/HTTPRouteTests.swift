@@ -106,6 +106,22 @@ struct HTTPRouteTests {
             #expect(reply.status == .ok && reply.text.contains("<html"))
             #expect(reply.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
             #expect(reply.headers[.xContentTypeOptions] == "nosniff")
+            #expect(reply.headers[HTTPField.Name("X-Frame-Options")!] == "DENY")
+            #expect(reply.headers[HTTPField.Name("Permissions-Policy")!]?.contains("publickey-credentials-get=(self)") == true)
+            #expect(reply.headers[.strictTransportSecurity] == nil, "not over http origins")
+        }
+    }
+
+    @Test func httpsOriginsAddStrictTransportSecurity() async throws {
+        let harness = try RouteHarness {
+            $0.rpID = "example.com"
+            $0.origins = ["https://example.com"]
+        }
+        try await harness.run { client in
+            for path in ["/", "/session", "/no/such/thing"] {
+                let reply = try await client.send(.get, path)
+                #expect(reply.headers[.strictTransportSecurity] == "max-age=63072000", "\(path)")
+            }
         }
     }
 
