@@ -99,13 +99,7 @@ enum PostgresSchema {
     /// transaction every migration the database has not seen. Throws when the database's schema is
     /// newer than this Latchkey's.
     static func migrate(_ configuration: PostgresStore.Configuration, logger: Logger) async throws {
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(
-                configuration: try configuration.connectionConfiguration(), id: 0, logger: PostgresStore.silent)
-        } catch {
-            throw PostgresStore.storeError(error, configuration: configuration)
-        }
+        let connection = try await connect(configuration)
         do {
             let applied = try await migrate(on: connection)
             if !applied.isEmpty {
@@ -123,13 +117,7 @@ enum PostgresSchema {
     /// Connects once and reads the schema version without changing anything: what `check-config`
     /// reports before a server starts.
     static func version(_ configuration: PostgresStore.Configuration) async throws -> Int {
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(
-                configuration: try configuration.connectionConfiguration(), id: 0, logger: PostgresStore.silent)
-        } catch {
-            throw PostgresStore.storeError(error, configuration: configuration)
-        }
+        let connection = try await connect(configuration)
         do {
             let version = try await version(on: connection)
             try? await connection.close()
@@ -148,6 +136,16 @@ enum PostgresSchema {
         return Int(try await PostgresStore.rows(
             PostgresQuery(unsafeSQL: "SELECT coalesce(max(version), 0) FROM \(versionTable)"), on: connection
         ) { try $0.next(Int64.self) }.first ?? 0)
+    }
+
+    /// One connection outside the pool, bounded by the configuration's connect timeout.
+    private static func connect(_ configuration: PostgresStore.Configuration) async throws -> PostgresConnection {
+        do {
+            return try await PostgresConnection.connect(
+                configuration: try configuration.connectionConfiguration(), id: 0, logger: PostgresStore.silent)
+        } catch {
+            throw PostgresStore.storeError(error, configuration: configuration)
+        }
     }
 
     /// Returns the versions it applied.
