@@ -62,6 +62,20 @@ struct CBORDecoderTests {
         expectRefused(big, "a 64 KiB byte string plus its head")
     }
 
+    /// Found by the `cbor` fuzz target: libcbor 0.8 refuses tag 13 in its one-byte head (0xCD) but
+    /// took it in an eight-byte head, so a decoded value did not decode again once re-encoded.
+    @Test func tagsSixToTwentyAreRefusedInEveryHeadAndEveryOtherTagRoundTrips() throws {
+        for tag: UInt64 in 6...20 {
+            expectRefused(CBOREncoder.encode(.tagged(tag, .unsigned(0))), "tag \(tag), shortest head")
+            expectRefused([0xDB] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: tag >> UInt64($0 * 8)) } + [0x00],
+                          "tag \(tag), eight-byte head")
+        }
+        for tag: UInt64 in [0, 1, 5, 21, 23, 24, 255, 256, 65_536, 1 << 32, .max] {
+            let value = CBORValue.tagged(tag, .text("x"))
+            #expect(try decoder.decode(CBOREncoder.encode(value)) == value, "tag \(tag)")
+        }
+    }
+
     @Test func textMustBeUTF8() {
         expectRefused([0x62, 0xC3, 0x28], "invalid UTF-8 sequence")
     }

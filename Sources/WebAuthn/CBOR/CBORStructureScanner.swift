@@ -1,8 +1,8 @@
 /// Walks CBOR item heads without allocating anything, so that no declared length larger than the
 /// remaining input ever reaches libcbor (whose `cbor_load` allocates what a header declares).
 ///
-/// It rejects indefinite lengths, reserved additional-information values, stray break codes and
-/// nesting deeper than the limit, and returns where the first complete item ends.
+/// It rejects indefinite lengths, reserved additional-information values, stray break codes, tags 6
+/// to 20 and nesting deeper than the limit, and returns where the first complete item ends.
 struct CBORStructureScanner {
     private let bytes: [UInt8]
     private let limits: CBORLimits
@@ -53,11 +53,19 @@ struct CBORStructureScanner {
                 try scan(depth: depth + 1)
             }
         case 6:
+            // libcbor 0.8 refuses tags 6 to 20 written in one byte (0xC6...0xD4) yet takes them
+            // written longer: refused in every form, a tag means the same whatever its head, and
+            // what the encoder writes (the shortest head) decodes again.
+            guard !Self.tagsLibCBORRefuses.contains(argument) else {
+                throw WebAuthnError(.malformedCBOR, "CBOR tag \(argument) is not accepted")
+            }
             try scan(depth: depth + 1)
         default:
             return  // simple values and floats: the argument was the whole payload
         }
     }
+
+    private static let tagsLibCBORRefuses: ClosedRange<UInt64> = 6...20
 
     private mutating func readArgument(additionalInformation: UInt8, majorType: UInt8) throws -> UInt64 {
         let width: Int
