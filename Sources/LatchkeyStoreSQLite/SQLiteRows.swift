@@ -7,20 +7,9 @@ import WebAuthn
 enum SQLiteRows {
     // MARK: Columns, in the order the readers expect; `prefix` is a table alias and a dot, or empty
 
-    /// Four columns of `users`, for ``user(_:at:)``.
-    static func userColumns(_ prefix: String = "") -> String {
-        "\(prefix)handle, \(prefix)username, \(prefix)display_name, \(prefix)created_at"
-    }
-
-    /// Twenty columns of `credentials`, for ``credential(_:at:)``.
-    static func credentialColumns(_ prefix: String = "") -> String {
-        [
-            "id", "user_handle", "public_key", "algorithm", "sign_count", "transports", "aaguid",
-            "attestation_format", "attestation_type", "backup_eligible", "backed_up", "resident_key",
-            "user_verified", "created_at", "last_used_at", "attestation_trusted", "trust_path", "cred_protect",
-            "sign_count_regressions", "name",
-        ].map { prefix + $0 }.joined(separator: ", ")
-    }
+    /// Columns of `users` for ``user`` and of `credentials` for ``credential``: ``StoreColumns``.
+    static func userColumns(_ prefix: String = "") -> String { StoreColumns.users(prefix) }
+    static func credentialColumns(_ prefix: String = "") -> String { StoreColumns.credentials(prefix) }
 
     /// Eight columns of `pending_ceremonies`, for ``ceremony(_:at:)``.
     static let ceremonyColumns =

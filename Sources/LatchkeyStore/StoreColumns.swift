@@ -1,0 +1,18 @@
+/// The columns of `users` and `credentials` in the order both backends' row readers expect, so a
+/// migration that adds a column names it once. `prefix` is a table alias and a dot, or empty.
+public enum StoreColumns {
+    /// The four columns of `users`.
+    public static func users(_ prefix: String = "") -> String {
+        ["handle", "username", "display_name", "created_at"].map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// The twenty columns of `credentials`.
+    public static func credentials(_ prefix: String = "") -> String {
+        [
+            "id", "user_handle", "public_key", "algorithm", "sign_count", "transports", "aaguid",
+            "attestation_format", "attestation_type", "backup_eligible", "backed_up", "resident_key",
+            "user_verified", "created_at", "last_used_at", "attestation_trusted", "trust_path", "cred_protect",
+            "sign_count_regressions", "name",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+}
