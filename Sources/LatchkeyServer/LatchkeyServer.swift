@@ -24,8 +24,8 @@ public enum LatchkeyServer {
             configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics)
 
         // Outermost first: the request ID, the client address and the request metrics (which see
-        // every reply, errors included), headers on every reply, then JSON for every error (after
-        // CORS added its headers to it), then the request guards, the rate limit and static files;
+        // every reply, errors included), headers on every reply, CORS (for the origins it allows),
+        // then JSON for every error, then the request guards, the rate limit and static files;
         // innermost, the error mapping and, inside it, the ceremony metrics, which see the core's
         // own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
@@ -34,11 +34,15 @@ public enum LatchkeyServer {
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
-        router.add(middleware: ErrorMiddleware())
         switch services.policy.crossOriginRequests {
-        case .allowedWithCredentials:
-            router.add(middleware: CORSMiddleware(allowOrigin: .originBased, allowCredentials: true, maxAge: .seconds(600)))
-        case .refused:
+        case .anyOriginWithCredentials:
+            router.add(middleware: OriginCORSMiddleware(allowed: .any))
+            router.add(middleware: ErrorMiddleware())
+        case .configuredOrigins:
+            if !configuration.corsOrigins.isEmpty {
+                router.add(middleware: OriginCORSMiddleware(allowed: .only(Set(configuration.corsOrigins))))
+            }
+            router.add(middleware: ErrorMiddleware())
             router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
         if services.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {

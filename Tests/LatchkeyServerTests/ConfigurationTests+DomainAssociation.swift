@@ -30,6 +30,9 @@ extension ConfigurationTests {
         // Related origins: other domains by design, but web origins over https.
         (["LATCHKEY_RELATED_ORIGINS": "http://example.co.uk"], #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "http://example.co.uk" must use https (plain http is only allowed for localhost)"#),
         (["LATCHKEY_RELATED_ORIGINS": "https://example.co.uk/login"], #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "https://example.co.uk/login" is not an origin like https://example.com[:port]"#),
+        // CORS origins: web origins the relying party already accepts.
+        (["LATCHKEY_CORS_ORIGINS": "https://shop.example"], #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example" is not one of origins or relatedOrigins"#),
+        (["LATCHKEY_RELATED_ORIGINS": "https://shop.example", "LATCHKEY_CORS_ORIGINS": "https://shop.example/"], #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example/" is not an origin like https://example.com[:port]"#),
         // Passkey endpoints: absolute https URLs.
         (["LATCHKEY_PASSKEY_ENROLL_URL": "/account/passkeys"], #"passkeyEnrollURL (LATCHKEY_PASSKEY_ENROLL_URL): "/account/passkeys" is not an absolute URL like https://example.com/account/passkeys"#),
         (["LATCHKEY_PASSKEY_MANAGE_URL": "http://example.com/account"], #"passkeyManageURL (LATCHKEY_PASSKEY_MANAGE_URL): "http://example.com/account" must use https (plain http is only allowed for localhost)"#),

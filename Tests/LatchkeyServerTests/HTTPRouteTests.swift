@@ -24,6 +24,55 @@ struct HTTPRouteTests {
         }
     }
 
+    @Test func aRelatedOriginOnAnotherSitePassesTheGuard() async throws {
+        let harness = try RouteHarness { $0.relatedOrigins = ["https://shop.example"] }
+        try await harness.run { client in
+            let related = try await client.send(.post, "/assertion/options", raw: "{}", headers: [
+                .origin: "https://shop.example", HTTPField.Name("Sec-Fetch-Site")!: "cross-site",
+            ])
+            #expect(related.isOK, "\(related.text)")
+            #expect(related.headers[.accessControlAllowOrigin] == nil, "no CORS unless corsOrigins names it")
+        }
+    }
+
+    @Test func corsAnswersTheConfiguredOriginsOnly() async throws {
+        let harness = try RouteHarness {
+            $0.relatedOrigins = ["https://shop.example", "https://other.example"]
+            $0.corsOrigins = ["https://shop.example"]
+        }
+        try await harness.run { client in
+            let preflightHeaders: HTTPFields = [.accessControlRequestMethod: "PATCH", .accessControlRequestHeaders: "content-type"]
+            var asked = preflightHeaders
+            asked[.origin] = "https://shop.example"
+            let preflight = try await client.send(.options, "/credentials/AAAA", headers: asked)
+            #expect(preflight.status == .noContent)
+            #expect(preflight.headers[.accessControlAllowOrigin] == "https://shop.example")
+            #expect(preflight.headers[.accessControlAllowCredentials] == "true")
+            #expect(preflight.headers[.accessControlAllowMethods]?.contains("PATCH") == true)
+            #expect(preflight.headers[.accessControlAllowHeaders]?.contains("Authorization") == true)
+
+            // Replies, failures included, name the origin; the rest of the reply is untouched.
+            let options = try await client.send(.post, "/assertion/options", raw: "{}", headers: [.origin: "https://shop.example"])
+            #expect(options.isOK && options.headers[.accessControlAllowOrigin] == "https://shop.example")
+            #expect(options.headers[.accessControlExposeHeaders]?.contains("Retry-After") == true)
+            let signedOut = try await client.send(.get, "/session", headers: [.origin: "https://shop.example"])
+            #expect(signedOut.status == .unauthorized && signedOut.isFailure)
+            #expect(signedOut.headers[.accessControlAllowOrigin] == "https://shop.example")
+            #expect(signedOut.headers[values: .vary].contains("Origin"))
+
+            // Another of the relying party's origins, a foreign one and the opaque "null" get none.
+            for origin in ["https://other.example", "https://evil.example", "null"] {
+                var foreign = preflightHeaders
+                foreign[.origin] = origin
+                let refused = try await client.send(.options, "/credentials/AAAA", headers: foreign)
+                #expect(refused.status != .noContent && refused.headers[.accessControlAllowOrigin] == nil, "\(origin)")
+                let read = try await client.send(.get, "/session", headers: [.origin: origin])
+                #expect(read.headers[.accessControlAllowOrigin] == nil && read.headers[.accessControlAllowCredentials] == nil, "\(origin)")
+                #expect(read.headers[values: .vary].contains("Origin"), "caches must keep the replies apart")
+            }
+        }
+    }
+
     @Test func getOnACeremonyEndpointIs405WithAllow() async throws {
         let harness = try RouteHarness()
         try await harness.run { client in

@@ -268,6 +268,9 @@ extension LatchkeyConfiguration {
         .list(
             "relatedOrigins", \.relatedOrigins, check: ConfigurationKey.eachItem(relatedOriginProblem),
             "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn`, accepted in clientDataJSON and by the cross-site request guard. Browsers honour at most 5 distinct registrable domains."),
+        .list(
+            "corsOrigins", \.corsOrigins, check: { origins, configuration in corsOriginProblems(origins, configuration) },
+            "Origins whose pages may call this API from another origin (a page on `https://app.example.com` signing in through Latchkey on `https://login.example.com`): CORS with credentials (`Access-Control-Allow-Origin` naming the origin, `Access-Control-Allow-Credentials`, preflights for `GET`, `POST`, `PATCH` and `DELETE` with `Content-Type` and `Authorization`). Each must be one of `origins` or `relatedOrigins`. Every other origin gets no CORS headers. Cookies stay `SameSite=Lax`, so a page on another site (not the same registrable domain) uses the `sessionToken` as a bearer token."),
         .string(
             "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in endpointURLProblem(url) },
             "Absolute https URL (http only for `localhost`) of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints`, which is served when this or `passkeyManageURL` is set."),

@@ -74,6 +74,18 @@ extension LatchkeyConfiguration {
         webOriginProblem(origin)
     }
 
+    /// CORS origins must be web origins the relying party already accepts, so CORS never trusts
+    /// a page the ceremonies and the cross-site request guard would refuse.
+    static func corsOriginProblems(_ origins: [String], _ configuration: LatchkeyConfiguration) -> [String] {
+        origins.compactMap { origin in
+            if let problem = webOriginProblem(origin) { return problem }
+            guard configuration.pageOrigins.contains(origin) else {
+                return "\"\(origin)\" is not one of origins or relatedOrigins"
+            }
+            return nil
+        }
+    }
+
     /// `https://host[:port]` exactly as browsers serialize it (lowercase, no default port, no
     /// path), over https unless the host is `localhost` or under it.
     static func webOriginProblem(_ origin: String) -> String? {

@@ -30,6 +30,9 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Origins on other domains that may use this RP ID (WebAuthn related origin requests),
     /// listed in `/.well-known/webauthn` and accepted in client data.
     public var relatedOrigins: [String] = []
+    /// Web origins, each one of `origins` or `relatedOrigins`, whose pages may call the API from
+    /// another origin: they get CORS with credentials, every other origin none.
+    public var corsOrigins: [String] = []
     /// The `enroll` URL of `/.well-known/passkey-endpoints`; empty for none.
     public var passkeyEnrollURL = ""
     /// The `manage` URL of `/.well-known/passkey-endpoints`; empty for none.

@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Refuses state-changing requests that a browser sent on behalf of another site (login CSRF): a
-/// POST, PUT, PATCH or DELETE whose `Origin` is not one of the relying party's origins, or that the browser marks
-/// `Sec-Fetch-Site: cross-site`. Clients that send neither header (apps, curl) are not affected;
+/// POST, PUT, PATCH or DELETE whose `Origin` is not one of the relying party's origins, or that the
+/// browser marks `Sec-Fetch-Site: cross-site` without naming one of them in `Origin`. Clients that send neither header (apps, curl) are not affected;
 /// together with the JSON content type ``RequestJSON`` requires, a cross-site form cannot post here.
 struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     let origins: Set<String>
@@ -12,8 +12,12 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard Self.stateChangingMethods.contains(request.method) else { return try await next(request, context) }
-        if let origin = request.headers[.origin], !origins.contains(origin) {
-            throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")
+        if let origin = request.headers[.origin] {
+            guard origins.contains(origin) else {
+                throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")
+            }
+            // One of the relying party's own pages, on this site or (a related origin) another.
+            return try await next(request, context)
         }
         if let name = HTTPField.Name("Sec-Fetch-Site"), request.headers[name] == "cross-site" {
             throw APIError(.forbidden, "cross-site request refused (Sec-Fetch-Site: cross-site)")

@@ -21,10 +21,13 @@ public struct ServerPolicy: Sendable, Equatable {
 
     /// How requests from other origins are treated.
     public enum CrossOriginRequests: Sendable, Equatable {
-        /// State-changing requests with a foreign `Origin` or `Sec-Fetch-Site: cross-site` are refused.
-        case refused
-        /// CORS with credentials for any origin (the conformance tool's page calls from its own).
-        case allowedWithCredentials
+        /// Only the relying party's own origins: a state-changing request whose `Origin` is not one
+        /// of `origins` or `relatedOrigins`, or that the browser marks `Sec-Fetch-Site: cross-site`
+        /// without such an `Origin`, is refused, and CORS answers the configured `corsOrigins` only.
+        case configuredOrigins
+        /// CORS with credentials for any origin and no cross-site guard (the conformance tool's
+        /// page calls from its own).
+        case anyOriginWithCredentials
     }
 
     /// Whether the rate limit and the cap on pending challenges apply per client address.
@@ -60,12 +63,12 @@ public struct ServerPolicy: Sendable, Equatable {
     /// Production behaviour, with the default ceremony minimums.
     public static let standard = ServerPolicy(
         existingUsernameRegistration: .ownerSignedIn, optionsDisplayName: .stored,
-        crossOriginRequests: .refused, crossSiteCookies: false, ceremonies: CeremonyPolicy())
+        crossOriginRequests: .configuredOrigins, crossSiteCookies: false, ceremonies: CeremonyPolicy())
 
     /// What the FIDO conformance tools need. Never for production.
     public static let conformance = ServerPolicy(
         existingUsernameRegistration: .anyone, optionsDisplayName: .requested,
-        crossOriginRequests: .allowedWithCredentials, crossSiteCookies: true,
+        crossOriginRequests: .anyOriginWithCredentials, crossSiteCookies: true,
         ceremonies: CeremonyPolicy(userVerification: .discouraged, residentKey: .discouraged, clientChoices: .takenAsAsked),
         clientAddressLimits: .off)
 }

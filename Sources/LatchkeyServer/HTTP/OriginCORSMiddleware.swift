@@ -1,0 +1,62 @@
+import HTTPTypes
+import Hummingbird
+
+/// CORS with credentials for the origins it allows: replies to their requests, errors included,
+/// name the request's origin in `Access-Control-Allow-Origin` and carry
+/// `Access-Control-Allow-Credentials`, and their preflights are answered here. A request from any
+/// other origin passes untouched and its reply has no CORS headers, so a browser keeps it from that
+/// page. Sits outside ``ErrorMiddleware``: by the time a reply comes back here every error is one.
+struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The origins whose pages may read replies.
+    enum AllowedOrigins: Sendable, Equatable {
+        /// Every origin (conformance mode: the FIDO tool's page calls from its own).
+        case any
+        /// Exactly these serialized origins (`corsOrigins`).
+        case only(Set<String>)
+
+        func allow(_ origin: String) -> Bool {
+            guard origin != "null" else { return false }
+            switch self {
+            case .any: return true
+            case .only(let origins): return origins.contains(origin)
+            }
+        }
+    }
+
+    let allowed: AllowedOrigins
+
+    /// What a preflight may ask for: the API's methods and the two headers its clients send.
+    static var allowedMethods: String { "GET, HEAD, POST, PATCH, DELETE" }
+    static var allowedHeaders: String { "Content-Type, Authorization" }
+    /// Headers a page may read besides the CORS-safelisted ones.
+    static var exposedHeaders: String { "Retry-After, X-Request-ID" }
+    /// Seconds a browser may keep a preflight's answer.
+    static var preflightMaxAge: String { "600" }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        guard allowed.allow(origin) else {
+            var response = try await next(request, context)
+            response.headers[values: .vary].append("Origin")
+            return response
+        }
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            var response = Response(status: .noContent)
+            response.headers[.accessControlAllowMethods] = Self.allowedMethods
+            response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
+            response.headers[.accessControlMaxAge] = Self.preflightMaxAge
+            Self.allow(origin, in: &response.headers)
+            return response
+        }
+        var response = try await next(request, context)
+        response.headers[.accessControlExposeHeaders] = Self.exposedHeaders
+        Self.allow(origin, in: &response.headers)
+        return response
+    }
+
+    private static func allow(_ origin: String, in headers: inout HTTPFields) {
+        headers[.accessControlAllowOrigin] = origin
+        headers[.accessControlAllowCredentials] = "true"
+        headers[values: .vary].append("Origin")
+    }
+}
