@@ -1,3 +1,5 @@
+import WebAuthn
+
 /// The reply of `POST /attestation/options`: `PublicKeyCredentialCreationOptionsJSON` (WebAuthn
 /// §5.4) at the top level, as in the FIDO conformance API. Only the members the authenticator acts
 /// on are read: it always makes discoverable, user-verified credentials, so `residentKey` and
@@ -10,7 +12,7 @@ struct CreationOptions: Decodable {
     }
 
     struct UserEntity: Decodable {
-        var id: Base64URLMember
+        var id: Base64URLBytes
         var name: String
         var displayName: String?
     }
@@ -26,7 +28,7 @@ struct CreationOptions: Decodable {
 
     var rp: RelyingPartyEntity
     var user: UserEntity
-    var challenge: Base64URLMember
+    var challenge: Base64URLBytes
     var pubKeyCredParams: [CredentialParameters]
     var excludeCredentials: [CredentialDescriptor]?
     var authenticatorSelection: AuthenticatorSelection?
@@ -37,7 +39,7 @@ struct CreationOptions: Decodable {
 /// The reply of `POST /assertion/options`: `PublicKeyCredentialRequestOptionsJSON` (WebAuthn
 /// §5.5) at the top level. `userVerification` is not read: this authenticator always verifies.
 struct RequestOptions: Decodable {
-    var challenge: Base64URLMember
+    var challenge: Base64URLBytes
     /// Absent: the origin's host, as a browser does.
     var rpId: String?
     /// Empty or absent: any discoverable credential of the RP ID (usernameless sign-in).
@@ -48,7 +50,7 @@ struct RequestOptions: Decodable {
 /// `allowCredentials`.
 struct CredentialDescriptor: Decodable {
     var type: String
-    var id: Base64URLMember
+    var id: Base64URLBytes
 }
 
 /// The members every Latchkey reply carries: a failed reply piped in instead of options is told

@@ -1,16 +1,17 @@
 import Foundation
+import WebAuthn
 
 /// `RegistrationResponseJSON` (WebAuthn §5.1, `PublicKeyCredential.toJSON()` after `create()`):
 /// the body `POST /attestation/result` takes.
 struct RegistrationResponseJSON: Encodable {
     struct Response: Encodable {
-        var clientDataJSON: Base64URLMember
-        var authenticatorData: Base64URLMember
+        var clientDataJSON: Base64URLBytes
+        var authenticatorData: Base64URLBytes
         var transports: [String]
         /// DER SubjectPublicKeyInfo.
-        var publicKey: Base64URLMember
+        var publicKey: Base64URLBytes
         var publicKeyAlgorithm: Int64
-        var attestationObject: Base64URLMember
+        var attestationObject: Base64URLBytes
     }
 
     struct ClientExtensionResults: Encodable {
@@ -21,8 +22,8 @@ struct RegistrationResponseJSON: Encodable {
         var credProps: CredentialProperties
     }
 
-    var id: Base64URLMember
-    var rawId: Base64URLMember
+    var id: Base64URLBytes
+    var rawId: Base64URLBytes
     var type = "public-key"
     var response: Response
     var authenticatorAttachment: String
@@ -33,14 +34,14 @@ struct RegistrationResponseJSON: Encodable {
 /// `POST /assertion/result` takes.
 struct AuthenticationResponseJSON: Encodable {
     struct Response: Encodable {
-        var clientDataJSON: Base64URLMember
-        var authenticatorData: Base64URLMember
-        var signature: Base64URLMember
-        var userHandle: Base64URLMember
+        var clientDataJSON: Base64URLBytes
+        var authenticatorData: Base64URLBytes
+        var signature: Base64URLBytes
+        var userHandle: Base64URLBytes
     }
 
-    var id: Base64URLMember
-    var rawId: Base64URLMember
+    var id: Base64URLBytes
+    var rawId: Base64URLBytes
     var type = "public-key"
     var response: Response
     var authenticatorAttachment: String

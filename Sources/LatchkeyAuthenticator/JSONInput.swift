@@ -14,23 +14,3 @@ enum JSONInput {
         }
     }
 }
-
-/// A binary member of WebAuthn JSON: base64url without padding, decoded while reading.
-struct Base64URLMember: Codable, Hashable, Sendable {
-    let bytes: [UInt8]
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        guard let bytes = Base64URL.decode(try container.decode(String.self)) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be base64url")
-        }
-        self.bytes = bytes
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Base64URL.encode(bytes))
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// The keys file: every credential the software authenticator created, with its private key.
 /// JSON, kept with mode 0600, rewritten whole on every change (see `KeyFile+Storage.swift`).
@@ -49,9 +50,9 @@ public struct StoredCredential: Codable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(Base64URLMember.self, forKey: .id).bytes
+        id = try container.decode(Base64URLBytes.self, forKey: .id).bytes
         rpID = try container.decode(String.self, forKey: .rpId)
-        userHandle = try container.decode(Base64URLMember.self, forKey: .userHandle).bytes
+        userHandle = try container.decode(Base64URLBytes.self, forKey: .userHandle).bytes
         username = try container.decode(String.self, forKey: .username)
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName) ?? username
         algorithm = try container.decode(CredentialAlgorithm.self, forKey: .algorithm)
@@ -62,9 +63,9 @@ public struct StoredCredential: Codable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(Base64URLMember(id), forKey: .id)
+        try container.encode(Base64URLBytes(id), forKey: .id)
         try container.encode(rpID, forKey: .rpId)
-        try container.encode(Base64URLMember(userHandle), forKey: .userHandle)
+        try container.encode(Base64URLBytes(userHandle), forKey: .userHandle)
         try container.encode(username, forKey: .username)
         try container.encode(displayName, forKey: .displayName)
         try container.encode(algorithm, forKey: .algorithm)

@@ -37,11 +37,11 @@ extension SoftwareAuthenticator {
             attestation, authenticatorData: authenticatorData, clientDataHash: Digest.sha256(clientDataJSON), key: key)
 
         let reply = try RegistrationResponseJSON(
-            id: Base64URLMember(credentialID), rawId: Base64URLMember(credentialID),
+            id: Base64URLBytes(credentialID), rawId: Base64URLBytes(credentialID),
             response: .init(
-                clientDataJSON: Base64URLMember(clientDataJSON), authenticatorData: Base64URLMember(authenticatorData),
-                transports: Self.transports, publicKey: Base64URLMember(key.subjectPublicKeyInfo()),
-                publicKeyAlgorithm: algorithm.coseAlgorithm.rawValue, attestationObject: Base64URLMember(attestationObject)),
+                clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
+                transports: Self.transports, publicKey: Base64URLBytes(key.subjectPublicKeyInfo()),
+                publicKeyAlgorithm: algorithm.coseAlgorithm.rawValue, attestationObject: Base64URLBytes(attestationObject)),
             authenticatorAttachment: Self.attachment,
             clientExtensionResults: .init(credProps: .init(rk: true))
         ).jsonLine()

@@ -31,10 +31,10 @@ extension SoftwareAuthenticator {
         let signature = try key.sign(authenticatorData + Digest.sha256(clientDataJSON))
 
         let reply = try AuthenticationResponseJSON(
-            id: Base64URLMember(credential.id), rawId: Base64URLMember(credential.id),
+            id: Base64URLBytes(credential.id), rawId: Base64URLBytes(credential.id),
             response: .init(
-                clientDataJSON: Base64URLMember(clientDataJSON), authenticatorData: Base64URLMember(authenticatorData),
-                signature: Base64URLMember(signature), userHandle: Base64URLMember(credential.userHandle)),
+                clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
+                signature: Base64URLBytes(signature), userHandle: Base64URLBytes(credential.userHandle)),
             authenticatorAttachment: Self.attachment
         ).jsonLine()
         keys.credentials[index] = credential

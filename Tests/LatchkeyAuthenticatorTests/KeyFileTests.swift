@@ -61,7 +61,7 @@ struct KeyFileTests {
         let folder = try TemporaryFolder()
         for (text, phrase) in [
             ("{\"version\":1,\"credentials\":[{\"id\":\"AAAA\"}]}", "credentials[0].rpId is missing"),
-            ("{\"version\":1,\"credentials\":[{\"id\":\"A+A\",\"rpId\":\"x\"}]}", "credentials[0].id must be base64url"),
+            ("{\"version\":1,\"credentials\":[{\"id\":\"A+A\",\"rpId\":\"x\"}]}", "credentials[0].id is not base64url"),
             ("{\"version\":2,\"credentials\":[]}", "version 2 is not 1"),
             ("not json", "not valid JSON"),
         ] {

@@ -43,7 +43,7 @@ struct RefusalTests {
     @Test func malformedCreationOptionsNameTheMember() throws {
         try expectRefusal(.malformedOptions, "malformed options: user is missing") { try register(creation { $0["user"] = nil }) }
         try expectRefusal(.malformedOptions, "malformed options: rp.id must be a string") { try register(creation { $0["rp"] = ["id": 7] }) }
-        try expectRefusal(.malformedOptions, "malformed options: challenge must be base64url") { try register(creation { $0["challenge"] = "not+base64/url" }) }
+        try expectRefusal(.malformedOptions, "malformed options: challenge is not base64url") { try register(creation { $0["challenge"] = "not+base64/url" }) }
         try expectRefusal(.malformedOptions, "malformed options: pubKeyCredParams[1].alg must be an integer") {
             try register(creation { $0["pubKeyCredParams"] = [["type": "public-key", "alg": -7], ["type": "public-key", "alg": "ES256"]] })
         }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import WebAuthn
 
 /// A request the API refuses, with the status and the message the client sees. It renders itself
 /// as the JSON failure reply, so middleware that decorates errors (CORS) keeps status and body.

@@ -1,6 +1,6 @@
 /// What a `DecodingError` says about a JSON document, in words that name the member:
 /// `rp.id must be a string`, `user is missing`, `username must not be null`,
-/// `excludeCredentials[0].id must be base64url`.
+/// `excludeCredentials[0].id is not base64url`.
 public enum JSONDecodingProblem {
     /// The message for `error`. `document` names the whole document in the messages about it
     /// (`request body is not valid JSON`); without it they read `not valid JSON`.

@@ -1,8 +1,8 @@
-import WebAuthn
-
-/// Bytes that cross HTTP as a base64url string, WebAuthn's JSON form. Decoded once, when the body
-/// is read; an empty string decodes to no bytes (members that must not be empty say so).
-public struct Base64URLBytes: Codable, Sendable, Equatable {
+/// A binary member of WebAuthn's JSON forms (`PublicKeyCredentialCreationOptionsJSON`,
+/// `RegistrationResponseJSON`, ...): base64url without padding in JSON, bytes once decoded. An empty
+/// string decodes to no bytes (members that must not be empty say so); anything else that is not
+/// base64url is a `DecodingError` reading "is not base64url".
+public struct Base64URLBytes: Codable, Sendable, Hashable {
     public var bytes: [UInt8]
 
     public init(_ bytes: [UInt8]) {
