@@ -56,36 +56,20 @@ extension PostgresStore {
         }
     }
 
-    /// One statement, so it is atomic without a transaction: the compare-and-set of the counter
-    /// (which also checks that the session is for the credential's owner), the new session and the
-    /// end of the replaced ones happen only when the counter is still `previousSignCount`.
-    /// Of two instances racing with the same counter, the second `UPDATE` waits for the first,
-    /// re-reads the row, finds the counter moved and changes nothing. The last SELECT reads the
-    /// credential as the statement began, to say why nothing was written.
+    /// One statement (``SignInStatements/RecordSignIn``), so it is atomic without a transaction:
+    /// the compare-and-set of the counter (which also checks that the session is for the
+    /// credential's owner), the new session and the end of the replaced ones happen only when the
+    /// counter is still `previousSignCount`. Of two instances racing with the same counter, the
+    /// second `UPDATE` waits for the first, re-reads the row, finds the counter moved and changes
+    /// nothing. The statement also reads the credential's owner as it began, to say why nothing
+    /// was written.
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
-        let session = signIn.session
-        let outcome = try await firstRow("""
-            WITH signed_in AS (
-                UPDATE credentials
-                SET sign_count = \(Int64(signIn.signCount)), backed_up = \(signIn.backedUp),
-                    user_verified = \(signIn.userVerified), last_used_at = \(signIn.at)
-                WHERE id = \(signIn.credentialID.bytea) AND sign_count = \(Int64(signIn.previousSignCount))
-                    AND user_handle = \(session.userHandle.bytea)
-                RETURNING user_handle
-            ), started AS (
-                INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()))
-                SELECT \(session.tokenHash.bytea), user_handle, \(session.createdAt), \(session.expiresAt) FROM signed_in
-            ), ended AS (
-                DELETE FROM sessions
-                WHERE token_hash = ANY(\(signIn.endingSessions.map(\.bytea))) AND EXISTS (SELECT FROM signed_in)
-            )
-            SELECT EXISTS (SELECT FROM signed_in), c.user_handle
-            FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = \(signIn.credentialID.bytea)
-            """) { row in (recorded: try row.next(Bool.self), owner: try row.optionalBytes()) }
-        guard let outcome else { throw StoreError(.database, "the sign-in statement returned no row") }
+        guard let outcome = try await rows(SignInStatements.RecordSignIn(signIn: signIn)).first else {
+            throw StoreError(.database, "the sign-in statement returned no row")
+        }
         if outcome.recorded { return .recorded }
         guard let owner = outcome.owner else { return .credentialRemoved }
-        guard owner == session.userHandle else {
+        guard owner == signIn.session.userHandle else {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
         return .counterMoved

@@ -5,11 +5,7 @@ import PostgresNIO
 /// Sessions, and the purge of everything expired.
 extension PostgresStore {
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
-        try await firstRow("""
-            SELECT \(unescaped: PostgresRows.sessionColumns("s.")), \(unescaped: PostgresRows.userColumns("u."))
-            FROM sessions s JOIN users u ON u.handle = s.user_handle
-            WHERE s.token_hash = \(tokenHash.bytea) AND s.expires_at > \(now)
-            """) { row in SessionWithUser(session: try PostgresRows.session(&row), user: try PostgresRows.user(&row)) }
+        try await rows(SignInStatements.LiveSession(tokenHash: tokenHash, now: now)).first
     }
 
     public func deleteSessions(tokenHashes: [[UInt8]]) async throws {

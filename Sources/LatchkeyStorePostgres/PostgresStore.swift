@@ -141,6 +141,23 @@ public final class PostgresStore: LatchkeyStore {
         try await withConnection { connection in try await Self.execute(query, on: connection) }
     }
 
+    /// Runs a prepared statement (see ``SignInStatements``) on a pooled connection and returns its rows.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
+        try await withConnection { connection in
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: Self.silent) {
+                rows.append(row)
+            }
+            return rows
+        }
+    }
+
+    /// Runs a prepared statement that returns no rows on a pooled connection.
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws where Statement.Row == () {
+        _ = try await withConnection { connection in try await connection.execute(statement, logger: Self.silent) }
+    }
+
     /// Runs one statement on `connection` and reads every row it returns with `read`.
     static func rows<T>(
         _ query: PostgresQuery, on connection: PostgresConnection, _ read: (inout ColumnReader) throws -> T

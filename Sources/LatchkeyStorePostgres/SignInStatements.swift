@@ -1,0 +1,157 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// The statements of the ceremonies themselves, which run on every sign-in and every request
+/// that carries a session, as named prepared statements: each connection has PostgreSQL parse and
+/// plan them once, on first use, and later calls only bind and execute them. (An ordinary query is
+/// parsed and planned again on every call, and the sign-in's CTEs are the costliest to plan.) The
+/// SQL is the same as in ``PostgresStore``'s other calls, numbered by hand.
+///
+/// A proxy that hands one server connection to several clients must forward protocol-level
+/// prepared statements (PgBouncer 1.21 and later, with `max_prepared_statements` set).
+enum SignInStatements {
+    /// The parameters' types, so the plan never depends on which values the first call bound.
+    private static let bytea = PostgresDataType.bytea, text = PostgresDataType.text
+    private static let timestamptz = PostgresDataType.timestamptz, int8 = PostgresDataType.int8
+    private static let bool = PostgresDataType.bool
+
+    /// Issues a challenge: ``PostgresStore/savePendingCeremony(_:)``.
+    struct SavePendingCeremony: PostgresPreparedStatement {
+        typealias Row = ()
+        static let name = "latchkey_save_pending_ceremony_v1"
+        static let sql = """
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            """
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz]
+
+        let ceremony: PendingCeremony
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 8)
+            bindings.append(ceremony.challengeHash.bytea)
+            bindings.append(ceremony.kind.rawValue)
+            bindings.append(ceremony.userHandle?.bytea)
+            bindings.append(ceremony.username?.utf8Bytea)
+            bindings.append(ceremony.displayName?.utf8Bytea)
+            bindings.append(ceremony.userVerification.rawValue)
+            bindings.append(ceremony.bindingHash?.bytea)
+            bindings.append(ceremony.expiresAt)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
+    }
+
+    /// Consumes the ceremony and reads the credential with its owner:
+    /// ``PostgresStore/takeSignInCeremony(challengeHash:credentialID:)``.
+    struct TakeSignInCeremony: PostgresPreparedStatement {
+        typealias Row = SignInLookup
+        static let name = "latchkey_take_sign_in_ceremony_v1"
+        static let sql = """
+            WITH taken AS (
+                DELETE FROM pending_ceremonies WHERE challenge_hash = $1
+                RETURNING \(PostgresRows.ceremonyColumns())
+            )
+            SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.credentialColumns("c.")), \(PostgresRows.userColumns("u."))
+            FROM (SELECT) AS one
+            LEFT JOIN taken t ON true
+            LEFT JOIN (credentials c JOIN users u ON u.handle = c.user_handle) ON c.id = $2
+            """
+        static let bindingDataTypes = [bytea, bytea]
+
+        let challengeHash: [UInt8]
+        let credentialID: [UInt8]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(challengeHash.bytea)
+            bindings.append(credentialID.bytea)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> SignInLookup {
+            var columns = ColumnReader(row)
+            return SignInLookup(
+                ceremony: try PostgresRows.optional(&columns, columns: PostgresRows.ceremonyColumnCount, PostgresRows.ceremony),
+                credential: try PostgresRows.optional(&columns, columns: PostgresRows.credentialColumnCount, PostgresRows.credential),
+                owner: try PostgresRows.optional(&columns, columns: PostgresRows.userColumnCount, PostgresRows.user))
+        }
+    }
+
+    /// The counter's compare-and-set, the new session and the end of the replaced ones, in one
+    /// statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether it was recorded, and the
+    /// credential's owner as the statement began (nil when the credential is gone).
+    struct RecordSignIn: PostgresPreparedStatement {
+        typealias Row = (recorded: Bool, owner: [UInt8]?)
+        static let name = "latchkey_record_sign_in_v1"
+        static let sql = """
+            WITH signed_in AS (
+                UPDATE credentials
+                SET sign_count = $1, backed_up = $2, user_verified = $3, last_used_at = $4
+                WHERE id = $5 AND sign_count = $6 AND user_handle = $7
+                RETURNING user_handle
+            ), started AS (
+                INSERT INTO sessions (\(PostgresRows.sessionColumns()))
+                SELECT $8, user_handle, $9, $10 FROM signed_in
+            ), ended AS (
+                DELETE FROM sessions WHERE token_hash = ANY($11) AND EXISTS (SELECT FROM signed_in)
+            )
+            SELECT EXISTS (SELECT FROM signed_in), c.user_handle
+            FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5
+            """
+        static let bindingDataTypes = [
+            int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray,
+        ]
+
+        let signIn: CompletedSignIn
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 11)
+            bindings.append(Int64(signIn.signCount))
+            bindings.append(signIn.backedUp)
+            bindings.append(signIn.userVerified)
+            bindings.append(signIn.at)
+            bindings.append(signIn.credentialID.bytea)
+            bindings.append(Int64(signIn.previousSignCount))
+            bindings.append(signIn.session.userHandle.bytea)
+            bindings.append(signIn.session.tokenHash.bytea)
+            bindings.append(signIn.session.createdAt)
+            bindings.append(signIn.session.expiresAt)
+            bindings.append(signIn.endingSessions.map(\.bytea))
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> (recorded: Bool, owner: [UInt8]?) {
+            var columns = ColumnReader(row)
+            return (try columns.next(Bool.self), try columns.optionalBytes())
+        }
+    }
+
+    /// The live session for a token, with its user: ``PostgresStore/session(tokenHash:now:)``.
+    struct LiveSession: PostgresPreparedStatement {
+        typealias Row = SessionWithUser
+        static let name = "latchkey_live_session_v1"
+        static let sql = """
+            SELECT \(PostgresRows.sessionColumns("s.")), \(PostgresRows.userColumns("u."))
+            FROM sessions s JOIN users u ON u.handle = s.user_handle
+            WHERE s.token_hash = $1 AND s.expires_at > $2
+            """
+        static let bindingDataTypes = [bytea, timestamptz]
+
+        let tokenHash: [UInt8]
+        let now: Date
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(tokenHash.bytea)
+            bindings.append(now)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> SessionWithUser {
+            var columns = ColumnReader(row)
+            return SessionWithUser(session: try PostgresRows.session(&columns), user: try PostgresRows.user(&columns))
+        }
+    }
+}
