@@ -3,8 +3,9 @@ import Hummingbird
 
 /// Refuses state-changing requests that a browser sent on behalf of another site (login CSRF): a
 /// POST, PUT, PATCH or DELETE whose `Origin` is not one of the relying party's origins, or that the
-/// browser marks `Sec-Fetch-Site: cross-site` without naming one of them in `Origin`. Clients that send neither header (apps, curl) are not affected;
-/// together with the JSON content type ``RequestJSON`` requires, a cross-site form cannot post here.
+/// browser marks `Sec-Fetch-Site: cross-site` without naming one of them in `Origin`. Clients that
+/// send neither header (apps, curl) are not affected; together with the JSON content type
+/// ``RequestJSON`` requires, a cross-site form cannot post here.
 struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
     let origins: Set<String>
     /// The methods that change state; GET, HEAD and OPTIONS pass.
