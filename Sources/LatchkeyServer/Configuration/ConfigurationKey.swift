@@ -345,7 +345,7 @@ extension LatchkeyConfiguration {
             "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
         .boolean(
             "hideUnknownUsers", \.hideUnknownUsers,
-            "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username."),
+            "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username (403 without its owner's session), as any sign-up with chosen names must; the rate limit bounds how fast names can be tried that way."),
         .path(
             "authenticatorNames", \.authenticatorNames, .file, required: .unlessDefault,
             "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file at the default path: metadata names only; any other path must exist."),
