@@ -107,6 +107,7 @@ import Testing
         #expect(try UserNames.username("ALICE") == "alice")
         #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")
         #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
-        #expect(throws: (any Error).self) { try UserNames.username("a\u{7}b") }
+        let refusal = #expect(throws: APIError.self) { try UserNames.username("a\u{7}b") }
+        #expect(refusal?.status == .badRequest && refusal?.message == "username contains the control character U+7")
     }
 }

@@ -15,11 +15,16 @@ enum JSONResponse {
 
     /// `value` encoded as the body of a reply with `status`.
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
-        return Response(
+        Response(
             status: status,
             headers: [.contentType: contentType, .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            body: ResponseBody(byteBuffer: body(value)))
+    }
+
+    /// `value` encoded as a reply body, for replies written below the router too.
+    static func body(_ value: some Encodable) -> ByteBuffer {
+        let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
+        return ByteBuffer(bytes: data)
     }
 
     /// `{"status":"ok","errorMessage":""}`.

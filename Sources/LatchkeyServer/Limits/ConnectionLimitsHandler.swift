@@ -105,7 +105,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         logger.debug("refused a malformed request", metadata: ["error": "\(parserError)"])
         // This reply is in progress now: a further error goes on to the application, which closes.
         requestsInProgress = 1
-        let body = ByteBuffer(string: #"{"status":"failed","errorMessage":"\#(message)"}"#)
+        let body = JSONResponse.body(FailureReply(errorMessage: message))
         let head = HTTPResponse(status: status, headerFields: [
             .contentType: JSONResponse.contentType, .contentLength: String(body.readableBytes), .connection: "close",
             .cacheControl: "no-store",

@@ -4,12 +4,10 @@ import NIOCore
 import WebAuthn
 
 /// Reads a request body as one JSON object of a wire model. The body must be sent as
-/// `application/json` (a type no cross-site HTML form can send) and fit in ``maximumBodySize``;
-/// every decoding failure becomes a 4xx ``APIError`` that names the member and what was wrong.
+/// `application/json` (a type no cross-site HTML form can send) and fit in
+/// ``HTTPLimits/maximumBodyBytes``; every decoding failure becomes a 4xx ``APIError`` that names the
+/// member and what was wrong.
 public struct WireDecoder: RequestDecoder {
-    /// The largest body the API reads.
-    static let maximumBodySize = HTTPLimits.maximumBodyBytes
-
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" else {
@@ -17,11 +15,11 @@ public struct WireDecoder: RequestDecoder {
         }
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: Self.maximumBodySize)
+            buffer = try await request.body.collect(upTo: HTTPLimits.maximumBodyBytes)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             // The rest of the body is not worth reading: the connection closes after the reply.
             throw APIError(
-                .contentTooLarge, "request body is larger than \(Self.maximumBodySize / 1024) KiB", headers: [.connection: "close"])
+                .contentTooLarge, "request body is larger than \(HTTPLimits.maximumBodyBytes / 1024) KiB", headers: [.connection: "close"])
         } catch {
             throw APIError.badRequest("request body could not be read completely")
         }
