@@ -30,11 +30,13 @@ let package = Package(
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
         // Test-only OpenSSL helpers (key generation, certificate issuing, signing).
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
-        // The OpenSSL calls of the software authenticator: key generation, PEM, signing.
-        .target(name: "CLatchkeyAuthenticatorShims", dependencies: ["COpenSSL"]),
+        // The OpenSSL calls of the software authenticator and the token signer: key generation, PEM, signing.
+        .target(name: "CLatchkeyKeyShims", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
+        // Sign-in tokens: ES256 JSON Web Tokens and the key set that verifies them, through OpenSSL.
+        .target(name: "LatchkeyTokens", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyKeyShims"]),
         // The store interface: users, credentials, pending challenges and sessions, as records.
         .target(
             name: "LatchkeyStore",
@@ -63,7 +65,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "LatchkeyStore",
+                "WebAuthn", "LatchkeyStore", "LatchkeyTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -77,12 +79,12 @@ let package = Package(
             ]
         ),
         // `latchkey authenticator`: a software passkey provider for shells and tests, keys in a file.
-        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyAuthenticatorShims"]),
+        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyKeyShims"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
-                "LatchkeyAuthenticator",
+                "LatchkeyAuthenticator", "LatchkeyTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -108,7 +110,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "WebAuthn", "CLatchkeyTestSupport",
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn", "CLatchkeyTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,4 +1,4 @@
-import CLatchkeyAuthenticatorShims
+import CLatchkeyKeyShims
 import COpenSSL
 
 /// A credential's key pair, held by OpenSSL. This value owns the `EVP_PKEY` and frees it.
@@ -11,16 +11,16 @@ final class CredentialPrivateKey {
         self.key = key
     }
 
-    deinit { lka_free_key(key) }
+    deinit { lkk_free_key(key) }
 
     /// A fresh key pair for `algorithm` from OpenSSL's generator.
     static func generate(_ algorithm: CredentialAlgorithm) throws -> CredentialPrivateKey {
         let generated: OpaquePointer?
         switch algorithm {
-        case .es256: generated = lka_generate_ec_key("P-256")
-        case .es384: generated = lka_generate_ec_key("P-384")
-        case .edDSA: generated = lka_generate_ed25519_key()
-        case .rs256: generated = lka_generate_rsa_key(2048)
+        case .es256: generated = lkk_generate_ec_key("P-256")
+        case .es384: generated = lkk_generate_ec_key("P-384")
+        case .edDSA: generated = lkk_generate_ed25519_key()
+        case .rs256: generated = lkk_generate_rsa_key(2048)
         }
         guard let generated else {
             throw AuthenticatorError(.cryptoFailure, "OpenSSL could not generate a \(algorithm.rawValue) key pair")
@@ -31,7 +31,7 @@ final class CredentialPrivateKey {
     /// The key in a PEM text, which must be a key of `algorithm`'s type (and curve).
     init(pem: String, algorithm: CredentialAlgorithm) throws {
         let bytes = Array(pem.utf8)
-        guard let parsed = lka_private_key_from_pem(bytes, bytes.count) else {
+        guard let parsed = lkk_private_key_from_pem(bytes, bytes.count) else {
             throw AuthenticatorError(.unreadableKeyFile, "privateKey is not an unencrypted PEM private key")
         }
         self.algorithm = algorithm
@@ -44,14 +44,14 @@ final class CredentialPrivateKey {
     /// The unencrypted PKCS#8 PEM text of the private key.
     func pem() throws -> String {
         var buffer = [CChar](repeating: 0, count: 8192)
-        let length = lka_private_key_pem(key, &buffer, buffer.count)
+        let length = lkk_private_key_pem(key, &buffer, buffer.count)
         guard length > 0 else { throw AuthenticatorError(.cryptoFailure, "OpenSSL could not export the \(algorithm.rawValue) private key") }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The DER SubjectPublicKeyInfo of the public key (`response.publicKey` in `toJSON()`).
     func subjectPublicKeyInfo() throws -> [UInt8] {
-        try exported("public key") { lka_public_key_der(key, $0, $1) }
+        try exported("public key") { lkk_public_key_der(key, $0, $1) }
     }
 
     /// The public key's parts, as a COSE_Key carries them.
@@ -82,7 +82,7 @@ final class CredentialPrivateKey {
             var exponent = [UInt8](repeating: 0, count: 16)
             var modulusLength = 0
             var exponentLength = 0
-            guard lka_rsa_public_numbers(key, &modulus, modulus.count, &modulusLength, &exponent, exponent.count, &exponentLength) == 1 else {
+            guard lkk_rsa_public_numbers(key, &modulus, modulus.count, &modulusLength, &exponent, exponent.count, &exponentLength) == 1 else {
                 throw AuthenticatorError(.cryptoFailure, "OpenSSL could not export the RSA public numbers")
             }
             return .rsa(n: Array(modulus.prefix(modulusLength)), e: Array(exponent.prefix(exponentLength)))
@@ -92,7 +92,7 @@ final class CredentialPrivateKey {
     /// The signature over `message` as WebAuthn carries it: DER for ECDSA, raw for EdDSA and RSA.
     func sign(_ message: [UInt8]) throws -> [UInt8] {
         try exported("signature") { buffer, capacity in
-            lka_sign(key, algorithm.digestName, message, message.count, buffer, capacity)
+            lkk_sign(key, algorithm.digestName, message, message.count, buffer, capacity)
         }
     }
 

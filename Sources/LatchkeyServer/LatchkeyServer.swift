@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import LatchkeyStore
 import Logging
 import Prometheus
@@ -14,14 +15,56 @@ public enum LatchkeyServer {
 
     /// The router with every route and middleware, without a listening socket. `metrics` records
     /// ceremonies, verification and store latency; `metricsRegistry`, when given with a
-    /// `metricsToken`, is served at `/metrics` to bearers of that token.
+    /// `metricsToken`, is served at `/metrics` to bearers of that token. The admin API is on it
+    /// unless the configuration names an `adminAddress` (see ``adminRouter(configuration:store:attestationTrust:authenticatorNames:metrics:)``).
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
         authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics(),
         metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
     ) -> Router<LatchkeyRequestContext> {
-        let services = LatchkeyServices(
-            configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics)
+        router(
+            services: LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics),
+            authenticatorNames: authenticatorNames, metricsRegistry: metricsRegistry, logger: logger)
+    }
+
+    /// The router of the separate admin listener (`adminAddress`): the admin API alone, with
+    /// request IDs, security headers and JSON errors, and no CORS.
+    public static func adminRouter(
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
+        authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics()
+    ) -> Router<LatchkeyRequestContext> {
+        adminRouter(
+            services: LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics),
+            authenticatorNames: authenticatorNames)
+    }
+
+    static func adminRouter(services: LatchkeyServices, authenticatorNames: AuthenticatorNames) -> Router<LatchkeyRequestContext> {
+        let router = Router(context: LatchkeyRequestContext.self)
+        router.add(middleware: RequestIDMiddleware(trustedProxies: Set(services.configuration.trustedProxies)))
+        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: services.configuration.trustedProxies)))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: services.configuration.usesHTTPS))
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMapping())
+        addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
+        MethodNotAllowedRoutes.add(to: router)
+        return router
+    }
+
+    /// `/admin/v1`, behind the admin key check.
+    private static func addAdminRoutes(
+        to router: Router<LatchkeyRequestContext>, services: LatchkeyServices, authenticatorNames: AuthenticatorNames
+    ) {
+        AdminController(services: services, names: authenticatorNames).addRoutes(
+            to: router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: services.store)))
+    }
+
+    static func router(
+        services: LatchkeyServices, authenticatorNames: AuthenticatorNames, metricsRegistry: PrometheusCollectorRegistry?, logger: Logger
+    ) -> Router<LatchkeyRequestContext> {
+        let configuration = services.configuration
+        let metrics = services.metrics
+        let store = services.store
 
         // Outermost first: the request ID, the client address and the request metrics (which see
         // every reply, errors included), headers on every reply, CORS (for the origins it allows),
@@ -63,6 +106,10 @@ public enum LatchkeyServer {
             to: router.group("credentials").add(middleware: authenticator))
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
+        KeySetController(tokens: services.tokens).addRoutes(to: router.group(".well-known"))
+        if configuration.adminAddress.isEmpty {
+            addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
+        }
 
         HealthController(store: store).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {
@@ -75,8 +122,8 @@ public enum LatchkeyServer {
     }
 
     /// The application over `store`: loads attestation trust, and runs the store, a purger of
-    /// expired challenges and sessions and, with a `metricsAddress`, the metrics listener as
-    /// services beside the HTTP server. On graceful shutdown the server stops first, then the
+    /// expired challenges and sessions and, with a `metricsAddress` or an `adminAddress`, the
+    /// metrics or admin listener as services beside the HTTP server. On graceful shutdown the server stops first, then the
     /// others, then the store closes. Metrics go to `metricsRegistry` (the factory bootstrapped
     /// over it is the caller's).
     public static func application(
@@ -86,6 +133,7 @@ public enum LatchkeyServer {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let metrics = LatchkeyMetrics()
+        let shared = LatchkeyServices(configuration: configuration, store: store, attestationTrust: trust, metrics: metrics)
         var services: [any Service] = [
             store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
         ]
@@ -96,18 +144,39 @@ public enum LatchkeyServer {
                 router: metricsRouter, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
                 logger: logger))
         }
+        // The same limits on the admin listener: it is reached by fewer, not by more trusted, peers.
+        let server = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionLimitsHandler(requestTimeout: .seconds(Int64(configuration.requestTimeout)), logger: logger)],
+            idleTimeout: .seconds(60),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,
+                maxHeaderFieldCount: HTTPLimits.maximumHeaderFields)))
+        if let address = try configuration.adminListenAddress {
+            services.append(Application(
+                router: adminRouter(services: shared, authenticatorNames: names), server: server,
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
+                logger: logger))
+        }
         return Application(
-            router: router(
-                configuration: configuration, store: store, attestationTrust: trust, authenticatorNames: names,
-                metrics: metrics, metricsRegistry: metricsRegistry, logger: logger),
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionLimitsHandler(requestTimeout: .seconds(Int64(configuration.requestTimeout)), logger: logger)],
-                idleTimeout: .seconds(60),
-                httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,
-                    maxHeaderFieldCount: HTTPLimits.maximumHeaderFields))),
+            router: router(services: shared, authenticatorNames: names, metricsRegistry: metricsRegistry, logger: logger),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: services,
             logger: logger)
+    }
+
+    /// Makes the first token signing key when the store has none, so that a store that cannot keep
+    /// one fails at start-up rather than at the first sign-in.
+    public static func prepareSigningKeys(_ store: any LatchkeyStore, configuration: LatchkeyConfiguration) async throws {
+        try await SignInTokens(
+            store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
+            lifetime: TimeInterval(configuration.tokenLifetime)
+        ).prepare()
+    }
+
+    /// Adds a token signing key that every instance signs with from now on (within seconds); the
+    /// previous key stays published until the tokens it signed have expired.
+    public static func rotateSigningKey(_ store: any LatchkeyStore) async throws -> SigningKeyRecord {
+        try await SignInTokens.rotate(store)
     }
 }

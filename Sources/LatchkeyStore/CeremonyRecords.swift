@@ -10,12 +10,25 @@ public struct NewRegistration: Sendable, Equatable {
     public var session: SessionRecord?
     /// Token hashes of sessions the new session replaces.
     public var endingSessions: [[UInt8]]
+    /// The enrollment ticket this registration spends, in the same transaction, with the time it
+    /// is spent at; the registration writes nothing when the ticket is no longer usable then.
+    public var spendingTicket: (hash: [UInt8], at: Date)?
 
-    public init(credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil, endingSessions: [[UInt8]] = []) {
+    public init(
+        credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil, endingSessions: [[UInt8]] = [],
+        spendingTicket: (hash: [UInt8], at: Date)? = nil
+    ) {
         self.credential = credential
         self.newUser = newUser
         self.session = session
         self.endingSessions = endingSessions
+        self.spendingTicket = spendingTicket
+    }
+
+    public static func == (lhs: NewRegistration, rhs: NewRegistration) -> Bool {
+        lhs.credential == rhs.credential && lhs.newUser == rhs.newUser && lhs.session == rhs.session
+            && lhs.endingSessions == rhs.endingSessions && lhs.spendingTicket?.hash == rhs.spendingTicket?.hash
+            && lhs.spendingTicket?.at == rhs.spendingTicket?.at
     }
 }
 

@@ -7,7 +7,7 @@ import ServiceLifecycle
 ///
 /// A store is a `Service`: the backend is opened when it is made (so a bad database stops the
 /// server before it listens), `run()` waits for graceful shutdown and then closes it.
-public protocol LatchkeyStore: Service {
+public protocol LatchkeyStore: Service, BackendStore {
     // MARK: Users and credentials
 
     /// The user with this exact username, if any.
@@ -25,6 +25,9 @@ public protocol LatchkeyStore: Service {
     /// missing owner (``StoreError/Code/userNotFound``), and starts `session` when given, ending the
     /// sessions whose token hashes are in `endingSessions`. A `newUser` or `session` whose user
     /// handle is not the credential's `userHandle` is refused with ``StoreError/Code/userNotFound``.
+    /// With `spendingTicket`, the ticket is marked used in the same transaction; when it is for
+    /// another user, used, revoked, expired or gone by then, ``StoreError/Code/ticketNotUsable`` is
+    /// thrown and nothing is written.
     func register(_ registration: NewRegistration) async throws
 
     /// Records a successful sign-in, in one transaction, only if the stored counter is still
@@ -81,6 +84,7 @@ public protocol LatchkeyStore: Service {
     /// How many challenges are pending and sessions live at `now`, for metrics.
     func liveRecordCounts(now: Date) async throws -> LiveRecordCounts
 
-    /// Deletes expired challenges and sessions, in small batches so no lock is held for long.
+    /// Deletes expired challenges and sessions, and enrollment tickets a day after they expired, in
+    /// small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
 }

@@ -1,19 +1,23 @@
 import Foundation
 import WebAuthn
 
-/// A person who can sign in. Created only when their first passkey is registered.
+/// A person who can sign in. Created when their first passkey is registered, or by a backend
+/// through the admin API before they have any.
 public struct UserRecord: Sendable, Equatable {
     /// The WebAuthn user handle: 64 random bytes, never shown to people.
     public var handle: [UInt8]
     public var username: String
     public var displayName: String
     public var createdAt: Date
+    /// The backend's own identifier for this account, unique when set.
+    public var externalId: String?
 
-    public init(handle: [UInt8], username: String, displayName: String, createdAt: Date) {
+    public init(handle: [UInt8], username: String, displayName: String, createdAt: Date, externalId: String? = nil) {
         self.handle = handle
         self.username = username
         self.displayName = displayName
         self.createdAt = createdAt
+        self.externalId = externalId
     }
 }
 
@@ -100,10 +104,13 @@ public struct PendingCeremony: Sendable, Equatable {
     /// SHA-256 of the ceremony cookie handed out with the options, when one was.
     public var bindingHash: [UInt8]?
     public var expiresAt: Date
+    /// For registrations under an enrollment ticket: the ticket's hash, spent by the result.
+    public var enrollmentTicketHash: [UInt8]?
 
     public init(
         challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
-        displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date
+        displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date,
+        enrollmentTicketHash: [UInt8]? = nil
     ) {
         self.challengeHash = challengeHash
         self.kind = kind
@@ -113,6 +120,7 @@ public struct PendingCeremony: Sendable, Equatable {
         self.userVerification = userVerification
         self.bindingHash = bindingHash
         self.expiresAt = expiresAt
+        self.enrollmentTicketHash = enrollmentTicketHash
     }
 }
 

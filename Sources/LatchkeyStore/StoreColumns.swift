@@ -1,9 +1,9 @@
 /// The columns of `users` and `credentials` in the order both backends' row readers expect, so a
 /// migration that adds a column names it once. `prefix` is a table alias and a dot, or empty.
 public enum StoreColumns {
-    /// The four columns of `users`.
+    /// The five columns of `users`.
     public static func users(_ prefix: String = "") -> String {
-        ["handle", "username", "display_name", "created_at"].map { prefix + $0 }.joined(separator: ", ")
+        ["handle", "username", "display_name", "created_at", "external_id"].map { prefix + $0 }.joined(separator: ", ")
     }
 
     /// The twenty columns of `credentials`.
@@ -13,6 +13,16 @@ public enum StoreColumns {
             "attestation_format", "attestation_type", "backup_eligible", "backed_up", "resident_key",
             "user_verified", "created_at", "last_used_at", "attestation_trusted", "trust_path", "cred_protect",
             "sign_count_regressions", "name",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+}
+
+extension StoreColumns {
+    /// The nine columns of `pending_ceremonies`.
+    public static func ceremonies(_ prefix: String = "") -> String {
+        [
+            "challenge_hash", "kind", "user_handle", "username", "display_name", "user_verification", "binding_hash",
+            "expires_at", "enrollment_ticket_hash",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 }

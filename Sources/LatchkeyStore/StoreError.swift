@@ -10,6 +10,12 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let credentialAlreadyRegistered = Code("credentialAlreadyRegistered")
         /// The user a write refers to does not exist.
         public static let userNotFound = Code("userNotFound")
+        /// Another user already has this external ID.
+        public static let externalIdTaken = Code("externalIdTaken")
+        /// An admin key or signing key with this name or generation exists already.
+        public static let nameTaken = Code("nameTaken")
+        /// The enrollment ticket a registration spends is used, revoked, expired or gone.
+        public static let ticketNotUsable = Code("ticketNotUsable")
         /// The database failed; the message has the details.
         public static let database = Code("database")
     }

@@ -11,17 +11,12 @@ enum PostgresRows {
     /// Columns of `users` for ``user`` and of `credentials` for ``credential``: ``StoreColumns``.
     static func userColumns(_ prefix: String = "") -> String { StoreColumns.users(prefix) }
     static func credentialColumns(_ prefix: String = "") -> String { StoreColumns.credentials(prefix) }
-    static let userColumnCount = 4
+    static let userColumnCount = 5
     static let credentialColumnCount = 20
 
-    /// Eight columns of `pending_ceremonies`, for ``ceremony(_:)``.
-    static func ceremonyColumns(_ prefix: String = "") -> String {
-        [
-            "challenge_hash", "kind", "user_handle", "username", "display_name", "user_verification", "binding_hash",
-            "expires_at",
-        ].map { prefix + $0 }.joined(separator: ", ")
-    }
-    static let ceremonyColumnCount = 8
+    /// Nine columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
+    static func ceremonyColumns(_ prefix: String = "") -> String { StoreColumns.ceremonies(prefix) }
+    static let ceremonyColumnCount = 9
 
     /// Four columns of `sessions`, for ``session(_:)``.
     static func sessionColumns(_ prefix: String = "") -> String {
@@ -31,7 +26,9 @@ enum PostgresRows {
     // MARK: Readers
 
     static func user(_ row: inout ColumnReader) throws -> UserRecord {
-        UserRecord(handle: try row.bytes(), username: try row.utf8(), displayName: try row.utf8(), createdAt: try row.next())
+        UserRecord(
+            handle: try row.bytes(), username: try row.utf8(), displayName: try row.utf8(), createdAt: try row.next(),
+            externalId: try row.optionalUTF8())
     }
 
     static func credential(_ row: inout ColumnReader) throws -> CredentialRecord {
@@ -93,7 +90,7 @@ enum PostgresRows {
         return PendingCeremony(
             challengeHash: challengeHash, kind: ceremonyKind, userHandle: userHandle, username: username,
             displayName: displayName, userVerification: userVerification, bindingHash: try row.optionalBytes(),
-            expiresAt: try row.next(Date.self))
+            expiresAt: try row.next(Date.self), enrollmentTicketHash: try row.optionalBytes())
     }
 
     static func session(_ row: inout ColumnReader) throws -> SessionRecord {
@@ -110,6 +107,16 @@ enum PostgresRows {
     }
 
     // MARK: Writers
+
+    /// Inserts a user with every column of ``userColumns(_:)``.
+    static func insert(_ user: UserRecord) -> PostgresQuery {
+        """
+        INSERT INTO users (\(unescaped: userColumns())) VALUES (
+            \(user.handle.bytea), \(user.username.utf8Bytea), \(user.displayName.utf8Bytea), \(user.createdAt),
+            \(user.externalId?.utf8Bytea)
+        )
+        """
+    }
 
     /// Inserts a credential with every column of ``credentialColumns(_:)``.
     static func insert(_ credential: CredentialRecord) -> PostgresQuery {

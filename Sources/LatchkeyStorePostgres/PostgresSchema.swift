@@ -85,6 +85,45 @@ enum PostgresSchema {
             )
             """,
         ],
+        [
+            "ALTER TABLE users ADD COLUMN external_id bytea",
+            "ALTER TABLE users ADD CONSTRAINT users_external_id_key UNIQUE (external_id)",
+            "ALTER TABLE pending_ceremonies ADD COLUMN enrollment_ticket_hash bytea",
+            """
+            CREATE TABLE admin_keys (
+                name text NOT NULL,
+                key_hash bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                CONSTRAINT admin_keys_pkey PRIMARY KEY (name),
+                CONSTRAINT admin_keys_key_hash_key UNIQUE (key_hash)
+            )
+            """,
+            """
+            CREATE TABLE enrollment_tickets (
+                hash bytea NOT NULL,
+                user_handle bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                used_at timestamptz,
+                revoked_at timestamptz,
+                CONSTRAINT enrollment_tickets_pkey PRIMARY KEY (hash),
+                CONSTRAINT enrollment_tickets_user_handle_fkey FOREIGN KEY (user_handle) REFERENCES users (handle) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX enrollment_tickets_by_user ON enrollment_tickets (user_handle)",
+            "CREATE INDEX enrollment_tickets_by_expiry ON enrollment_tickets (expires_at)",
+            """
+            CREATE TABLE signing_keys (
+                generation bigint NOT NULL,
+                key_id text NOT NULL,
+                private_key bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                CONSTRAINT signing_keys_pkey PRIMARY KEY (generation),
+                CONSTRAINT signing_keys_key_id_key UNIQUE (key_id)
+            )
+            """,
+        ],
     ]
 
     /// The table that records which migrations ran.

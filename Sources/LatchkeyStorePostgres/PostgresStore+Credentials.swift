@@ -39,11 +39,19 @@ extension PostgresStore {
         }
         do {
             try await transaction { connection in
+                if let ticket = registration.spendingTicket {
+                    let spent = try await Self.rows("""
+                        UPDATE enrollment_tickets SET used_at = \(ticket.at)
+                        WHERE hash = \(ticket.hash.bytea) AND user_handle = \(credential.userHandle.bytea)
+                        AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
+                        RETURNING 1
+                        """, on: connection) { _ in true }
+                    guard !spent.isEmpty else {
+                        throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user")
+                    }
+                }
                 if let user = registration.newUser {
-                    try await Self.execute("""
-                        INSERT INTO users (\(unescaped: PostgresRows.userColumns()))
-                        VALUES (\(user.handle.bytea), \(user.username.utf8Bytea), \(user.displayName.utf8Bytea), \(user.createdAt))
-                        """, on: connection)
+                    try await Self.execute(PostgresRows.insert(user), on: connection)
                 }
                 try await Self.execute(PostgresRows.insert(credential), on: connection)
                 if let session = registration.session {

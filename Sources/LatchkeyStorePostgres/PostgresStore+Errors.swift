@@ -30,6 +30,9 @@ extension PostgresStore {
     private static let constraintErrors: [String: StoreError] = [
         "users_username_key": StoreError(.usernameTaken, "this username is already registered"),
         "users_pkey": StoreError(.database, "a user with this handle exists already"),
+        "users_external_id_key": StoreError(.externalIdTaken, "this externalId belongs to another user"),
+        "admin_keys_pkey": StoreError(.nameTaken, "an admin key with this name exists already"),
+        "enrollment_tickets_user_handle_fkey": StoreError(.userNotFound, "the user this ticket was for does not exist"),
         "credentials_pkey": StoreError(.credentialAlreadyRegistered, "this credential is already registered"),
         "credentials_user_handle_fkey": StoreError(.userNotFound, "the user this passkey was being added to does not exist"),
         "sessions_pkey": StoreError(.database, "a session with this token exists already"),

@@ -19,12 +19,16 @@ extension PostgresStore {
     /// Deletes in batches of ``purgeBatchSize`` rows, each batch one short statement that skips
     /// rows another call holds (a ceremony being taken, say), so no lock is held or waited for long.
     public func purgeExpired(now: Date) async throws {
-        for table in ["pending_ceremonies", "sessions"] {
-            let key = table == "sessions" ? "token_hash" : "challenge_hash"
+        // Tickets are kept a day past expiry, so that a late second use is told it was spent or revoked.
+        let purges = [
+            ("pending_ceremonies", "challenge_hash", now), ("sessions", "token_hash", now),
+            ("enrollment_tickets", "hash", now.addingTimeInterval(-86_400)),
+        ]
+        for (table, key, cutoff) in purges {
             while true {
                 let deleted = try await firstRow("""
                     WITH expired AS (
-                        SELECT \(unescaped: key) FROM \(unescaped: table) WHERE expires_at <= \(now)
+                        SELECT \(unescaped: key) FROM \(unescaped: table) WHERE expires_at <= \(cutoff)
                         LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
                     ), deleted AS (
                         DELETE FROM \(unescaped: table) WHERE \(unescaped: key) IN (SELECT \(unescaped: key) FROM expired)

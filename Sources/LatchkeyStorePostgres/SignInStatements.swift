@@ -19,16 +19,16 @@ enum SignInStatements {
     /// Issues a challenge: ``PostgresStore/savePendingCeremony(_:)``.
     struct SavePendingCeremony: PostgresPreparedStatement {
         typealias Row = ()
-        static let name = "latchkey_save_pending_ceremony_v1"
+        static let name = "latchkey_save_pending_ceremony_v2"
         static let sql = """
-            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             """
-        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz]
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea]
 
         let ceremony: PendingCeremony
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 8)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(ceremony.challengeHash.bytea)
             bindings.append(ceremony.kind.rawValue)
             bindings.append(ceremony.userHandle?.bytea)
@@ -37,6 +37,7 @@ enum SignInStatements {
             bindings.append(ceremony.userVerification.rawValue)
             bindings.append(ceremony.bindingHash?.bytea)
             bindings.append(ceremony.expiresAt)
+            bindings.append(ceremony.enrollmentTicketHash?.bytea)
             return bindings
         }
 
@@ -47,7 +48,7 @@ enum SignInStatements {
     /// ``PostgresStore/takeSignInCeremony(challengeHash:credentialID:)``.
     struct TakeSignInCeremony: PostgresPreparedStatement {
         typealias Row = SignInLookup
-        static let name = "latchkey_take_sign_in_ceremony_v1"
+        static let name = "latchkey_take_sign_in_ceremony_v2"
         static let sql = """
             WITH taken AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $1
@@ -131,7 +132,7 @@ enum SignInStatements {
     /// The live session for a token, with its user: ``PostgresStore/session(tokenHash:now:)``.
     struct LiveSession: PostgresPreparedStatement {
         typealias Row = SessionWithUser
-        static let name = "latchkey_live_session_v1"
+        static let name = "latchkey_live_session_v2"
         static let sql = """
             SELECT \(PostgresRows.sessionColumns("s.")), \(PostgresRows.userColumns("u."))
             FROM sessions s JOIN users u ON u.handle = s.user_handle

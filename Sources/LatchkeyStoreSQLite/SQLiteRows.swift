@@ -11,9 +11,8 @@ enum SQLiteRows {
     static func userColumns(_ prefix: String = "") -> String { StoreColumns.users(prefix) }
     static func credentialColumns(_ prefix: String = "") -> String { StoreColumns.credentials(prefix) }
 
-    /// Eight columns of `pending_ceremonies`, for ``ceremony(_:at:)``.
-    static let ceremonyColumns =
-        "challenge_hash, kind, user_handle, username, display_name, user_verification, binding_hash, expires_at"
+    /// Nine columns of `pending_ceremonies`, for ``ceremony(_:at:)``: ``StoreColumns``.
+    static let ceremonyColumns = StoreColumns.ceremonies()
 
     /// Four columns of `sessions`, for ``session(_:at:)``.
     static func sessionColumns(_ prefix: String = "") -> String {
@@ -25,7 +24,7 @@ enum SQLiteRows {
     static func user(_ row: SQLiteStatement, at offset: Int32 = 0) -> UserRecord {
         UserRecord(
             handle: row.blob(offset), username: row.text(offset + 1), displayName: row.text(offset + 2),
-            createdAt: row.date(offset + 3))
+            createdAt: row.date(offset + 3), externalId: row.optionalText(offset + 4))
     }
 
     static func credential(_ row: SQLiteStatement, at offset: Int32 = 0) throws -> CredentialRecord {
@@ -76,7 +75,7 @@ enum SQLiteRows {
             challengeHash: row.blob(offset), kind: ceremonyKind, userHandle: row.optionalBlob(offset + 2),
             username: row.optionalText(offset + 3), displayName: row.optionalText(offset + 4),
             userVerification: userVerification, bindingHash: row.optionalBlob(offset + 6),
-            expiresAt: row.date(offset + 7))
+            expiresAt: row.date(offset + 7), enrollmentTicketHash: row.optionalBlob(offset + 8))
     }
 
     static func session(_ row: SQLiteStatement, at offset: Int32 = 0) -> SessionRecord {

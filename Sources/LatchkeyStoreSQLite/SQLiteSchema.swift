@@ -62,6 +62,33 @@ enum SQLiteSchema {
             value BLOB NOT NULL
         );
         """,
+        """
+        ALTER TABLE users ADD COLUMN external_id TEXT;
+        CREATE UNIQUE INDEX users_by_external_id ON users(external_id) WHERE external_id IS NOT NULL;
+        ALTER TABLE pending_ceremonies ADD COLUMN enrollment_ticket_hash BLOB;
+        CREATE TABLE admin_keys (
+            name TEXT PRIMARY KEY,
+            key_hash BLOB NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            last_used_at REAL
+        );
+        CREATE TABLE enrollment_tickets (
+            hash BLOB PRIMARY KEY,
+            user_handle BLOB NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            used_at REAL,
+            revoked_at REAL
+        );
+        CREATE INDEX enrollment_tickets_by_user ON enrollment_tickets(user_handle);
+        CREATE INDEX enrollment_tickets_by_expiry ON enrollment_tickets(expires_at);
+        CREATE TABLE signing_keys (
+            generation INTEGER PRIMARY KEY,
+            key_id TEXT NOT NULL UNIQUE,
+            private_key BLOB NOT NULL,
+            created_at REAL NOT NULL
+        );
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -9,7 +9,12 @@ extension SQLiteStore {
         SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.user_handle = ? ORDER BY c.created_at, c.rowid
         """
     private static let credentialByID = "SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.id = ?"
-    private static let insertUser = "INSERT INTO users (handle, username, display_name, created_at) VALUES (?, ?, ?, ?)"
+    private static let insertUser = "INSERT INTO users (\(SQLiteRows.userColumns())) VALUES (?, ?, ?, ?, ?)"
+    /// Spends an enrollment ticket for the credential's owner, if it is still usable.
+    private static let spendTicket = """
+        UPDATE enrollment_tickets SET used_at = ?1
+        WHERE hash = ?2 AND user_handle = ?3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
+        """
     private static let insertCredential = """
         INSERT INTO credentials (\(SQLiteRows.credentialColumns()))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -63,6 +68,16 @@ extension SQLiteStore {
         }
         let database = try database()
         try database.transaction {
+            if let ticket = registration.spendingTicket {
+                let spent = try database.withStatement(Self.spendTicket) { statement in
+                    try statement.bind(ticket.at, ticket.hash, credential.userHandle)
+                    try statement.step()
+                    return database.changes
+                }
+                guard spent == 1 else {
+                    throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user")
+                }
+            }
             if let newUser = registration.newUser {
                 try Self.insert(newUser, into: database)
             }
@@ -111,13 +126,15 @@ extension SQLiteStore {
 
     // MARK: Writes inside a transaction
 
-    private static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
+    static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
         try database.withStatement(insertUser) { statement in
-            try statement.bind(user.handle, user.username, user.displayName, user.createdAt)
+            try statement.bind(user.handle, user.username, user.displayName, user.createdAt, user.externalId)
             do {
                 try statement.step()
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.primaryKey {
                 throw StoreError(.database, "a user with this handle exists already")
+            } catch let error as SQLiteConstraintError where error.message.contains("external_id") {
+                throw StoreError(.externalIdTaken, "externalId \"\(user.externalId ?? "")\" belongs to another user")
             } catch is SQLiteConstraintError {
                 throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
             }

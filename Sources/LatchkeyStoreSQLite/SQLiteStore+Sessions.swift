@@ -17,6 +17,8 @@ extension SQLiteStore {
     private static let purgeStatements = [
         "DELETE FROM pending_ceremonies WHERE rowid IN (SELECT rowid FROM pending_ceremonies WHERE expires_at <= ? LIMIT ?)",
         "DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? LIMIT ?)",
+        // Kept a day past expiry, so that a late second use is told the ticket was spent or revoked.
+        "DELETE FROM enrollment_tickets WHERE rowid IN (SELECT rowid FROM enrollment_tickets WHERE expires_at <= ? - 86400 LIMIT ?)",
     ]
 
     public func session(tokenHash: [UInt8], now: Date) throws -> SessionWithUser? {

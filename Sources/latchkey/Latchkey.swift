@@ -14,7 +14,9 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",
         version: LatchkeyServer.version,
-        subcommands: [Serve.self, CheckConfig.self, MDSCommand.self, AuthenticatorCommand.self])
+        subcommands: [
+            Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, MDSCommand.self, AuthenticatorCommand.self,
+        ])
 }
 
 /// `latchkey serve`: loads the configuration and runs the server until interrupted.
@@ -39,6 +41,7 @@ struct Serve: AsyncParsableCommand {
         let application: any ApplicationProtocol
         do {
             let store = try await StoreBackend.open(settings, logger: logger)
+            try await LatchkeyServer.prepareSigningKeys(store, configuration: settings)
             application = try LatchkeyServer.application(
                 configuration: settings, store: store, metricsRegistry: metricsRegistry, logger: logger)
         } catch let error as ConfigurationError {

@@ -18,6 +18,15 @@ enum StoreBackend {
         return try await PostgresStore.open(try postgresSettings(database, schemeEnd: schemeEnd), logger: logger)
     }
 
+    /// Closes a store opened for a one-off command.
+    static func close(_ store: any LatchkeyStore) async {
+        switch store {
+        case let store as SQLiteStore: await store.close()
+        case let store as PostgresStore: await store.close()
+        default: break
+        }
+    }
+
     /// What `check-config` says of the store, after reaching a PostgreSQL server and reading its
     /// schema version (changing nothing). A SQLite file is created or migrated at start-up.
     static func check(_ configuration: LatchkeyConfiguration) async throws -> String {

@@ -37,7 +37,8 @@ struct ChallengeIssuer: Sendable {
     /// Issues a challenge to `client`, unless it or the server has too many pending (429, 503).
     func issue(
         _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
-        userVerification: UserVerificationRequirement, client: ClientAddress, now: Date = Date()
+        userVerification: UserVerificationRequirement, client: ClientAddress, enrollmentTicketHash: [UInt8]? = nil,
+        now: Date = Date()
     ) async throws -> Issued {
         let challenge = try SecureRandom.bytes(count: 32)
         let binding = try SecureRandom.bytes(count: 32)
@@ -52,7 +53,7 @@ struct ChallengeIssuer: Sendable {
             try await store.savePendingCeremony(PendingCeremony(
                 challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
                 displayName: displayName, userVerification: userVerification,
-                bindingHash: Digest.sha256(binding), expiresAt: expiresAt))
+                bindingHash: Digest.sha256(binding), expiresAt: expiresAt, enrollmentTicketHash: enrollmentTicketHash))
         } catch {
             caps.release(challengeHash)
             throw error

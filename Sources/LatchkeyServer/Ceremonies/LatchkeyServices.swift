@@ -3,7 +3,7 @@ import LatchkeyStore
 import WebAuthn
 
 /// The dependencies the controllers share: configuration, policies, store, attestation trust,
-/// challenges and sessions. Logging goes through each request's own logger, so a request's lines
+/// challenges, sessions, enrollment tickets and sign-in tokens. Logging goes through each request's own logger, so a request's lines
 /// carry its ID.
 struct LatchkeyServices: Sendable {
     let configuration: LatchkeyConfiguration
@@ -14,6 +14,10 @@ struct LatchkeyServices: Sendable {
     let attestationTrust: AttestationTrust
     let challenges: ChallengeIssuer
     let sessions: SessionAuthority
+    /// Enrollment tickets the admin API issues and registrations spend.
+    let tickets: EnrollmentTickets
+    /// The signed token every successful ceremony returns, and the key set that verifies it.
+    let tokens: SignInTokens
     /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
     /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
     let authenticationVerifier: AuthenticationVerifier
@@ -38,6 +42,10 @@ struct LatchkeyServices: Sendable {
             caps: caps)
         sessions = SessionAuthority(
             store: store, lifetime: TimeInterval(configuration.sessionTimeout), secureCookies: secure, crossSiteCookies: crossSite)
+        tickets = EnrollmentTickets(store: store)
+        tokens = SignInTokens(
+            store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
+            lifetime: TimeInterval(configuration.tokenLifetime))
         authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))
     }
 

@@ -92,17 +92,21 @@ extension ConfigurationKey {
 
     static func string(
         _ name: String, _ path: ConfigurationPath<String>, secrecy: Secrecy = .none,
-        check: @escaping Check<String> = { _, _ in nil }, _ documentation: String
+        check: @escaping Check<String> = { _, _ in nil },
+        derivedDefault: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> String)? = nil,
+        _ documentation: String
     ) -> Self {
         Self(
-            name: name, kind: .string, documentation: documentation, secrecy: secrecy, defaultDescription: nil,
+            name: name, kind: .string, documentation: documentation, secrecy: secrecy,
+            defaultDescription: derivedDefault?.description,
             get: { .string($0[keyPath: path]) },
             set: { configuration, content in
                 guard case .string(let text) = content else { return "must be a string" }
                 configuration[keyPath: path] = text
                 return nil
             },
-            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] }, derivedDefault: nil)
+            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] },
+            derivedDefault: derivedDefault.map { derived in (derived.note, { .string(derived.compute($0)) }) })
     }
 
     /// A string out of a fixed set of values.
@@ -318,6 +322,24 @@ extension LatchkeyConfiguration {
         .integer(
             "pendingChallengesTotal", \.pendingChallengesTotal, in: 0...100_000_000, rangeDescription: "between 0 and 100000000",
             "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
+        .string(
+            "adminAddress", \.adminAddress,
+            check: { value, configuration in (try? configuration.adminListenAddress) == nil && !value.isEmpty ? "\"\(value)\" is not HOST:PORT" : nil },
+            "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
+        .choice(
+            "registration", \.registration,
+            "Who may register a username that does not exist yet: `open` (anyone; the first to ask owns the name) or `tickets` (only with an enrollment ticket the backend issued through the admin API, or a signed-in user adding a passkey; `/attestation/options` for an unknown username without a ticket is a 403)."),
+        .string(
+            "tokenIssuer", \.tokenIssuer, check: ConfigurationKey.notEmpty,
+            derivedDefault: (description: "the first of `origins`", note: "the first origin", compute: { $0.origins.first ?? "" }),
+            "`iss` of the sign-in tokens (`idToken`) every successful ceremony returns; verifiers check it."),
+        .list(
+            "tokenAudience", \.tokenAudience, check: { audience, _ in audience.isEmpty ? ["must name at least one audience"] : [] },
+            derivedDefault: (description: "the RP ID", note: "from rpID", compute: { [$0.rpID] }),
+            "`aud` of the sign-in tokens: the services that accept them, comma-separated; one is written as a string, several as an array."),
+        .integer(
+            "tokenLifetime", \.tokenLifetime, in: 30...86_400, rangeDescription: "between 30 seconds and one day",
+            "Seconds a sign-in token is valid (`exp` − `iat`, 30 s to one day). A rotated-out signing key stays in `/.well-known/jwks.json` this long after the rotation, plus a minute."),
         .choice(
             "attestationPolicy", \.attestationPolicy, check: { mode, configuration in attestationPolicyProblem(mode, configuration) },
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),

@@ -76,18 +76,36 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// ``metricsAddress`` split, or nil when there is none.
     public var metricsListenAddress: (host: String, port: Int)? {
-        get throws {
-            guard !metricsAddress.isEmpty else { return nil }
-            guard let colon = metricsAddress.lastIndex(of: ":"), let port = Int(metricsAddress[metricsAddress.index(after: colon)...]),
-                  (1...65_535).contains(port), colon != metricsAddress.startIndex
-            else {
-                throw ConfigurationError("metricsAddress (LATCHKEY_METRICS_ADDRESS): \"\(metricsAddress)\" is not HOST:PORT")
-            }
-            var host = String(metricsAddress[..<colon])
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-            return (host, port)
-        }
+        get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
     }
+    /// `HOST:PORT` of a separate listener serving the admin API (`/admin/v1`) alone; empty: the
+    /// admin API is on the main listener.
+    public var adminAddress = ""
+    /// ``adminAddress`` split, or nil when there is none.
+    public var adminListenAddress: (host: String, port: Int)? {
+        get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
+    }
+
+    /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
+    static func listenAddress(_ address: String, key: String) throws -> (host: String, port: Int)? {
+        guard !address.isEmpty else { return nil }
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+              (1...65_535).contains(port), colon != address.startIndex
+        else {
+            throw ConfigurationError("\(key) (\(environmentName(of: key))): \"\(address)\" is not HOST:PORT")
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+    /// Who may register a username that does not exist yet.
+    public var registration = RegistrationMode.open
+    /// `iss` of sign-in tokens; empty: the first of ``origins``.
+    public var tokenIssuer = "http://localhost:8080"
+    /// `aud` of sign-in tokens.
+    public var tokenAudience = ["localhost"]
+    /// Seconds a sign-in token is valid.
+    public var tokenLifetime = 300
     /// `none`, `self-or-trusted` or `trusted-only` (see ``AttestationPolicy/Mode``).
     public var attestationPolicy = AttestationPolicy.Mode.none
     /// Folder of PEM trust anchors for attestation certificates, in addition to `Config/roots`.
@@ -149,6 +167,14 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// Cookies get the Secure attribute when the relying party is served over HTTPS.
     var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
+}
+
+/// Who may register a username that does not exist yet (`registration`).
+public enum RegistrationMode: String, Sendable, CaseIterable {
+    /// Anyone: the first to ask for a free username owns it.
+    case open
+    /// Only with an enrollment ticket a backend issued for an existing user.
+    case tickets
 }
 
 /// How log lines are written.

@@ -93,9 +93,11 @@ struct AuthenticationController: Sendable {
             "user": "\(owner.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
+        let idToken = try await services.tokens.issue(
+            for: owner, credentialID: record.id, userVerified: verified.userVerified, now: now)
         var response = JSONResponse.make(SignInReply(
             username: owner.username, displayName: owner.displayName, credentialId: Base64URLBytes(record.id),
-            userVerified: verified.userVerified, sessionToken: session.token))
+            userVerified: verified.userVerified, sessionToken: session.token, idToken: idToken))
         response.setCookie(services.challenges.clearingCookie(.authentication))
         response.setCookie(services.sessions.cookie(for: session.token))
         return response

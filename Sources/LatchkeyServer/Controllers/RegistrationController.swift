@@ -17,9 +17,25 @@ struct RegistrationController: Sendable {
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
+        // A ticket names its user; the username, when sent too, must be theirs.
+        var ticket: EnrollmentTicketRecord?
+        var ticketHolder: UserRecord?
+        if let presented = body.enrollmentTicket {
+            let usable = try await services.tickets.usable(presented)
+            guard let user = try await services.store.user(handle: usable.userHandle) else {
+                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
+            }
+            (ticket, ticketHolder) = (usable, user)
+        }
+        guard let requestedName = body.username ?? ticketHolder?.username else {
+            throw APIError.badRequest("username is missing; send a username, or an enrollmentTicket that names the user")
+        }
         // Accounts are kept under the folded name; the authenticator shows the name as typed.
-        let spelling = try UserNames.spelling(body.username)
+        let spelling = try UserNames.spelling(requestedName)
         let username = try UserNames.folded(spelling)
+        if let ticketHolder, ticketHolder.username != username {
+            throw APIError(.forbidden, "this enrollment ticket is for another user, not \"\(username)\"")
+        }
         let requestedDisplayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0) }
         let displayName = requestedDisplayName ?? spelling
         // The server's minimums, not the client, decide what the ceremony requires.
@@ -28,21 +44,27 @@ struct RegistrationController: Sendable {
         let attestation = ceremonies.attestation(
             requested: body.attestation, policyNeedsStatement: services.attestationTrust.policy.wantsAttestationStatement)
 
-        // A username that exists gets another passkey only from its own signed-in session.
-        let existing = try await services.store.user(named: username)
+        // A username that exists gets another passkey only from its own signed-in session, or with
+        // a ticket for it; a new one only where registration is open.
+        let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await services.store.user(named: username) }
         var excluded: [CredentialRecord] = []
         if let existing {
-            if services.policy.existingUsernameRegistration == .ownerSignedIn {
+            if ticket == nil, services.policy.existingUsernameRegistration == .ownerSignedIn {
                 guard let identity = context.identity, identity.user.handle == existing.handle else {
                     throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
                 }
             }
             excluded = try await services.store.credentials(ofUser: existing.handle)
+        } else if services.policy.newUsernameRegistration == .ticketRequired {
+            throw APIError(
+                .forbidden,
+                "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket)")
         }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
-            displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress)
+            displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress,
+            enrollmentTicketHash: ticket?.hash)
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
         return issued.response(CreationOptionsReply(
@@ -93,6 +115,7 @@ struct RegistrationController: Sendable {
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
+        guard let owner = existing ?? newUser else { throw StoreError(.database, "a registration without a user") }
         let record = CredentialRecord(
             id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey,
             algorithm: verified.algorithm, signCount: verified.signCount,
@@ -103,22 +126,31 @@ struct RegistrationController: Sendable {
             credentialProtectionPolicy: verified.extensions.credentialProtectionPolicy,
             backupEligible: verified.backupEligible, backedUp: verified.backedUp,
             residentKey: verified.residentKey, userVerified: verified.userVerified, createdAt: now)
-        // A first registration signs the new user in, in the same transaction.
-        let session = try newUser.map { try services.sessions.make(for: $0.handle, now: now) }
-        try await services.store.register(NewRegistration(
-            credential: record, newUser: newUser, session: session?.record,
-            endingSessions: session == nil ? [] : services.sessions.tokenHashes(in: request)))
+        // A first registration, and one under an enrollment ticket, signs the user in, in the same
+        // transaction that spends the ticket.
+        let ticketHash = pending.enrollmentTicketHash
+        let session = newUser != nil || ticketHash != nil ? try services.sessions.make(for: userHandle, now: now) : nil
+        do {
+            try await services.store.register(NewRegistration(
+                credential: record, newUser: newUser, session: session?.record,
+                endingSessions: session == nil ? [] : services.sessions.tokenHashes(in: request),
+                spendingTicket: ticketHash.map { ($0, now) }))
+        } catch let error as StoreError where error.code == .ticketNotUsable {
+            throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
+        }
         context.logger.info("passkey registered", metadata: [
             "user": "\(username.debugDescription)", "credential": "\(LatchkeyServices.logID(verified.credentialID))",
             "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
-            "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)",
+            "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)", "enrollmentTicket": "\(ticketHash != nil)",
         ])
+        let idToken = try await services.tokens.issue(
+            for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, now: now)
 
         var response = JSONResponse.make(RegistrationReply(
             username: existing?.username ?? username, credentialId: Base64URLBytes(verified.credentialID),
             attestationFormat: record.attestationFormat, attestationType: record.attestationType,
             attestationTrusted: verified.attestationTrusted, userVerified: verified.userVerified,
-            sessionToken: session?.token))
+            sessionToken: session?.token, idToken: idToken))
         response.setCookie(services.challenges.clearingCookie(.registration))
         if let session { response.setCookie(services.sessions.cookie(for: session.token)) }
         return response

@@ -23,8 +23,10 @@ struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
             throw APIError(.badRequest, error.message)
         } catch let error as StoreError {
             switch error.code {
-            case .usernameTaken, .credentialAlreadyRegistered:
+            case .usernameTaken, .credentialAlreadyRegistered, .externalIdTaken, .nameTaken:
                 throw APIError(.conflict, error.message)
+            case .ticketNotUsable:
+                throw APIError(.forbidden, error.message)
             case .userNotFound:
                 throw APIError(.notFound, error.message)
             default:

@@ -5,7 +5,8 @@ import Hummingbird
 /// name the request's origin in `Access-Control-Allow-Origin` and carry
 /// `Access-Control-Allow-Credentials`, and their preflights are answered here. A request from any
 /// other origin passes untouched and its reply has no CORS headers, so a browser keeps it from that
-/// page. Sits outside ``ErrorMiddleware``: by the time a reply comes back here every error is one.
+/// page. The admin API never gets CORS: backends call it, not pages. Sits outside
+/// ``ErrorMiddleware``: by the time a reply comes back here every error is one.
 struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The origins whose pages may read replies.
     enum AllowedOrigins: Sendable, Equatable {
@@ -30,11 +31,15 @@ struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     static var allowedHeaders: String { "Content-Type, Authorization" }
     /// Headers a page may read besides the CORS-safelisted ones.
     static var exposedHeaders: String { "Retry-After, X-Request-ID" }
+    /// Paths under this prefix (the admin API) get no CORS headers, whatever the origin.
+    static var uncoveredPathPrefix: String { "/admin/" }
     /// Seconds a browser may keep a preflight's answer.
     static var preflightMaxAge: String { "600" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        guard let origin = request.headers[.origin], !request.uri.path.hasPrefix(Self.uncoveredPathPrefix) else {
+            return try await next(request, context)
+        }
         guard allowed.allow(origin) else {
             var response = try await next(request, context)
             response.headers[values: .vary].append("Origin")

@@ -74,4 +74,46 @@ struct InstrumentedStore: LatchkeyStore {
     func purgeExpired(now: Date) async throws {
         try await measured("purgeExpired") { try await base.purgeExpired(now: now) }
     }
+
+    // MARK: BackendStore
+
+    func createUser(_ user: UserRecord) async throws {
+        try await measured("createUser") { try await base.createUser(user) }
+    }
+    func user(externalId: String) async throws -> UserRecord? {
+        try await measured("user") { try await base.user(externalId: externalId) }
+    }
+    func deleteSessions(ofUser handle: [UInt8]) async throws -> Int {
+        try await measured("deleteSessions") { try await base.deleteSessions(ofUser: handle) }
+    }
+    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await measured("deleteCredential") { try await base.deleteCredentialEvenIfLast(id: id, ownedBy: owner) }
+    }
+    func saveAdminKey(_ key: AdminKeyRecord) async throws {
+        try await measured("saveAdminKey") { try await base.saveAdminKey(key) }
+    }
+    func adminKeys() async throws -> [AdminKeyRecord] {
+        try await measured("adminKeys") { try await base.adminKeys() }
+    }
+    func deleteAdminKey(named name: String) async throws -> Bool {
+        try await measured("deleteAdminKey") { try await base.deleteAdminKey(named: name) }
+    }
+    func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord? {
+        try await measured("useAdminKey") { try await base.useAdminKey(hash: hash, now: now) }
+    }
+    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
+        try await measured("saveEnrollmentTicket") { try await base.saveEnrollmentTicket(ticket) }
+    }
+    func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
+        try await measured("enrollmentTicket") { try await base.enrollmentTicket(hash: hash) }
+    }
+    func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int {
+        try await measured("revokeEnrollmentTickets") { try await base.revokeEnrollmentTickets(ofUser: handle, now: now) }
+    }
+    func signingKeys() async throws -> [SigningKeyRecord] {
+        try await measured("signingKeys") { try await base.signingKeys() }
+    }
+    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        try await measured("addSigningKey") { try await base.addSigningKey(key) }
+    }
 }

@@ -1,10 +1,11 @@
 extension LatchkeyConfiguration {
     /// The HTTP layer's policy: ``ServerPolicy/conformance`` in conformance mode, else
-    /// ``ServerPolicy/standard`` with the configured ceremony minimums.
+    /// ``ServerPolicy/standard`` with the configured ceremony minimums and registration mode.
     public var serverPolicy: ServerPolicy {
         guard !conformanceMode else { return .conformance }
         var policy = ServerPolicy.standard
         policy.ceremonies = CeremonyPolicy(userVerification: userVerification, residentKey: residentKey)
+        policy.newUsernameRegistration = registration == .tickets ? .ticketRequired : .open
         return policy
     }
 }

@@ -11,6 +11,15 @@ public struct ServerPolicy: Sendable, Equatable {
         case anyone
     }
 
+    /// Who may ask for registration options for a username that does not exist yet.
+    public enum NewUsernameRegistration: Sendable, Equatable {
+        /// Anyone: the first to ask owns the name.
+        case open
+        /// Only the bearer of an enrollment ticket, which names an existing user: a backend owns
+        /// the accounts and creates users through the admin API.
+        case ticketRequired
+    }
+
     /// Which display name creation options carry for an existing user.
     public enum OptionsDisplayName: Sendable, Equatable {
         /// The stored one; a request cannot rename the user.
@@ -39,6 +48,7 @@ public struct ServerPolicy: Sendable, Equatable {
     }
 
     public var existingUsernameRegistration: ExistingUsernameRegistration
+    public var newUsernameRegistration: NewUsernameRegistration
     public var optionsDisplayName: OptionsDisplayName
     public var crossOriginRequests: CrossOriginRequests
     /// Cookies `SameSite=None` (over https) so a cross-origin caller gets them back.
@@ -50,9 +60,10 @@ public struct ServerPolicy: Sendable, Equatable {
     public init(
         existingUsernameRegistration: ExistingUsernameRegistration, optionsDisplayName: OptionsDisplayName,
         crossOriginRequests: CrossOriginRequests, crossSiteCookies: Bool, ceremonies: CeremonyPolicy,
-        clientAddressLimits: ClientAddressLimits = .enforced
+        clientAddressLimits: ClientAddressLimits = .enforced, newUsernameRegistration: NewUsernameRegistration = .open
     ) {
         self.existingUsernameRegistration = existingUsernameRegistration
+        self.newUsernameRegistration = newUsernameRegistration
         self.optionsDisplayName = optionsDisplayName
         self.crossOriginRequests = crossOriginRequests
         self.crossSiteCookies = crossSiteCookies

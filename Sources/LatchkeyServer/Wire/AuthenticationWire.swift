@@ -50,6 +50,8 @@ struct SignInReply: Encodable, Sendable {
     var credentialId: Base64URLBytes
     var userVerified: Bool
     var sessionToken: String
+    /// The signed sign-in token (JWT) other services verify against `/.well-known/jwks.json`.
+    var idToken: String
 }
 
 /// `GET /session` reply: who is signed in.

@@ -3,7 +3,10 @@ import WebAuthn
 
 /// `POST /attestation/options` body: who registers and what they ask of the authenticator.
 struct RegistrationOptionsRequest: Decodable, Sendable {
-    var username: String
+    /// Required unless an enrollment ticket names the user.
+    var username: String?
+    /// A ticket from the admin API: registers for its user without a session, once.
+    var enrollmentTicket: String?
     var displayName: String?
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     var attestation: AttestationConveyance?
@@ -89,6 +92,8 @@ struct RegistrationReply: Encodable, Sendable {
     var attestationType: AttestationType
     var attestationTrusted: Bool
     var userVerified: Bool
-    /// Set when the registration created the user and signed them in.
+    /// Set when the registration signed the user in: it created the user, or spent a ticket.
     var sessionToken: String?
+    /// The signed sign-in token (JWT) saying who registered this passkey.
+    var idToken: String
 }

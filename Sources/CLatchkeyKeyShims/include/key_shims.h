@@ -1,44 +1,44 @@
-#ifndef LATCHKEY_AUTHENTICATOR_SHIMS_H
-#define LATCHKEY_AUTHENTICATOR_SHIMS_H
+#ifndef LATCHKEY_KEY_SHIMS_H
+#define LATCHKEY_KEY_SHIMS_H
 
-// The OpenSSL calls of `latchkey authenticator` that Swift cannot make directly (variadic key
+// The OpenSSL calls of `latchkey authenticator` and of the token signer that Swift cannot make directly (variadic key
 // generation, BIO plumbing, BIGNUM sizes): key pairs, private key PEM, public key parts, signing.
-// Every EVP_PKEY returned here is the caller's to free with lka_free_key.
+// Every EVP_PKEY returned here is the caller's to free with lkk_free_key.
 
 #include <stddef.h>
 #include <stdint.h>
 #include <openssl/evp.h>
 
 /// A fresh EC key pair on the named group ("P-256", "P-384"), or NULL.
-EVP_PKEY *lka_generate_ec_key(const char *group_name);
+EVP_PKEY *lkk_generate_ec_key(const char *group_name);
 
 /// A fresh Ed25519 key pair, or NULL.
-EVP_PKEY *lka_generate_ed25519_key(void);
+EVP_PKEY *lkk_generate_ed25519_key(void);
 
 /// A fresh RSA key pair of `bits` bits with exponent 65537, or NULL.
-EVP_PKEY *lka_generate_rsa_key(unsigned int bits);
+EVP_PKEY *lkk_generate_rsa_key(unsigned int bits);
 
 /// The unencrypted PKCS#8 PEM ("BEGIN PRIVATE KEY") of `key` into `buffer`; returns its length,
 /// or 0 when it fails or does not fit.
-size_t lka_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length);
+size_t lkk_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length);
 
 /// The private key in an unencrypted PEM text (PKCS#8 or the traditional forms), or NULL.
-EVP_PKEY *lka_private_key_from_pem(const char *pem, size_t pem_length);
+EVP_PKEY *lkk_private_key_from_pem(const char *pem, size_t pem_length);
 
 /// The DER SubjectPublicKeyInfo of `key` into `buffer`; returns its length, or 0.
-size_t lka_public_key_der(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
+size_t lkk_public_key_der(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length);
 
 /// The big-endian modulus and public exponent of an RSA key; returns 1, or 0 when `key` is not an
 /// RSA key or a buffer is too small.
-int lka_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capacity, size_t *modulus_length,
+int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capacity, size_t *modulus_length,
                            uint8_t *exponent, size_t exponent_capacity, size_t *exponent_length);
 
 /// Signs `message` with `key`: hashed with `digest_name` ("SHA256", ...) for ECDSA (DER signature,
 /// as WebAuthn carries it) and RSA (PKCS#1 v1.5); `digest_name` NULL for Ed25519 (PureEdDSA).
 /// Returns the signature length, or 0 on error.
-size_t lka_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
+size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity);
 
-void lka_free_key(EVP_PKEY *key);
+void lkk_free_key(EVP_PKEY *key);
 
 #endif

@@ -1,4 +1,4 @@
-#include "authenticator_shims.h"
+#include "key_shims.h"
 
 #include <string.h>
 #include <openssl/bio.h>
@@ -9,19 +9,19 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-EVP_PKEY *lka_generate_ec_key(const char *group_name) {
+EVP_PKEY *lkk_generate_ec_key(const char *group_name) {
     return EVP_PKEY_Q_keygen(NULL, NULL, "EC", group_name);
 }
 
-EVP_PKEY *lka_generate_ed25519_key(void) {
+EVP_PKEY *lkk_generate_ed25519_key(void) {
     return EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 }
 
-EVP_PKEY *lka_generate_rsa_key(unsigned int bits) {
+EVP_PKEY *lkk_generate_rsa_key(unsigned int bits) {
     return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
 }
 
-size_t lka_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length) {
+size_t lkk_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length) {
     BIO *bio = BIO_new(BIO_s_mem());
     if (bio == NULL) return 0;
     size_t written = 0;
@@ -42,7 +42,7 @@ size_t lka_private_key_pem(EVP_PKEY *key, char *buffer, size_t buffer_length) {
     return written;
 }
 
-EVP_PKEY *lka_private_key_from_pem(const char *pem, size_t pem_length) {
+EVP_PKEY *lkk_private_key_from_pem(const char *pem, size_t pem_length) {
     if (pem_length > INT32_MAX) return NULL;
     BIO *bio = BIO_new_mem_buf(pem, (int)pem_length);
     if (bio == NULL) return NULL;
@@ -52,7 +52,7 @@ EVP_PKEY *lka_private_key_from_pem(const char *pem, size_t pem_length) {
     return key;
 }
 
-size_t lka_public_key_der(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
+size_t lkk_public_key_der(EVP_PKEY *key, uint8_t *buffer, size_t buffer_length) {
     int length = i2d_PUBKEY(key, NULL);
     if (length <= 0 || (size_t)length > buffer_length) return 0;
     uint8_t *cursor = buffer;
@@ -69,14 +69,14 @@ static int export_number(EVP_PKEY *key, const char *name, uint8_t *buffer, size_
     return ok;
 }
 
-int lka_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capacity, size_t *modulus_length,
+int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capacity, size_t *modulus_length,
                            uint8_t *exponent, size_t exponent_capacity, size_t *exponent_length) {
     if (EVP_PKEY_is_a(key, "RSA") != 1) return 0;
     return export_number(key, OSSL_PKEY_PARAM_RSA_N, modulus, modulus_capacity, modulus_length) &&
            export_number(key, OSSL_PKEY_PARAM_RSA_E, exponent, exponent_capacity, exponent_length);
 }
 
-size_t lka_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
+size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return 0;
@@ -91,6 +91,6 @@ size_t lka_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, 
     return signed_ok ? length : 0;
 }
 
-void lka_free_key(EVP_PKEY *key) {
+void lkk_free_key(EVP_PKEY *key) {
     EVP_PKEY_free(key);
 }

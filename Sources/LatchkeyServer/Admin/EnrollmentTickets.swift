@@ -1,0 +1,65 @@
+import Foundation
+import LatchkeyStore
+import WebAuthn
+
+/// One-time enrollment tickets: `lk_ticket_` and 32 random bytes in base64url, handed to the
+/// backend once; the store keeps only the SHA-256. A ticket lets its bearer register one passkey
+/// for the user it names, without a session.
+struct EnrollmentTickets: Sendable {
+    static let prefix = "lk_ticket_"
+    /// When the backend names no lifetime.
+    static let defaultLifetime = 600
+    static let lifetimes = 30...86_400
+
+    let store: any BackendStore
+
+    /// A new ticket for `user`, valid for `lifetime` seconds.
+    func issue(for user: UserRecord, lifetime: Int, now: Date = Date()) async throws -> (ticket: String, expiresAt: Date) {
+        let ticket = Self.prefix + Base64URL.encode(try SecureRandom.bytes(count: 32))
+        let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
+        try await store.saveEnrollmentTicket(EnrollmentTicketRecord(
+            hash: Self.hash(ticket), userHandle: user.handle, createdAt: now, expiresAt: expiresAt))
+        return (ticket, expiresAt)
+    }
+
+    static func hash(_ ticket: String) -> [UInt8] {
+        Digest.sha256(Array(ticket.utf8))
+    }
+
+    /// The ticket's record when it may be used now; otherwise a 403 saying why: unknown, spent,
+    /// revoked or expired.
+    func usable(_ ticket: String, now: Date = Date()) async throws -> EnrollmentTicketRecord {
+        guard let record = try await store.enrollmentTicket(hash: Self.hash(ticket)) else {
+            throw APIError(.forbidden, "enrollmentTicket is not a valid enrollment ticket (unknown, or expired more than a day ago)")
+        }
+        try Self.checkState(record, now: now)
+        return record
+    }
+
+    /// A 403 naming why a ticket that exists cannot be used at `now`.
+    static func checkState(_ record: EnrollmentTicketRecord, now: Date) throws {
+        if record.usedAt != nil {
+            throw APIError(.forbidden, "this enrollment ticket was already used to register a passkey; a ticket works once, ask for a new one")
+        }
+        if record.revokedAt != nil {
+            throw APIError(.forbidden, "this enrollment ticket was revoked; ask for a new one")
+        }
+        guard record.expiresAt > now else {
+            throw APIError(.forbidden, "this enrollment ticket expired \(Int(now.timeIntervalSince(record.expiresAt))) seconds ago; ask for a new one")
+        }
+    }
+
+    /// Why a registration could not spend its ticket (``StoreError/Code/ticketNotUsable``): reads
+    /// the ticket again and names what happened to it since the options were issued.
+    func refusal(forSpending hash: [UInt8], now: Date = Date()) async -> APIError {
+        guard let record = try? await store.enrollmentTicket(hash: hash) else {
+            return APIError(.forbidden, "the enrollment ticket of this registration no longer exists (its user was deleted)")
+        }
+        do {
+            try Self.checkState(record, now: now)
+        } catch let error as APIError {
+            return error
+        } catch {}
+        return APIError(.forbidden, "the enrollment ticket of this registration is for another user")
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+/// The admin API under `/admin/v1`: a backend creates users for its accounts, issues enrollment
+/// tickets, reads and removes passkeys, ends sessions and deletes users. Every route runs behind
+/// ``AdminKeyAuthenticator``; a user's session never reaches it.
+struct AdminController: Sendable {
+    let services: LatchkeyServices
+    let names: AuthenticatorNames
+
+    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+        group.post("users", use: createUser)
+        group.get("users", use: findUser)
+        group.get("users/{username}", use: showUser)
+        group.delete("users/{username}", use: deleteUser)
+        group.get("users/{username}/credentials", use: listCredentials)
+        group.delete("users/{username}/credentials/{id}", use: deleteCredential)
+        group.delete("users/{username}/sessions", use: endSessions)
+        group.post("users/{username}/enrollment-tickets", use: issueTicket)
+        group.delete("users/{username}/enrollment-tickets", use: revokeTickets)
+    }
+
+    /// The most an external ID may be, in UTF-8 bytes.
+    static let maximumExternalIDBytes = 255
+
+    @Sendable func createUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try await request.decode(as: CreateUserRequest.self, context: context)
+        let spelling = try UserNames.spelling(body.username)
+        let username = try UserNames.folded(spelling)
+        let displayName = try body.displayName.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0) } ?? spelling
+        let externalId = try body.externalId.map(Self.checkedExternalID)
+        let user = UserRecord(
+            handle: try SecureRandom.bytes(count: 64), username: username, displayName: displayName, createdAt: Date(),
+            externalId: externalId)
+        try await services.store.createUser(user)
+        context.logger.notice("user created by the admin API", metadata: ["user": "\(username.debugDescription)"])
+        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [])), status: .created)
+    }
+
+    /// `GET /admin/v1/users?externalId=...`: the user a backend knows by its own identifier.
+    @Sendable func findUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        guard let externalId = request.uri.queryParameters.get("externalId"), !externalId.isEmpty else {
+            throw APIError.badRequest("name the user: GET /admin/v1/users?externalId=ID, or GET /admin/v1/users/{username}")
+        }
+        guard let user = try await services.store.user(externalId: externalId) else {
+            throw APIError(.notFound, "no user has externalId \"\(externalId)\"")
+        }
+        return try await userReply(user)
+    }
+
+    @Sendable func showUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        try await userReply(try await namedUser(context))
+    }
+
+    @Sendable func deleteUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        guard let removed = try await services.store.deleteUser(handle: user.handle) else {
+            throw Self.noUser(user.username)
+        }
+        for id in removed {
+            services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
+        }
+        context.logger.notice("user deleted by the admin API", metadata: [
+            "user": "\(user.username.debugDescription)", "passkeys": "\(removed.count)",
+        ])
+        return JSONResponse.ok()
+    }
+
+    @Sendable func listCredentials(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        let credentials = try await services.store.credentials(ofUser: user.handle)
+        return JSONResponse.make(AdminCredentialListReply(
+            username: user.username, credentials: credentials.map { CredentialSummary($0, names: names) }))
+    }
+
+    /// Removes any passkey of the user, the last one included: the backend knows how the person
+    /// gets back in (a ticket, say).
+    @Sendable func deleteCredential(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        guard let text = context.parameters.get("id"), let id = Base64URL.decode(text), !id.isEmpty,
+              try await services.store.deleteCredentialEvenIfLast(id: id, ownedBy: user.handle)
+        else {
+            throw APIError(.notFound, "user \"\(user.username)\" has no passkey with this id")
+        }
+        services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
+        context.logger.notice("passkey removed by the admin API", metadata: [
+            "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(id))",
+        ])
+        return JSONResponse.ok()
+    }
+
+    @Sendable func endSessions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        let ended = try await services.store.deleteSessions(ofUser: user.handle)
+        context.logger.notice("sessions ended by the admin API", metadata: [
+            "user": "\(user.username.debugDescription)", "sessions": "\(ended)",
+        ])
+        return JSONResponse.make(EndedSessionsReply(ended: ended))
+    }
+
+    @Sendable func issueTicket(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        // No body at all asks for the default lifetime.
+        let hasNoBody = request.headers[.contentType] == nil && (request.headers[.contentLength] ?? "0") == "0"
+            && request.headers[.transferEncoding] == nil
+        let body = hasNoBody ? EnrollmentTicketRequest() : try await request.decode(as: EnrollmentTicketRequest.self, context: context)
+        let lifetime = body.expiresIn ?? EnrollmentTickets.defaultLifetime
+        guard EnrollmentTickets.lifetimes.contains(lifetime) else {
+            throw APIError.badRequest(
+                "expiresIn is \(lifetime); a ticket lives \(EnrollmentTickets.lifetimes.lowerBound) to \(EnrollmentTickets.lifetimes.upperBound) seconds")
+        }
+        let issued = try await services.tickets.issue(for: user, lifetime: lifetime)
+        context.logger.notice("enrollment ticket issued", metadata: [
+            "user": "\(user.username.debugDescription)", "expiresIn": "\(lifetime)",
+        ])
+        let page = services.configuration.origins.first ?? ""
+        return JSONResponse.make(
+            EnrollmentTicketReply(
+                ticket: issued.ticket, expiresAt: RFC3339.string(issued.expiresAt), enrollmentURL: "\(page)/?ticket=\(issued.ticket)"),
+            status: .created)
+    }
+
+    @Sendable func revokeTickets(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        let revoked = try await services.store.revokeEnrollmentTickets(ofUser: user.handle, now: Date())
+        context.logger.notice("enrollment tickets revoked", metadata: [
+            "user": "\(user.username.debugDescription)", "tickets": "\(revoked)",
+        ])
+        return JSONResponse.make(RevokedTicketsReply(revoked: revoked))
+    }
+
+    // MARK: Helpers
+
+    private func userReply(_ user: UserRecord) async throws -> Response {
+        let credentials = try await services.store.credentials(ofUser: user.handle)
+        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: credentials)))
+    }
+
+    /// The user the `{username}` path segment names (percent-decoded, folded as usernames are), or a 404.
+    private func namedUser(_ context: LatchkeyRequestContext) async throws -> UserRecord {
+        guard let segment = context.parameters.get("username"), let decoded = segment.removingPercentEncoding else {
+            throw APIError(.notFound, "no such user")
+        }
+        let username = try UserNames.username(decoded)
+        guard let user = try await services.store.user(named: username) else { throw Self.noUser(username) }
+        return user
+    }
+
+    private static func noUser(_ username: String) -> APIError {
+        APIError(.notFound, "user \"\(username)\" does not exist")
+    }
+
+    /// An external ID: 1 to 255 bytes of UTF-8 without control characters.
+    static func checkedExternalID(_ raw: String) throws -> String {
+        guard !raw.isEmpty, raw.utf8.count <= maximumExternalIDBytes else {
+            throw APIError.badRequest("externalId must be 1 to \(maximumExternalIDBytes) bytes of UTF-8")
+        }
+        if let bad = raw.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw APIError.badRequest("externalId contains the control character U+\(String(bad.value, radix: 16, uppercase: true))")
+        }
+        return raw
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import LatchkeyStore
+import LatchkeyTokens
+import Synchronization
+import WebAuthn
+
+/// Issues the sign-in token (`idToken`) of every successful ceremony with the newest signing key
+/// in the store, and publishes the keys that verify live tokens. Signing keys live in the store,
+/// so every instance signs with the same key; the first is made on first use.
+///
+/// The keys are read from the store at most every ``refreshInterval`` when signing (a rotation
+/// reaches every instance within it), and on every request for the key set, so a new key is
+/// published before any instance signs with it.
+final class SignInTokens: Sendable {
+    let store: any BackendStore
+    let issuer: String
+    let audience: [String]
+    let lifetime: TimeInterval
+    /// How long a signing instance keeps using the keys it read.
+    static let refreshInterval: TimeInterval = 5
+    /// Extra time a rotated-out key stays published, for verifiers' clocks and caches.
+    static let publicationMargin: TimeInterval = 60
+
+    private let ring = Mutex<(keys: SigningKeyRing, readAt: Date)?>(nil)
+
+    init(store: any BackendStore, issuer: String, audience: [String], lifetime: TimeInterval) {
+        self.store = store
+        self.issuer = issuer
+        self.audience = audience
+        self.lifetime = lifetime
+    }
+
+    /// A signed token saying that `user` proved possession of `credentialID` at `now`.
+    func issue(for user: UserRecord, credentialID: [UInt8], userVerified: Bool, now: Date = Date()) async throws -> String {
+        let key = try await currentKeys(now: now).signingKey
+        let claims = IDTokenClaims(
+            iss: issuer, aud: audience, sub: Base64URL.encode(user.handle), preferredUsername: user.username,
+            externalId: user.externalId, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), authenticatedAt: now,
+            amr: IDTokenClaims.methods(userVerified: userVerified), credentialID: Base64URL.encode(credentialID),
+            jwtID: Base64URL.encode(try SecureRandom.bytes(count: 16)))
+        return try JSONWebToken.sign(claims, with: key)
+    }
+
+    /// The keys that verify tokens which may still be live: the signing key, and each older key
+    /// until ``lifetime`` (plus ``publicationMargin``) after its successor took over.
+    func keySet(now: Date = Date()) async throws -> JSONWebKeySet {
+        let keys = try await reload(now: now)
+        return JSONWebKeySet(keys: keys.published(now: now, overlap: lifetime + Self.refreshInterval + Self.publicationMargin))
+    }
+
+    /// Makes the first signing key when the store has none (at start-up, so a broken store fails early).
+    func prepare() async throws {
+        _ = try await reload(now: Date())
+    }
+
+    /// The keys read within ``refreshInterval``, or read now.
+    private func currentKeys(now: Date) async throws -> SigningKeyRing {
+        if let cached = ring.withLock({ $0 }), now.timeIntervalSince(cached.readAt) < Self.refreshInterval, now >= cached.readAt {
+            return cached.keys
+        }
+        return try await reload(now: now)
+    }
+
+    /// Reads the keys from the store (making the first one if there is none) and keeps them.
+    private func reload(now: Date) async throws -> SigningKeyRing {
+        var records = try await store.signingKeys()
+        if records.isEmpty {
+            _ = try await Self.addKey(to: store, after: [], now: now)
+            records = try await store.signingKeys()
+        }
+        let previous = ring.withLock { $0?.keys }
+        let keys = try SigningKeyRing(records, reusing: previous)
+        ring.withLock { $0 = (keys, now) }
+        return keys
+    }
+
+    /// Adds a new signing key, the next generation after `existing`; nil when another process
+    /// added that generation first.
+    static func addKey(to store: any BackendStore, after existing: [SigningKeyRecord], now: Date = Date()) async throws -> SigningKeyRecord? {
+        let key = try TokenSigningKey.generate()
+        let record = SigningKeyRecord(
+            generation: (existing.map(\.generation).max() ?? 0) + 1, keyID: key.keyID, privateKey: try key.pem(), createdAt: now)
+        return try await store.addSigningKey(record) ? record : nil
+    }
+
+    /// Adds a signing key that signs from now on (within ``refreshInterval`` on every instance);
+    /// the previous one stays published while tokens it signed may be live.
+    static func rotate(_ store: any BackendStore, now: Date = Date()) async throws -> SigningKeyRecord {
+        for _ in 0..<3 {
+            if let added = try await addKey(to: store, after: try await store.signingKeys(), now: now) { return added }
+        }
+        throw StoreError(.database, "another process kept adding signing keys at the same time; try again")
+    }
+}
+
+/// The signing keys read from the store, parsed, oldest generation first.
+struct SigningKeyRing: Sendable {
+    struct Entry: Sendable {
+        let record: SigningKeyRecord
+        let key: TokenSigningKey
+    }
+
+    let entries: [Entry]
+
+    /// Parses `records`, reusing the keys `previous` parsed already. Throws when there are none.
+    init(_ records: [SigningKeyRecord], reusing previous: SigningKeyRing?) throws {
+        guard !records.isEmpty else { throw StoreError(.database, "the store has no signing key") }
+        entries = try records.sorted { $0.generation < $1.generation }.map { record in
+            if let known = previous?.entries.first(where: { $0.record == record }) { return known }
+            do {
+                return Entry(record: record, key: try TokenSigningKey(pem: record.privateKey))
+            } catch let error as TokenError {
+                throw StoreError(.database, "signing key \(record.generation) (\(record.keyID)) cannot be used: \(error.message)")
+            }
+        }
+    }
+
+    /// The newest key: the one that signs.
+    var signingKey: TokenSigningKey { entries[entries.count - 1].key }
+
+    /// The newest key, and every older key whose successor was made less than `overlap` ago.
+    func published(now: Date, overlap: TimeInterval) -> [JSONWebKey] {
+        entries.indices.compactMap { index in
+            let isNewest = index == entries.count - 1
+            let retiredAt = isNewest ? nil : entries[index + 1].record.createdAt
+            guard isNewest || now.timeIntervalSince(retiredAt ?? now) < overlap else { return nil }
+            return entries[index].key.publicKey
+        }.reversed()
+    }
+}

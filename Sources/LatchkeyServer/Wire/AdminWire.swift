@@ -1,0 +1,97 @@
+import Foundation
+import LatchkeyStore
+import WebAuthn
+
+/// `POST /admin/v1/users` body.
+struct CreateUserRequest: Decodable, Sendable {
+    var username: String
+    var displayName: String?
+    var externalId: String?
+}
+
+/// A user as the admin API shows them.
+struct AdminUser: Encodable, Sendable {
+    var username: String
+    var displayName: String
+    /// The WebAuthn user handle, base64url: the `sub` of their tokens.
+    var userHandle: Base64URLBytes
+    var externalId: String?
+    /// How many passkeys they have.
+    var passkeys: Int
+    var createdAt: Date
+    /// The last use of any of their passkeys; nil when they never signed in.
+    var lastSignInAt: Date?
+
+    init(_ user: UserRecord, credentials: [CredentialRecord]) {
+        username = user.username
+        displayName = user.displayName
+        userHandle = Base64URLBytes(user.handle)
+        externalId = user.externalId
+        passkeys = credentials.count
+        createdAt = user.createdAt
+        lastSignInAt = credentials.compactMap(\.lastUsedAt).max()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt
+    }
+
+    /// Dates as RFC 3339 in UTC; `externalId` and `lastSignInAt` as null (not absent) when unset.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(username, forKey: .username)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(userHandle, forKey: .userHandle)
+        try container.encode(externalId, forKey: .externalId)
+        try container.encode(passkeys, forKey: .passkeys)
+        try container.encode(RFC3339.string(createdAt), forKey: .createdAt)
+        try container.encode(lastSignInAt.map(RFC3339.string), forKey: .lastSignInAt)
+    }
+}
+
+/// A reply with one user.
+struct AdminUserReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var user: AdminUser
+}
+
+/// `GET /admin/v1/users/{username}/credentials`: the same passkey objects as `GET /credentials`.
+struct AdminCredentialListReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var username: String
+    var credentials: [CredentialSummary]
+}
+
+/// `DELETE /admin/v1/users/{username}/sessions` reply.
+struct EndedSessionsReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    /// How many live or expired-but-kept sessions were ended.
+    var ended: Int
+}
+
+/// `POST /admin/v1/users/{username}/enrollment-tickets` body.
+struct EnrollmentTicketRequest: Decodable, Sendable {
+    /// Seconds the ticket is valid: 30 to 86400, 600 when absent.
+    var expiresIn: Int?
+}
+
+/// `POST /admin/v1/users/{username}/enrollment-tickets` reply.
+struct EnrollmentTicketReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    /// The ticket, shown once: `lk_ticket_...`.
+    var ticket: String
+    var expiresAt: String
+    /// The page's enrollment link for this ticket (`/?ticket=...` on the first origin).
+    var enrollmentURL: String
+}
+
+/// `DELETE /admin/v1/users/{username}/enrollment-tickets` reply.
+struct RevokedTicketsReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var revoked: Int
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// A key a backend calls the admin API with. Only the SHA-256 of the key is kept.
+public struct AdminKeyRecord: Sendable, Equatable {
+    /// The name it was created under: letters, digits, `.`, `_` and `-`.
+    public var name: String
+    /// SHA-256 of the whole key text (`lk_admin_...`).
+    public var keyHash: [UInt8]
+    public var createdAt: Date
+    /// Nil until the key is first used.
+    public var lastUsedAt: Date?
+
+    public init(name: String, keyHash: [UInt8], createdAt: Date, lastUsedAt: Date? = nil) {
+        self.name = name
+        self.keyHash = keyHash
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// A one-time permission to register one passkey for one user, issued by a backend. Only the
+/// SHA-256 of the ticket is kept; a spent or revoked ticket is kept until it expires, so that a
+/// second use is told what happened.
+public struct EnrollmentTicketRecord: Sendable, Equatable {
+    /// SHA-256 of the ticket text (`lk_ticket_...`).
+    public var hash: [UInt8]
+    public var userHandle: [UInt8]
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// When a registration spent it.
+    public var usedAt: Date?
+    /// When the backend revoked it.
+    public var revokedAt: Date?
+
+    public init(hash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, usedAt: Date? = nil, revokedAt: Date? = nil) {
+        self.hash = hash
+        self.userHandle = userHandle
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.revokedAt = revokedAt
+    }
+}
+
+/// A key the server signs its tokens with. The newest generation signs; older ones stay published
+/// while tokens they signed may still be live.
+public struct SigningKeyRecord: Sendable, Equatable {
+    /// 1 for the first key, one more for each rotation; unique, so two instances adding a key at
+    /// once cannot both add the same generation.
+    public var generation: Int
+    /// The key ID tokens name in their header.
+    public var keyID: String
+    /// The private key, as unencrypted PKCS#8 PEM.
+    public var privateKey: [UInt8]
+    public var createdAt: Date
+
+    public init(generation: Int, keyID: String, privateKey: [UInt8], createdAt: Date) {
+        self.generation = generation
+        self.keyID = keyID
+        self.privateKey = privateKey
+        self.createdAt = createdAt
+    }
+}
+
+/// The store's part in a backend's control of Latchkey: users made ahead of their passkeys, admin
+/// keys, enrollment tickets and token signing keys.
+public protocol BackendStore: Sendable {
+    /// Creates a user with no passkey; throws ``StoreError/Code/usernameTaken`` or
+    /// ``StoreError/Code/externalIdTaken``, writing nothing.
+    func createUser(_ user: UserRecord) async throws
+    /// The user with this external ID, if any.
+    func user(externalId: String) async throws -> UserRecord?
+    /// Ends every session of a user; returns how many there were.
+    func deleteSessions(ofUser handle: [UInt8]) async throws -> Int
+    /// Removes a passkey of `owner`, even their last one; false when no such passkey is theirs.
+    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool
+
+    /// Stores a new admin key; throws ``StoreError/Code/nameTaken`` when the name is in use.
+    func saveAdminKey(_ key: AdminKeyRecord) async throws
+    /// Every admin key, oldest first.
+    func adminKeys() async throws -> [AdminKeyRecord]
+    /// Removes the admin key with this name; false when there is none.
+    func deleteAdminKey(named name: String) async throws -> Bool
+    /// The admin key with this hash, its use at `now` recorded; nil for an unknown (or revoked) key.
+    func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord?
+
+    /// Stores a new enrollment ticket for an existing user (``StoreError/Code/userNotFound`` otherwise).
+    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws
+    /// The ticket with this hash, in whatever state, if it is still kept.
+    func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord?
+    /// Revokes every ticket of a user that is neither spent nor revoked; returns how many.
+    func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int
+
+    /// Every signing key, oldest generation first.
+    func signingKeys() async throws -> [SigningKeyRecord]
+    /// Adds a signing key; false (writing nothing) when its generation exists already.
+    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+}

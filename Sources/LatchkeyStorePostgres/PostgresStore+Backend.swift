@@ -1,0 +1,116 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// What a backend controls: users made ahead of their passkeys, admin keys, enrollment tickets
+/// and token signing keys. Each call is one statement, so every instance sees its effect at once.
+extension PostgresStore {
+    private static let adminKeyColumns = "name, key_hash, created_at, last_used_at"
+    private static let ticketColumns = "hash, user_handle, created_at, expires_at, used_at, revoked_at"
+
+    public func createUser(_ user: UserRecord) async throws {
+        do {
+            try await execute(PostgresRows.insert(user))
+        } catch let error as StoreError where error.code == .usernameTaken {
+            throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
+        } catch let error as StoreError where error.code == .externalIdTaken {
+            throw StoreError(.externalIdTaken, "externalId \"\(user.externalId ?? "")\" belongs to another user")
+        }
+    }
+
+    public func user(externalId: String) async throws -> UserRecord? {
+        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE external_id = \(externalId.utf8Bytea)") {
+            try PostgresRows.user(&$0)
+        }
+    }
+
+    public func deleteSessions(ofUser handle: [UInt8]) async throws -> Int {
+        try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) RETURNING 1")
+    }
+
+    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await count("DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1") > 0
+    }
+
+    // MARK: Admin keys
+
+    public func saveAdminKey(_ key: AdminKeyRecord) async throws {
+        try await execute("""
+            INSERT INTO admin_keys (\(unescaped: Self.adminKeyColumns))
+            VALUES (\(key.name), \(key.keyHash.bytea), \(key.createdAt), \(key.lastUsedAt))
+            """)
+    }
+
+    public func adminKeys() async throws -> [AdminKeyRecord] {
+        try await rows("SELECT \(unescaped: Self.adminKeyColumns) FROM admin_keys ORDER BY created_at, name") {
+            try Self.adminKey(&$0)
+        }
+    }
+
+    public func deleteAdminKey(named name: String) async throws -> Bool {
+        try await count("DELETE FROM admin_keys WHERE name = \(name) RETURNING 1") > 0
+    }
+
+    public func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord? {
+        try await firstRow("""
+            UPDATE admin_keys SET last_used_at = \(now) WHERE key_hash = \(hash.bytea) RETURNING \(unescaped: Self.adminKeyColumns)
+            """) { try Self.adminKey(&$0) }
+    }
+
+    // MARK: Enrollment tickets
+
+    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
+        try await execute("""
+            INSERT INTO enrollment_tickets (\(unescaped: Self.ticketColumns)) VALUES (
+                \(ticket.hash.bytea), \(ticket.userHandle.bytea), \(ticket.createdAt), \(ticket.expiresAt),
+                \(ticket.usedAt), \(ticket.revokedAt)
+            )
+            """)
+    }
+
+    public func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
+        try await firstRow("SELECT \(unescaped: Self.ticketColumns) FROM enrollment_tickets WHERE hash = \(hash.bytea)") { row in
+            EnrollmentTicketRecord(
+                hash: try row.bytes(), userHandle: try row.bytes(), createdAt: try row.next(), expiresAt: try row.next(),
+                usedAt: try row.next(Date?.self), revokedAt: try row.next(Date?.self))
+        }
+    }
+
+    public func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int {
+        try await count("""
+            UPDATE enrollment_tickets SET revoked_at = \(now)
+            WHERE user_handle = \(handle.bytea) AND used_at IS NULL AND revoked_at IS NULL RETURNING 1
+            """)
+    }
+
+    // MARK: Signing keys
+
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await rows("SELECT generation, key_id, private_key, created_at FROM signing_keys ORDER BY generation") { row in
+            SigningKeyRecord(
+                generation: Int(try row.next(Int64.self)), keyID: try row.next(String.self), privateKey: try row.bytes(),
+                createdAt: try row.next(Date.self))
+        }
+    }
+
+    public func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+        try await count("""
+            INSERT INTO signing_keys (generation, key_id, private_key, created_at)
+            VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt))
+            ON CONFLICT (generation) DO NOTHING RETURNING 1
+            """) > 0
+    }
+
+    // MARK: Helpers
+
+    /// Runs one statement and returns how many rows it returned (`RETURNING 1`: how many it changed).
+    private func count(_ query: PostgresQuery) async throws -> Int {
+        try await rows(query) { _ in true }.count
+    }
+
+    private static func adminKey(_ row: inout ColumnReader) throws -> AdminKeyRecord {
+        AdminKeyRecord(
+            name: try row.next(String.self), keyHash: try row.bytes(), createdAt: try row.next(Date.self),
+            lastUsedAt: try row.next(Date?.self))
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LatchkeyStore
+
+/// What a backend controls: users made ahead of their passkeys, admin keys, enrollment tickets
+/// and token signing keys.
+extension SQLiteStore {
+    private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
+    private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ?"
+    private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ?"
+    private static let insertAdminKey = "INSERT INTO admin_keys (name, key_hash, created_at, last_used_at) VALUES (?, ?, ?, ?)"
+    private static let adminKeyColumns = "name, key_hash, created_at, last_used_at"
+    private static let allAdminKeys = "SELECT \(adminKeyColumns) FROM admin_keys ORDER BY created_at, rowid"
+    private static let deleteAdminKey = "DELETE FROM admin_keys WHERE name = ?"
+    private static let useAdminKey = "UPDATE admin_keys SET last_used_at = ? WHERE key_hash = ? RETURNING \(adminKeyColumns)"
+    private static let ticketColumns = "hash, user_handle, created_at, expires_at, used_at, revoked_at"
+    private static let insertTicket = "INSERT INTO enrollment_tickets (\(ticketColumns)) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let ticketByHash = "SELECT \(ticketColumns) FROM enrollment_tickets WHERE hash = ?"
+    private static let revokeTickets = """
+        UPDATE enrollment_tickets SET revoked_at = ? WHERE user_handle = ? AND used_at IS NULL AND revoked_at IS NULL
+        """
+    private static let signingKeyColumns = "generation, key_id, private_key, created_at"
+    private static let allSigningKeys = "SELECT \(signingKeyColumns) FROM signing_keys ORDER BY generation"
+    private static let insertSigningKey = """
+        INSERT INTO signing_keys (\(signingKeyColumns)) VALUES (?, ?, ?, ?) ON CONFLICT (generation) DO NOTHING
+        """
+
+    public func createUser(_ user: UserRecord) throws {
+        let database = try database()
+        try database.transaction { try Self.insert(user, into: database) }
+    }
+
+    public func user(externalId: String) throws -> UserRecord? {
+        try database().withStatement(Self.userByExternalID) { row in
+            try row.bind(externalId)
+            return try row.step() ? SQLiteRows.user(row) : nil
+        }
+    }
+
+    public func deleteSessions(ofUser handle: [UInt8]) throws -> Int {
+        try changing(Self.deleteSessionsOfUser) { try $0.bind(handle) }
+    }
+
+    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
+        try changing(Self.deleteOwnedCredential) { try $0.bind(id, owner) } > 0
+    }
+
+    // MARK: Admin keys
+
+    public func saveAdminKey(_ key: AdminKeyRecord) throws {
+        try database().withStatement(Self.insertAdminKey) { statement in
+            try statement.bind(key.name, key.keyHash, key.createdAt, key.lastUsedAt)
+            do {
+                try statement.step()
+            } catch is SQLiteConstraintError {
+                throw StoreError(.nameTaken, "an admin key named \"\(key.name)\" exists already")
+            }
+        }
+    }
+
+    public func adminKeys() throws -> [AdminKeyRecord] {
+        try database().withStatement(Self.allAdminKeys) { row in
+            var keys: [AdminKeyRecord] = []
+            while try row.step() { keys.append(Self.adminKey(row)) }
+            return keys
+        }
+    }
+
+    public func deleteAdminKey(named name: String) throws -> Bool {
+        try changing(Self.deleteAdminKey) { try $0.bind(name) } > 0
+    }
+
+    public func useAdminKey(hash: [UInt8], now: Date) throws -> AdminKeyRecord? {
+        try database().withStatement(Self.useAdminKey) { row in
+            try row.bind(now, hash)
+            guard try row.step() else { return nil }
+            let key = Self.adminKey(row)
+            try row.finish()
+            return key
+        }
+    }
+
+    // MARK: Enrollment tickets
+
+    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) throws {
+        try database().withStatement(Self.insertTicket) { statement in
+            try statement.bind(ticket.hash, ticket.userHandle, ticket.createdAt, ticket.expiresAt, ticket.usedAt, ticket.revokedAt)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the user this ticket was for does not exist")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.database, "an enrollment ticket with this hash exists already")
+            }
+        }
+    }
+
+    public func enrollmentTicket(hash: [UInt8]) throws -> EnrollmentTicketRecord? {
+        try database().withStatement(Self.ticketByHash) { row in
+            try row.bind(hash)
+            guard try row.step() else { return nil }
+            return EnrollmentTicketRecord(
+                hash: row.blob(0), userHandle: row.blob(1), createdAt: row.date(2), expiresAt: row.date(3),
+                usedAt: row.optionalDate(4), revokedAt: row.optionalDate(5))
+        }
+    }
+
+    public func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) throws -> Int {
+        try changing(Self.revokeTickets) { try $0.bind(now, handle) }
+    }
+
+    // MARK: Signing keys
+
+    public func signingKeys() throws -> [SigningKeyRecord] {
+        try database().withStatement(Self.allSigningKeys) { row in
+            var keys: [SigningKeyRecord] = []
+            while try row.step() {
+                keys.append(SigningKeyRecord(
+                    generation: Int(row.int64(0)), keyID: row.text(1), privateKey: row.blob(2), createdAt: row.date(3)))
+            }
+            return keys
+        }
+    }
+
+    public func addSigningKey(_ key: SigningKeyRecord) throws -> Bool {
+        try changing(Self.insertSigningKey) { try $0.bind(Int64(key.generation), key.keyID, key.privateKey, key.createdAt) } > 0
+    }
+
+    // MARK: Helpers
+
+    /// Runs one statement that returns no rows; returns how many rows it changed.
+    private func changing(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Int {
+        let database = try database()
+        return try database.withStatement(sql) { statement in
+            try bind(statement)
+            try statement.step()
+            return database.changes
+        }
+    }
+
+    private static func adminKey(_ row: SQLiteStatement) -> AdminKeyRecord {
+        AdminKeyRecord(name: row.text(0), keyHash: row.blob(1), createdAt: row.date(2), lastUsedAt: row.optionalDate(3))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The claims of the token Latchkey issues on every successful ceremony: who signed in, with which
+/// passkey and how, for services that verify it offline against the published key set.
+public struct IDTokenClaims: Encodable, Sendable, Equatable {
+    /// The issuer (`tokenIssuer`).
+    public var iss: String
+    /// The audiences (`tokenAudience`); one is written as a string, several as an array.
+    public var aud: [String]
+    /// The user handle, base64url: stable for the life of the account.
+    public var sub: String
+    public var preferredUsername: String
+    /// The backend's identifier of the account, when it set one.
+    public var externalId: String?
+    public var issuedAt: Date
+    public var expiresAt: Date
+    /// When the person proved possession of the passkey.
+    public var authenticatedAt: Date
+    /// Authentication method references (RFC 8176).
+    public var amr: [String]
+    /// The credential ID of the passkey used, base64url.
+    public var credentialID: String
+    /// A unique token ID.
+    public var jwtID: String
+
+    public init(
+        iss: String, aud: [String], sub: String, preferredUsername: String, externalId: String?, issuedAt: Date,
+        expiresAt: Date, authenticatedAt: Date, amr: [String], credentialID: String, jwtID: String
+    ) {
+        self.iss = iss
+        self.aud = aud
+        self.sub = sub
+        self.preferredUsername = preferredUsername
+        self.externalId = externalId
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.authenticatedAt = authenticatedAt
+        self.amr = amr
+        self.credentialID = credentialID
+        self.jwtID = jwtID
+    }
+
+    /// RFC 8176 values for a passkey ceremony: `pop` (proof of possession of a key) always;
+    /// `user` and `mfa` when the authenticator verified the user (biometrics or a PIN on top of
+    /// possession of the device).
+    public static func methods(userVerified: Bool) -> [String] {
+        userVerified ? ["pop", "user", "mfa"] : ["pop"]
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case iss, aud, sub, iat, exp, amr, cred, jti
+        case preferredUsername = "preferred_username"
+        case externalId = "ext_id"
+        case authTime = "auth_time"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(iss, forKey: .iss)
+        if aud.count == 1 {
+            try container.encode(aud[0], forKey: .aud)
+        } else {
+            try container.encode(aud, forKey: .aud)
+        }
+        try container.encode(sub, forKey: .sub)
+        try container.encode(preferredUsername, forKey: .preferredUsername)
+        try container.encodeIfPresent(externalId, forKey: .externalId)
+        try container.encode(Int64(issuedAt.timeIntervalSince1970), forKey: .iat)
+        try container.encode(Int64(expiresAt.timeIntervalSince1970), forKey: .exp)
+        try container.encode(Int64(authenticatedAt.timeIntervalSince1970), forKey: .authTime)
+        try container.encode(amr, forKey: .amr)
+        try container.encode(credentialID, forKey: .cred)
+        try container.encode(jwtID, forKey: .jti)
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import WebAuthn
+
+/// Signs JSON Web Tokens (RFC 7519) as compact JWS with ES256 (RFC 7515, RFC 7518 §3.4).
+public enum JSONWebToken {
+    struct Header: Encodable {
+        let alg = "ES256"
+        let typ = "JWT"
+        var kid: String
+    }
+
+    /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
+    public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = Base64URL.encode(try encoder.encode(Header(kid: key.keyID)))
+        let payload = Base64URL.encode(try encoder.encode(claims))
+        let signingInput = header + "." + payload
+        return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
+    }
+}

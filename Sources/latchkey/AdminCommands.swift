@@ -1,0 +1,135 @@
+import ArgumentParser
+import Foundation
+import LatchkeyServer
+import LatchkeyStore
+import Logging
+
+/// `latchkey admin-keys ...`: the keys a backend calls the admin API with.
+struct AdminKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin-keys", abstract: "Create, list and revoke admin API keys (kept in the configured store).",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    /// `latchkey admin-keys create --name NAME`: prints a new key, once.
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an admin key and print it on standard output; it is never shown again.")
+
+        @Option(help: "A name for the key (1-64 letters, digits, '.', '_', '-'), to list and revoke it by.")
+        var name: String
+
+        func run() async throws {
+            let key = try await withStore { store in
+                do {
+                    return try await AdminKeys.create(named: name, in: store)
+                } catch let error as AdminKeyError {
+                    throw CommandFailure(error.message, exitCode: 64)  // EX_USAGE
+                } catch let error as StoreError where error.code == .nameTaken {
+                    throw CommandFailure("an admin key named \"\(name)\" exists already; revoke it first or choose another name", exitCode: 65)
+                }
+            }
+            print(key)
+            FileHandle.standardError.write(Data(
+                "latchkey: admin key \"\(name)\" created; keep it secret: it is shown only this once, and the store keeps only its hash\n".utf8))
+        }
+    }
+
+    /// `latchkey admin-keys list`: names and dates, never a key.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the admin keys: name, created, last used (never the key).")
+
+        func run() async throws {
+            let keys = try await withStore { try await $0.adminKeys() }
+            guard !keys.isEmpty else {
+                print("no admin keys; make one with: latchkey admin-keys create --name NAME")
+                return
+            }
+            let width = max(4, keys.map(\.name.count).max() ?? 0)
+            print("NAME".padding(toLength: width, withPad: " ", startingAt: 0) + "  CREATED               LAST USED")
+            for key in keys {
+                print(key.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Self.time(key.createdAt) + "  "
+                    + (key.lastUsedAt.map(Self.time) ?? "never"))
+            }
+        }
+
+        static func time(_ date: Date) -> String {
+            date.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
+        }
+    }
+
+    /// `latchkey admin-keys revoke NAME`: the key stops working at once on every instance.
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke an admin key: it stops working at once on every instance.")
+
+        @Argument(help: "The name of the key.")
+        var name: String
+
+        func run() async throws {
+            let revoked = try await withStore { try await $0.deleteAdminKey(named: name) }
+            guard revoked else { throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65) }
+            print("admin key \"\(name)\" revoked")
+        }
+    }
+}
+
+/// `latchkey signing-keys ...`: the keys sign-in tokens are signed with.
+struct SigningKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signing-keys", abstract: "Rotate the key that signs sign-in tokens (kept in the configured store).",
+        subcommands: [Rotate.self])
+
+    /// `latchkey signing-keys rotate`.
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a new signing key: every instance signs with it within seconds; the previous key stays in /.well-known/jwks.json until the tokens it signed have expired.")
+
+        func run() async throws {
+            let added = try await withStore { store in
+                try await LatchkeyServer.prepareSigningKeys(store, configuration: loadConfiguration().configuration)
+                return try await LatchkeyServer.rotateSigningKey(store)
+            }
+            print("signing key \(added.keyID) (generation \(added.generation)) signs from now on")
+        }
+    }
+}
+
+/// A command that failed in a way to tell the operator in one line.
+struct CommandFailure: Error {
+    let message: String
+    let exitCode: Int32
+    init(_ message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+}
+
+/// Opens the configured store, runs `body` and closes the store; a bad configuration or an
+/// unreachable store is exit 78 with its message, a ``CommandFailure`` its own.
+func withStore<T: Sendable>(_ body: (any LatchkeyStore) async throws -> T) async throws -> T {
+    let settings = try loadConfiguration().configuration
+    var logger = Logger(label: "latchkey")
+    logger.logLevel = .warning
+    let store: any LatchkeyStore
+    do {
+        store = try await StoreBackend.open(settings, logger: logger)
+    } catch let error as ConfigurationError {
+        FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
+        throw ExitCode(78)
+    } catch let error as StoreError {
+        FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
+        throw ExitCode(78)
+    }
+    do {
+        let result = try await body(store)
+        await StoreBackend.close(store)
+        return result
+    } catch let failure as CommandFailure {
+        await StoreBackend.close(store)
+        FileHandle.standardError.write(Data("latchkey: \(failure.message)\n".utf8))
+        throw ExitCode(failure.exitCode)
+    } catch let error as StoreError {
+        await StoreBackend.close(store)
+        FileHandle.standardError.write(Data("latchkey: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
+        throw ExitCode(74)  // EX_IOERR
+    }
+}
