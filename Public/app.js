@@ -441,10 +441,15 @@
   }
 
   async function createPasskey(username, displayName) {
+    return registerWith({ username, displayName });
+  }
+
+  /** Registers a passkey with the options `request` asks for (a username, or an enrollment ticket). */
+  async function registerWith(request) {
     requireWebAuthn();
     // The server decides resident key, user verification and attestation; its options reach the
     // browser unchanged.
-    const reply = await api('POST', '/attestation/options', { username, displayName });
+    const reply = await api('POST', '/attestation/options', request);
     const publicKey = creationOptionsFromJSON(optionsFromReply(reply));
     const credential = await navigator.credentials.create({ publicKey });
     if (!credential) throw new Error('The authenticator returned no passkey.');
@@ -600,6 +605,30 @@
     return `Deleted the account ${gone.username} and its passkeys.`;
   }
 
+  // ---- enrollment links ---------------------------------------------------------------------
+  // A backend sends a person to `/?ticket=lk_ticket_...` to add a passkey to the account it made
+  // for them. The ticket works once; it leaves the address bar as soon as the page has read it.
+
+  const enrollment = { ticket: null };
+
+  function readEnrollmentTicket() {
+    const url = new URL(location.href);
+    const ticket = url.searchParams.get('ticket');
+    if (!ticket) return;
+    enrollment.ticket = ticket;
+    url.searchParams.delete('ticket');
+    history.replaceState(null, '', url.pathname + url.search + url.hash);
+    $('enroll-panel').hidden = false;
+  }
+
+  async function enroll() {
+    if (!enrollment.ticket) throw new Error('This page was not opened with an enrollment link.');
+    const result = await registerWith({ enrollmentTicket: enrollment.ticket });
+    enrollment.ticket = null;
+    $('enroll-panel').hidden = true;
+    return `Created a passkey for ${result.username}. You are signed in.`;
+  }
+
   function readUsername() {
     const username = $('username').value.trim();
     if (!username) throw new Error('Enter a username first.');
@@ -609,6 +638,11 @@
   // ---- wiring -----------------------------------------------------------------------------
 
   function init() {
+    readEnrollmentTicket();
+    $('enroll').addEventListener('click', () => {
+      run('Creating your passkey', enroll, { announce: true });
+    });
+
     $('account-form').addEventListener('submit', (event) => {
       event.preventDefault();
       run('Registering', async () => {

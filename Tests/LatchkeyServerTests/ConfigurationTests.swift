@@ -56,10 +56,25 @@ struct ConfigurationTests {
     @Test func withoutFileOrVariablesEveryKeyHasItsDefault() throws {
         let result = try loaded([:])
         #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
-        for key in LatchkeyConfiguration.keys where key.name != "origins" {
+        let derived = ["origins", "tokenIssuer", "tokenAudience"]
+        for key in LatchkeyConfiguration.keys where !derived.contains(key.name) {
             #expect(result.sources[key.name] == .defaultValue, "\(key.name)")
         }
         #expect(result.sources["origins"] == .derived("from rpID and port"))
+        #expect(result.sources["tokenIssuer"] == .derived("the first origin"))
+        #expect(result.sources["tokenAudience"] == .derived("from rpID"))
+    }
+
+    @Test func tokenIssuerAndAudienceFollowTheRelyingParty() throws {
+        let configuration = try loaded(["LATCHKEY_RP_ID": "example.com"]).configuration
+        #expect(configuration.tokenIssuer == "https://example.com")
+        #expect(configuration.tokenAudience == ["example.com"])
+        let chosen = try loaded([
+            "LATCHKEY_RP_ID": "example.com", "LATCHKEY_TOKEN_ISSUER": "https://login.example.com",
+            "LATCHKEY_TOKEN_AUDIENCE": "api.example.com,billing.example.com",
+        ]).configuration
+        #expect(chosen.tokenIssuer == "https://login.example.com")
+        #expect(chosen.tokenAudience == ["api.example.com", "billing.example.com"])
     }
 
     @Test func theShippedFileSaysWhatTheDefaultsSay() throws {

@@ -1,0 +1,176 @@
+import Foundation
+import LatchkeyStore
+import Testing
+import WebAuthn
+
+/// The store contract, continued: what a backend controls through the admin API (users made
+/// ahead of their passkeys, admin keys, enrollment tickets) and the token signing keys.
+extension StoreContractTests {
+    @Test(arguments: StoreBackend.all)
+    func usersMadeAheadKeepTheirExternalID(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        var alice = Fixtures.user("alice", handle: 1)
+        alice.externalId = "crm-42 ünï"
+        try await store.createUser(alice)
+        #expect(try await store.user(named: "alice") == alice)
+        #expect(try await store.user(externalId: "crm-42 ünï") == alice)
+        #expect(try await store.user(externalId: "crm-42") == nil)
+        #expect(try await store.credentials(ofUser: alice.handle).isEmpty)
+
+        // A user without one, and the uniqueness of both names.
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(bob)
+        #expect(try await store.user(handle: bob.handle)?.externalId == nil)
+        var sameName = Fixtures.user("alice", handle: 3)
+        sameName.externalId = "other"
+        await #expect { try await store.createUser(sameName) } throws: { ($0 as? StoreError)?.code == .usernameTaken }
+        var sameExternal = Fixtures.user("carol", handle: 4)
+        sameExternal.externalId = alice.externalId
+        await #expect { try await store.createUser(sameExternal) } throws: { ($0 as? StoreError)?.code == .externalIdTaken }
+        #expect(try await store.user(named: "carol") == nil, "a refused user is not written")
+
+        // The first passkey of a user made ahead is registered without creating the user again.
+        try await store.register(NewRegistration(credential: Fixtures.credential(7, of: alice), newUser: nil))
+        #expect(try await store.credentials(ofUser: alice.handle).count == 1)
+        // A registration that creates a user keeps its external ID too.
+        var dave = Fixtures.user("dave", handle: 5)
+        dave.externalId = "crm-7"
+        try await store.registerNew(dave, with: Fixtures.credential(8, of: dave))
+        #expect(try await store.user(externalId: "crm-7") == dave)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func adminCanEndSessionsAndRemoveTheLastPasskey(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        let only = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: only, session: Fixtures.session(1, of: alice))
+        try await store.registerNew(bob, with: Fixtures.credential(8, of: bob), session: Fixtures.session(2, of: bob))
+        try await store.register(NewRegistration(credential: Fixtures.credential(9, of: alice), newUser: nil, session: Fixtures.session(3, of: alice)))
+
+        #expect(try await store.deleteSessions(ofUser: alice.handle) == 2)
+        #expect(try await !store.hasSession(Fixtures.bytes(1)))
+        #expect(try await !store.hasSession(Fixtures.bytes(3)))
+        #expect(try await store.hasSession(Fixtures.bytes(2)), "another user's session lives on")
+        #expect(try await store.deleteSessions(ofUser: alice.handle) == 0)
+
+        #expect(try await !store.deleteCredentialEvenIfLast(id: only.id, ownedBy: bob.handle), "only the owner's passkey")
+        #expect(try await store.deleteCredentialEvenIfLast(id: only.id, ownedBy: alice.handle))
+        #expect(try await store.deleteCredentialEvenIfLast(id: Fixtures.bytes(9, count: 16), ownedBy: alice.handle))
+        #expect(try await store.credentials(ofUser: alice.handle).isEmpty, "the last passkey too")
+        #expect(try await store.user(handle: alice.handle) == alice, "the user stays")
+        #expect(try await !store.deleteCredentialEvenIfLast(id: only.id, ownedBy: alice.handle))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func adminKeysAreFoundByHashAndRevoked(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let ci = AdminKeyRecord(name: "ci", keyHash: Fixtures.bytes(1), createdAt: Fixtures.now)
+        let shop = AdminKeyRecord(name: "shop-backend", keyHash: Fixtures.bytes(2), createdAt: Fixtures.now.addingTimeInterval(10))
+        try await store.saveAdminKey(ci)
+        try await store.saveAdminKey(shop)
+        #expect(try await store.adminKeys() == [ci, shop])
+        let again = AdminKeyRecord(name: "ci", keyHash: Fixtures.bytes(3), createdAt: Fixtures.now)
+        await #expect { try await store.saveAdminKey(again) } throws: { ($0 as? StoreError)?.code == .nameTaken }
+
+        let later = Fixtures.now.addingTimeInterval(60)
+        var used = shop
+        used.lastUsedAt = later
+        #expect(try await store.useAdminKey(hash: Fixtures.bytes(2), now: later) == used)
+        #expect(try await store.adminKeys() == [ci, used], "the use is recorded")
+        #expect(try await store.useAdminKey(hash: Fixtures.bytes(9), now: later) == nil)
+
+        #expect(try await store.deleteAdminKey(named: "shop-backend"))
+        #expect(try await !store.deleteAdminKey(named: "shop-backend"))
+        #expect(try await store.useAdminKey(hash: Fixtures.bytes(2), now: later) == nil, "a revoked key is unknown")
+        #expect(try await store.adminKeys() == [ci])
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func anEnrollmentTicketIsSpentOnceWithItsRegistration(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(alice)
+        try await store.createUser(bob)
+        let ticket = EnrollmentTicketRecord(
+            hash: Fixtures.bytes(1), userHandle: alice.handle, createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(600))
+        try await store.saveEnrollmentTicket(ticket)
+        #expect(try await store.enrollmentTicket(hash: ticket.hash) == ticket)
+        let stranger = EnrollmentTicketRecord(
+            hash: Fixtures.bytes(9), userHandle: Fixtures.bytes(9, count: 64), createdAt: Fixtures.now, expiresAt: Fixtures.now)
+        await #expect { try await store.saveEnrollmentTicket(stranger) } throws: { ($0 as? StoreError)?.code == .userNotFound }
+
+        let at = Fixtures.now.addingTimeInterval(30)
+        func registration(_ id: UInt8, of user: UserRecord) -> NewRegistration {
+            NewRegistration(
+                credential: Fixtures.credential(id, of: user), newUser: nil, session: Fixtures.session(id, of: user),
+                spendingTicket: (ticket.hash, at))
+        }
+        // Another user's registration cannot spend it, and writes nothing.
+        await #expect { try await store.register(registration(8, of: bob)) } throws: { ($0 as? StoreError)?.code == .ticketNotUsable }
+        #expect(try await store.credentials(ofUser: bob.handle).isEmpty)
+        #expect(try await !store.hasSession(Fixtures.bytes(8)))
+
+        try await store.register(registration(7, of: alice))
+        var spent = ticket
+        spent.usedAt = at
+        #expect(try await store.enrollmentTicket(hash: ticket.hash) == spent)
+        #expect(try await store.hasSession(Fixtures.bytes(7)))
+
+        // A second use writes nothing.
+        await #expect { try await store.register(registration(9, of: alice)) } throws: { ($0 as? StoreError)?.code == .ticketNotUsable }
+        #expect(try await store.credentials(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(7, count: 16)])
+        #expect(try await !store.hasSession(Fixtures.bytes(9)))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func revokedAndExpiredTicketsCannotBeSpent(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.createUser(alice)
+        func ticket(_ tag: UInt8, expiresIn lifetime: TimeInterval) -> EnrollmentTicketRecord {
+            EnrollmentTicketRecord(
+                hash: Fixtures.bytes(tag), userHandle: alice.handle, createdAt: Fixtures.now,
+                expiresAt: Fixtures.now.addingTimeInterval(lifetime))
+        }
+        let revoked = ticket(1, expiresIn: 600)
+        let expired = ticket(2, expiresIn: 10)
+        for record in [revoked, expired] { try await store.saveEnrollmentTicket(record) }
+
+        #expect(try await store.revokeEnrollmentTickets(ofUser: alice.handle, now: Fixtures.now) == 2)
+        #expect(try await store.enrollmentTicket(hash: revoked.hash)?.revokedAt == Fixtures.now)
+        #expect(try await store.revokeEnrollmentTickets(ofUser: alice.handle, now: Fixtures.now) == 0, "revoked once")
+        let fresh = ticket(3, expiresIn: 10)
+        try await store.saveEnrollmentTicket(fresh)
+
+        for (record, at) in [(revoked, Fixtures.now), (fresh, Fixtures.now.addingTimeInterval(10))] {
+            let registration = NewRegistration(credential: Fixtures.credential(7, of: alice), newUser: nil, spendingTicket: (record.hash, at))
+            await #expect { try await store.register(registration) } throws: { ($0 as? StoreError)?.code == .ticketNotUsable }
+        }
+        #expect(try await store.credentials(ofUser: alice.handle).isEmpty)
+
+        // Kept a day past expiry, then purged; deleting the user removes the rest.
+        try await store.purgeExpired(now: Fixtures.now.addingTimeInterval(86_400))
+        #expect(try await store.enrollmentTicket(hash: fresh.hash) != nil)
+        try await store.purgeExpired(now: Fixtures.now.addingTimeInterval(86_411))
+        #expect(try await store.enrollmentTicket(hash: fresh.hash) == nil)
+        #expect(try await store.enrollmentTicket(hash: revoked.hash) != nil)
+        _ = try await store.deleteUser(handle: alice.handle)
+        #expect(try await store.enrollmentTicket(hash: revoked.hash) == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func signingKeyGenerationsAreUnique(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        #expect(try await store.signingKeys().isEmpty)
+        let first = SigningKeyRecord(generation: 1, keyID: "k1", privateKey: Array("PEM one".utf8), createdAt: Fixtures.now)
+        let second = SigningKeyRecord(generation: 2, keyID: "k2", privateKey: Array("PEM two".utf8), createdAt: Fixtures.now.addingTimeInterval(5))
+        #expect(try await store.addSigningKey(second))
+        #expect(try await store.addSigningKey(first))
+        let racing = SigningKeyRecord(generation: 2, keyID: "k3", privateKey: [1], createdAt: Fixtures.now)
+        #expect(try await !store.addSigningKey(racing), "a generation is added once")
+        #expect(try await store.signingKeys() == [first, second])
+    }
+}
