@@ -88,7 +88,7 @@ public protocol BackendStore: Sendable {
     func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws
     /// The ticket with this hash, in whatever state, if it is still kept.
     func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord?
-    /// Revokes every ticket of a user that is neither spent nor revoked; returns how many.
+    /// Revokes every ticket of a user that is neither spent, revoked nor expired at `now`; returns how many.
     func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int
 
     /// Every signing key, oldest generation first.

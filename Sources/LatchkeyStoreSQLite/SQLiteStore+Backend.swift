@@ -16,7 +16,8 @@ extension SQLiteStore {
     private static let insertTicket = "INSERT INTO enrollment_tickets (\(ticketColumns)) VALUES (?, ?, ?, ?, ?, ?)"
     private static let ticketByHash = "SELECT \(ticketColumns) FROM enrollment_tickets WHERE hash = ?"
     private static let revokeTickets = """
-        UPDATE enrollment_tickets SET revoked_at = ? WHERE user_handle = ? AND used_at IS NULL AND revoked_at IS NULL
+        UPDATE enrollment_tickets SET revoked_at = ?1
+        WHERE user_handle = ?2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
         """
     private static let signingKeyColumns = "generation, key_id, private_key, created_at"
     private static let allSigningKeys = "SELECT \(signingKeyColumns) FROM signing_keys ORDER BY generation"

@@ -1,0 +1,254 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LatchkeyStore
+import Testing
+import WebAuthn
+@testable import LatchkeyServer
+
+/// The admin API, enrollment tickets in the registration ceremony and the sign-in tokens, through
+/// the router over a real SQLite store.
+@Suite("Admin API")
+struct AdminRouteTests {
+    /// A harness with one admin key in its store, and that key.
+    static func harness(configure: (inout LatchkeyConfiguration) -> Void = { _ in }) async throws -> (RouteHarness, String) {
+        let harness = try RouteHarness(configure: configure)
+        return (harness, try await AdminKeys.create(named: "tests", in: harness.store))
+    }
+
+    static func admin(_ key: String) -> HTTPFields { [.authorization: "Bearer \(key)"] }
+
+    @Test func onlyALiveAdminKeyIsLetIn() async throws {
+        let (harness, key) = try await Self.harness { $0.corsOrigins = ["http://localhost:8080"] }
+        let revoked = try await AdminKeys.create(named: "old", in: harness.store)
+        #expect(try await harness.store.deleteAdminKey(named: "old"))
+        try await harness.run { client in
+            let session = try await client.register("alice", with: TestAuthenticator()).json["sessionToken"] as? String ?? ""
+            for headers: HTTPFields in [
+                [:], [.authorization: "Basic \(key)"], Self.admin("lk_admin_" + String(repeating: "A", count: 43)), Self.admin(revoked),
+                Self.admin(session),
+            ] {
+                let reply = try await client.send(.get, "/admin/v1/users/alice", headers: headers)
+                #expect(reply.status == .unauthorized, "\(headers): \(reply.text)")
+                #expect(reply.isFailure)
+                #expect(reply.headers[.wwwAuthenticate] == "Bearer realm=\"latchkey-admin\"")
+            }
+            // An admin key is no session.
+            #expect(try await client.send(.get, "/credentials", headers: Self.admin(key)).status == .unauthorized)
+            // A live key works, and no origin gets CORS on the admin API.
+            var headers = Self.admin(key)
+            headers[.origin] = "http://localhost:8080"
+            let reply = try await client.send(.get, "/admin/v1/users/alice", headers: headers)
+            #expect(reply.isOK, "\(reply.text)")
+            #expect(reply.headers[.accessControlAllowOrigin] == nil)
+            #expect(try await client.send(.get, "/session", headers: headers).headers[.accessControlAllowOrigin] == "http://localhost:8080")
+        }
+        #expect(try await harness.store.adminKeys().first { $0.name == "tests" }?.lastUsedAt != nil, "the use is recorded")
+    }
+
+    @Test func aBackendCreatesFindsAndDeletesUsers() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            let created = try await client.send(
+                .post, "/admin/v1/users", json: ["username": "Alice", "displayName": "Alice A.", "externalId": "crm-42"],
+                headers: Self.admin(key))
+            #expect(created.status == .created, "\(created.text)")
+            let user = created.json["user"] as? [String: Any] ?? [:]
+            #expect(user["username"] as? String == "alice", "usernames are folded")
+            #expect(user["externalId"] as? String == "crm-42")
+            #expect(user["passkeys"] as? Int == 0)
+            #expect(user["lastSignInAt"] is NSNull)
+
+            for (body, status, message) in [
+                (["username": "ALICE"], HTTPResponse.Status.conflict, "already registered"),
+                (["username": "bob", "externalId": "crm-42"], .conflict, "belongs to another user"),
+                (["username": "bob", "externalId": ""], .badRequest, "externalId must be 1 to 255 bytes"),
+                (["username": "bo\u{7}b"], .badRequest, "control character"),
+            ] as [([String: Any], HTTPResponse.Status, String)] {
+                let reply = try await client.send(.post, "/admin/v1/users", json: body, headers: Self.admin(key))
+                #expect(reply.status == status, "\(body): \(reply.text)")
+                #expect(reply.errorMessage.contains(message), "\(reply.errorMessage)")
+            }
+            #expect(try await harness.store.user(named: "bob") == nil, "nothing refused was written")
+
+            let found = try await client.send(.get, "/admin/v1/users?externalId=crm-42", headers: Self.admin(key))
+            #expect((found.json["user"] as? [String: Any])?["username"] as? String == "alice")
+            #expect(try await client.send(.get, "/admin/v1/users?externalId=nobody", headers: Self.admin(key)).status == .notFound)
+            #expect(try await client.send(.get, "/admin/v1/users", headers: Self.admin(key)).status == .badRequest)
+            #expect(try await client.send(.get, "/admin/v1/users/Al%69CE", headers: Self.admin(key)).isOK, "decoded and folded")
+
+            #expect(try await client.send(.delete, "/admin/v1/users/alice", headers: Self.admin(key)).isOK)
+            #expect(try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key)).status == .notFound)
+            #expect(try await client.send(.delete, "/admin/v1/users/alice", headers: Self.admin(key)).status == .notFound)
+        }
+    }
+
+    @Test func aTicketRegistersOnePasskeyForItsUserOnce() async throws {
+        let (harness, key) = try await Self.harness { $0.registration = .tickets }
+        try await harness.run { client in
+            // Open sign-up is closed.
+            let mallory = try await client.post("/attestation/options", ["username": "mallory"])
+            #expect(mallory.status == .forbidden)
+            #expect(mallory.errorMessage.contains("needs an enrollment ticket"), "\(mallory.errorMessage)")
+
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "alice", "externalId": "crm-1"], headers: Self.admin(key))
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "bob"], headers: Self.admin(key))
+            #expect(try await client.post("/attestation/options", ["username": "alice"]).status == .forbidden, "a user made ahead needs a ticket")
+            let issued = try await client.send(
+                .post, "/admin/v1/users/alice/enrollment-tickets", json: ["expiresIn": 120], headers: Self.admin(key))
+            #expect(issued.status == .created, "\(issued.text)")
+            let ticket = try #require(issued.json["ticket"] as? String)
+            #expect(ticket.hasPrefix("lk_ticket_"))
+            #expect(issued.json["enrollmentURL"] as? String == "http://localhost:8080/?ticket=\(ticket)")
+
+            // The ticket is for alice only.
+            let wrong = try await client.post("/attestation/options", ["username": "bob", "enrollmentTicket": ticket])
+            #expect(wrong.status == .forbidden)
+            #expect(wrong.errorMessage.contains("for another user"), "\(wrong.errorMessage)")
+
+            // The ticket names its user; the registration signs her in and says so in a token.
+            let authenticator = TestAuthenticator()
+            let options = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
+            #expect(options.isOK, "\(options.text)")
+            #expect((options.json["user"] as? [String: Any])?["name"] as? String == "alice")
+            let spare = try await client.post("/attestation/options", ["enrollmentTicket": ticket, "username": "Alice"])
+            #expect(spare.isOK, "options may be asked again until the ticket is spent")
+            let result = try await client.post("/attestation/result", try authenticator.register(options.json))
+            #expect(result.isOK, "\(result.text)")
+            let session = try #require(result.json["sessionToken"] as? String)
+            #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(session)"]).json["username"] as? String == "alice")
+            let keys = try await client.send(.get, "/.well-known/jwks.json").json["keys"] as? [[String: Any]] ?? []
+            let token = try SignInTokenChecks.verify(try #require(result.json["idToken"] as? String), with: keys).claims
+            #expect(token["preferred_username"] as? String == "alice")
+            #expect(token["ext_id"] as? String == "crm-1")
+
+            // Spent: neither new options nor the other pending options register again.
+            let again = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
+            #expect(again.status == .forbidden)
+            #expect(again.errorMessage.contains("already used"), "\(again.errorMessage)")
+            let late = try await client.post("/attestation/result", try TestAuthenticator().register(spare.json))
+            #expect(late.status == .forbidden)
+            #expect(late.errorMessage.contains("already used"), "\(late.errorMessage)")
+            #expect(try await harness.store.credentials(ofUser: try #require(try await harness.store.user(named: "alice")).handle).count == 1)
+        }
+    }
+
+    @Test func unknownRevokedAndExpiredTicketsAreRefusedByName() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: Self.admin(key))
+            let alice = try #require(try await harness.store.user(named: "alice"))
+            let expired = "lk_ticket_expired-for-the-test"
+            try await harness.store.saveEnrollmentTicket(EnrollmentTicketRecord(
+                hash: EnrollmentTickets.hash(expired), userHandle: alice.handle, createdAt: Date().addingTimeInterval(-700),
+                expiresAt: Date().addingTimeInterval(-100)))
+            let issued = try await client.send(.post, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key))
+            #expect(issued.status == .created, "a ticket without a body lives the default 10 minutes: \(issued.text)")
+            let revoked = try #require(issued.json["ticket"] as? String)
+            let options = try await client.post("/attestation/options", ["enrollmentTicket": revoked])
+            #expect(options.isOK)
+            let revocation = try await client.send(.delete, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key))
+            #expect(revocation.json["revoked"] as? Int == 1)
+
+            for (ticket, message) in [
+                ("lk_ticket_never-issued", "not a valid enrollment ticket"), (expired, "expired"), (revoked, "revoked"),
+            ] {
+                let reply = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
+                #expect(reply.status == .forbidden)
+                #expect(reply.errorMessage.contains(message), "\(reply.errorMessage)")
+            }
+            // Options issued before the revocation cannot spend it either.
+            let result = try await client.post("/attestation/result", try TestAuthenticator().register(options.json))
+            #expect(result.status == .forbidden)
+            #expect(result.errorMessage.contains("revoked"), "\(result.errorMessage)")
+
+            for lifetime in [29, 86_401] {
+                let reply = try await client.send(
+                    .post, "/admin/v1/users/alice/enrollment-tickets", json: ["expiresIn": lifetime], headers: Self.admin(key))
+                #expect(reply.status == .badRequest)
+            }
+            #expect(try await client.send(.post, "/admin/v1/users/nobody/enrollment-tickets", headers: Self.admin(key)).status == .notFound)
+        }
+    }
+
+    @Test func theBackendManagesPasskeysAndSessions() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            let registered = try await client.register("alice", with: authenticator)
+            let session = try #require(registered.json["sessionToken"] as? String)
+            _ = try await client.signIn(nil, with: authenticator)
+
+            let user = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key)).json["user"] as? [String: Any] ?? [:]
+            #expect(user["passkeys"] as? Int == 1)
+            #expect(user["lastSignInAt"] is String)
+            let list = try await client.send(.get, "/admin/v1/users/alice/credentials", headers: Self.admin(key))
+            let credentials = list.json["credentials"] as? [[String: Any]] ?? []
+            let id = try #require(credentials.first?["id"] as? String)
+            #expect(credentials.first?["authenticatorName"] is String, "the same passkey objects as GET /credentials")
+
+            let ended = try await client.send(.delete, "/admin/v1/users/alice/sessions", headers: Self.admin(key))
+            #expect(ended.json["ended"] as? Int == 2)
+            #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(session)"]).status == .unauthorized)
+
+            #expect(try await client.send(.delete, "/admin/v1/users/alice/credentials/AAAA", headers: Self.admin(key)).status == .notFound)
+            #expect(try await client.send(.delete, "/admin/v1/users/alice/credentials/\(id)", headers: Self.admin(key)).isOK, "the last one too")
+            let signIn = try await client.signIn(nil, with: authenticator)
+            #expect(signIn.json["reason"] as? String == "unknownCredential")
+        }
+    }
+
+    @Test func everySignInCarriesAVerifiableToken() async throws {
+        let (harness, _) = try await Self.harness {
+            $0.tokenIssuer = "https://login.example.com"
+            $0.tokenAudience = ["api.example.com", "billing"]
+            $0.tokenLifetime = 120
+        }
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            let registered = try await client.register("alice", with: authenticator)
+            let keySet = try await client.send(.get, "/.well-known/jwks.json")
+            #expect(keySet.headers[.cacheControl] == KeySetController.cacheControl)
+            let keys = keySet.json["keys"] as? [[String: Any]] ?? []
+            #expect(keys.count == 1)
+            #expect(keys.first?["alg"] as? String == "ES256")
+            #expect(keys.first?["use"] as? String == "sig")
+
+            let reply = try await client.signIn(nil, with: authenticator)
+            let (header, claims) = try SignInTokenChecks.verify(try #require(reply.json["idToken"] as? String), with: keys)
+            #expect(header["kid"] as? String == keys.first?["kid"] as? String)
+            #expect(claims["iss"] as? String == "https://login.example.com")
+            #expect(claims["aud"] as? [String] == ["api.example.com", "billing"])
+            #expect(claims["sub"] as? String == (registered.json["credentialId"] == nil ? nil : claims["sub"] as? String))
+            let user = try #require(try await harness.store.user(named: "alice"))
+            #expect(claims["sub"] as? String == Base64URL.encode(user.handle))
+            #expect(claims["cred"] as? String == registered.json["credentialId"] as? String)
+            #expect(claims["ext_id"] == nil)
+            let issuedAt = try #require(claims["iat"] as? Int)
+            #expect(claims["exp"] as? Int == issuedAt + 120)
+            #expect(claims["auth_time"] as? Int == issuedAt)
+            #expect(claims["amr"] as? [String] == ["pop", "user", "mfa"], "the test authenticator sets UV")
+            #expect((claims["jti"] as? String)?.isEmpty == false)
+            let other = try await client.signIn("alice", with: authenticator)
+            #expect((try SignInTokenChecks.verify(other.json["idToken"] as? String ?? "", with: keys).claims["jti"] as? String) != claims["jti"] as? String)
+        }
+    }
+
+    @Test func aSeparateAdminListenerTakesTheAdminAPIOffTheMainOne() async throws {
+        let (harness, key) = try await Self.harness { $0.adminAddress = "127.0.0.1:9090" }
+        try await harness.run { client in
+            let reply = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key))
+            #expect(reply.status == .notFound)
+        }
+        let adminRouter = LatchkeyServer.adminRouter(
+            configuration: harness.configuration, store: harness.store, attestationTrust: AttestationTrust(policy: harness.configuration.attestation))
+        try await harness.run(adminRouter) { client in
+            let created = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: Self.admin(key))
+            #expect(created.status == .created)
+            let anonymous = try await client.send(.get, "/admin/v1/users/alice")
+            #expect(anonymous.status == .unauthorized)
+            let health = try await client.send(.get, "/healthz")
+            #expect(health.status == .notFound, "the admin API and nothing else")
+        }
+    }
+}
