@@ -174,9 +174,10 @@ public enum LatchkeyServer {
         ).prepare()
     }
 
-    /// Adds a token signing key that every instance signs with from now on (within seconds); the
-    /// previous key stays published until the tokens it signed have expired.
-    public static func rotateSigningKey(_ store: any LatchkeyStore) async throws -> SigningKeyRecord {
-        try await SignInTokens.rotate(store)
+    /// Adds a token signing key, published in `/.well-known/jwks.json` at once, that every instance
+    /// signs with from `activateIn` seconds on (default: five minutes, so verifiers caching the key
+    /// set have it first); the previous key stays published until the tokens it signed have expired.
+    public static func rotateSigningKey(_ store: any LatchkeyStore, activateIn: TimeInterval? = nil) async throws -> SigningKeyRecord {
+        try await SignInTokens.rotate(store, activateIn: activateIn ?? SignInTokens.defaultActivationDelay)
     }
 }

@@ -42,8 +42,9 @@ public struct EnrollmentTicketRecord: Sendable, Equatable {
     }
 }
 
-/// A key the server signs its tokens with. The newest generation signs; older ones stay published
-/// while tokens they signed may still be live.
+/// A key the server signs its tokens with. It is published from its creation and signs from
+/// `signsFrom` (the newest generation whose time has come signs), so that verifiers have it before
+/// they meet a token it signed; older ones stay published while tokens they signed may be live.
 public struct SigningKeyRecord: Sendable, Equatable {
     /// 1 for the first key, one more for each rotation; unique, so two instances adding a key at
     /// once cannot both add the same generation.
@@ -53,12 +54,15 @@ public struct SigningKeyRecord: Sendable, Equatable {
     /// The private key, as unencrypted PKCS#8 PEM.
     public var privateKey: [UInt8]
     public var createdAt: Date
+    /// When it starts signing.
+    public var signsFrom: Date
 
-    public init(generation: Int, keyID: String, privateKey: [UInt8], createdAt: Date) {
+    public init(generation: Int, keyID: String, privateKey: [UInt8], createdAt: Date, signsFrom: Date? = nil) {
         self.generation = generation
         self.keyID = keyID
         self.privateKey = privateKey
         self.createdAt = createdAt
+        self.signsFrom = signsFrom ?? createdAt
     }
 }
 

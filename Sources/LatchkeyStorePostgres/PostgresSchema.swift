@@ -119,6 +119,7 @@ enum PostgresSchema {
                 key_id text NOT NULL,
                 private_key bytea NOT NULL,
                 created_at timestamptz NOT NULL,
+                signs_from timestamptz NOT NULL,
                 CONSTRAINT signing_keys_pkey PRIMARY KEY (generation),
                 CONSTRAINT signing_keys_key_id_key UNIQUE (key_id)
             )

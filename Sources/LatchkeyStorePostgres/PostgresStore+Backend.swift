@@ -86,17 +86,17 @@ extension PostgresStore {
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
-        try await rows("SELECT generation, key_id, private_key, created_at FROM signing_keys ORDER BY generation") { row in
+        try await rows("SELECT generation, key_id, private_key, created_at, signs_from FROM signing_keys ORDER BY generation") { row in
             SigningKeyRecord(
                 generation: Int(try row.next(Int64.self)), keyID: try row.next(String.self), privateKey: try row.bytes(),
-                createdAt: try row.next(Date.self))
+                createdAt: try row.next(Date.self), signsFrom: try row.next(Date.self))
         }
     }
 
     public func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
         try await count("""
-            INSERT INTO signing_keys (generation, key_id, private_key, created_at)
-            VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt))
+            INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from)
+            VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt), \(key.signsFrom))
             ON CONFLICT (generation) DO NOTHING RETURNING 1
             """) > 0
     }

@@ -86,7 +86,8 @@ enum SQLiteSchema {
             generation INTEGER PRIMARY KEY,
             key_id TEXT NOT NULL UNIQUE,
             private_key BLOB NOT NULL,
-            created_at REAL NOT NULL
+            created_at REAL NOT NULL,
+            signs_from REAL NOT NULL
         );
         """,
     ]

@@ -19,10 +19,10 @@ extension SQLiteStore {
         UPDATE enrollment_tickets SET revoked_at = ?1
         WHERE user_handle = ?2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
         """
-    private static let signingKeyColumns = "generation, key_id, private_key, created_at"
+    private static let signingKeyColumns = "generation, key_id, private_key, created_at, signs_from"
     private static let allSigningKeys = "SELECT \(signingKeyColumns) FROM signing_keys ORDER BY generation"
     private static let insertSigningKey = """
-        INSERT INTO signing_keys (\(signingKeyColumns)) VALUES (?, ?, ?, ?) ON CONFLICT (generation) DO NOTHING
+        INSERT INTO signing_keys (\(signingKeyColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation) DO NOTHING
         """
 
     public func createUser(_ user: UserRecord) throws {
@@ -116,14 +116,17 @@ extension SQLiteStore {
             var keys: [SigningKeyRecord] = []
             while try row.step() {
                 keys.append(SigningKeyRecord(
-                    generation: Int(row.int64(0)), keyID: row.text(1), privateKey: row.blob(2), createdAt: row.date(3)))
+                    generation: Int(row.int64(0)), keyID: row.text(1), privateKey: row.blob(2), createdAt: row.date(3),
+                    signsFrom: row.date(4)))
             }
             return keys
         }
     }
 
     public func addSigningKey(_ key: SigningKeyRecord) throws -> Bool {
-        try changing(Self.insertSigningKey) { try $0.bind(Int64(key.generation), key.keyID, key.privateKey, key.createdAt) } > 0
+        try changing(Self.insertSigningKey) {
+            try $0.bind(Int64(key.generation), key.keyID, key.privateKey, key.createdAt, key.signsFrom)
+        } > 0
     }
 
     // MARK: Helpers

@@ -65,8 +65,11 @@ struct AdminKeysCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            let revoked = try await withStore { try await $0.deleteAdminKey(named: name) }
-            guard revoked else { throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65) }
+            try await withStore { store in
+                guard try await store.deleteAdminKey(named: name) else {
+                    throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65)  // EX_DATAERR
+                }
+            }
             print("admin key \"\(name)\" revoked")
         }
     }
@@ -81,14 +84,22 @@ struct SigningKeysCommand: AsyncParsableCommand {
     /// `latchkey signing-keys rotate`.
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a new signing key: every instance signs with it within seconds; the previous key stays in /.well-known/jwks.json until the tokens it signed have expired.")
+            abstract: "Add a new signing key: published in /.well-known/jwks.json at once, it signs on every instance once --activate-in has passed; the previous key stays published until the tokens it signed have expired.")
+
+        @Option(help: "Seconds before the new key signs, so that verifiers caching the key set fetch it first (0: at once).")
+        var activateIn: Int = 300
+
+        func validate() throws {
+            guard (0...86_400).contains(activateIn) else { throw ValidationError("--activate-in is 0 to 86400 seconds") }
+        }
 
         func run() async throws {
             let added = try await withStore { store in
                 try await LatchkeyServer.prepareSigningKeys(store, configuration: loadConfiguration().configuration)
-                return try await LatchkeyServer.rotateSigningKey(store)
+                return try await LatchkeyServer.rotateSigningKey(store, activateIn: TimeInterval(activateIn))
             }
-            print("signing key \(added.keyID) (generation \(added.generation)) signs from now on")
+            let when = added.signsFrom.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
+            print("signing key \(added.keyID) (generation \(added.generation)) is published now and signs from \(when)")
         }
     }
 }

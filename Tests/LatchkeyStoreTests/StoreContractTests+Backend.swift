@@ -166,7 +166,9 @@ extension StoreContractTests {
         let store = try await backend.make()
         #expect(try await store.signingKeys().isEmpty)
         let first = SigningKeyRecord(generation: 1, keyID: "k1", privateKey: Array("PEM one".utf8), createdAt: Fixtures.now)
-        let second = SigningKeyRecord(generation: 2, keyID: "k2", privateKey: Array("PEM two".utf8), createdAt: Fixtures.now.addingTimeInterval(5))
+        let second = SigningKeyRecord(
+            generation: 2, keyID: "k2", privateKey: Array("PEM two".utf8), createdAt: Fixtures.now.addingTimeInterval(5),
+            signsFrom: Fixtures.now.addingTimeInterval(305))
         #expect(try await store.addSigningKey(second))
         #expect(try await store.addSigningKey(first))
         let racing = SigningKeyRecord(generation: 2, keyID: "k3", privateKey: [1], createdAt: Fixtures.now)

@@ -8,9 +8,10 @@ import WebAuthn
 /// in the store, and publishes the keys that verify live tokens. Signing keys live in the store,
 /// so every instance signs with the same key; the first is made on first use.
 ///
-/// The keys are read from the store at most every ``refreshInterval`` when signing (a rotation
-/// reaches every instance within it), and on every request for the key set, so a new key is
-/// published before any instance signs with it.
+/// The keys are read from the store at most every ``refreshInterval`` when signing, and on every
+/// request for the key set. A rotated-in key is published at once and signs only from its
+/// `signsFrom` (``rotate(_:activateIn:now:)``), so verifiers that cache the key set have it before
+/// they meet a token it signed.
 final class SignInTokens: Sendable {
     let store: any BackendStore
     let issuer: String
@@ -32,7 +33,7 @@ final class SignInTokens: Sendable {
 
     /// A signed token saying that `user` proved possession of `credentialID` at `now`.
     func issue(for user: UserRecord, credentialID: [UInt8], userVerified: Bool, now: Date = Date()) async throws -> String {
-        let key = try await currentKeys(now: now).signingKey
+        let key = try await currentKeys(now: now).signingKey(at: now)
         let claims = IDTokenClaims(
             iss: issuer, aud: audience, sub: Base64URL.encode(user.handle), preferredUsername: user.username,
             externalId: user.externalId, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), authenticatedAt: now,
@@ -41,8 +42,8 @@ final class SignInTokens: Sendable {
         return try JSONWebToken.sign(claims, with: key)
     }
 
-    /// The keys that verify tokens which may still be live: the signing key, and each older key
-    /// until ``lifetime`` (plus ``publicationMargin``) after its successor took over.
+    /// The keys that verify tokens which may be live now or soon: keys waiting to sign, the signing
+    /// key, and each older key until ``lifetime`` (plus margins) after its successor took over.
     func keySet(now: Date = Date()) async throws -> JSONWebKeySet {
         let keys = try await reload(now: now)
         return JSONWebKeySet(keys: keys.published(now: now, overlap: lifetime + Self.refreshInterval + Self.publicationMargin))
@@ -74,20 +75,31 @@ final class SignInTokens: Sendable {
         return keys
     }
 
-    /// Adds a new signing key, the next generation after `existing`; nil when another process
-    /// added that generation first.
-    static func addKey(to store: any BackendStore, after existing: [SigningKeyRecord], now: Date = Date()) async throws -> SigningKeyRecord? {
+    /// Adds a new signing key, the next generation after `existing`, that signs from `signsFrom`;
+    /// nil when another process added that generation first.
+    static func addKey(
+        to store: any BackendStore, after existing: [SigningKeyRecord], now: Date = Date(), signsFrom: Date? = nil
+    ) async throws -> SigningKeyRecord? {
         let key = try TokenSigningKey.generate()
         let record = SigningKeyRecord(
-            generation: (existing.map(\.generation).max() ?? 0) + 1, keyID: key.keyID, privateKey: try key.pem(), createdAt: now)
+            generation: (existing.map(\.generation).max() ?? 0) + 1, keyID: key.keyID, privateKey: try key.pem(), createdAt: now,
+            signsFrom: signsFrom ?? now)
         return try await store.addSigningKey(record) ? record : nil
     }
 
-    /// Adds a signing key that signs from now on (within ``refreshInterval`` on every instance);
-    /// the previous one stays published while tokens it signed may be live.
-    static func rotate(_ store: any BackendStore, now: Date = Date()) async throws -> SigningKeyRecord {
+    /// How long a rotated-in key is published before it signs, by default: as long as common
+    /// verifiers keep a key set (PyJWT's `PyJWKClient` keeps it five minutes).
+    static let defaultActivationDelay: TimeInterval = 300
+
+    /// Adds a signing key, published at once, that signs `activateIn` seconds from now on every
+    /// instance (within ``refreshInterval``); the previous one stays published while tokens it
+    /// signed may be live.
+    static func rotate(_ store: any BackendStore, activateIn: TimeInterval = defaultActivationDelay, now: Date = Date()) async throws -> SigningKeyRecord {
         for _ in 0..<3 {
-            if let added = try await addKey(to: store, after: try await store.signingKeys(), now: now) { return added }
+            let existing = try await store.signingKeys()
+            if let added = try await addKey(to: store, after: existing, now: now, signsFrom: now.addingTimeInterval(activateIn)) {
+                return added
+            }
         }
         throw StoreError(.database, "another process kept adding signing keys at the same time; try again")
     }
@@ -115,16 +127,23 @@ struct SigningKeyRing: Sendable {
         }
     }
 
-    /// The newest key: the one that signs.
-    var signingKey: TokenSigningKey { entries[entries.count - 1].key }
+    /// The index of the key that signs at `now`: the newest whose `signsFrom` has come (the
+    /// oldest when none has, as with clocks that disagree).
+    func signingIndex(at now: Date) -> Int {
+        entries.lastIndex { $0.record.signsFrom <= now } ?? 0
+    }
 
-    /// The newest key, and every older key whose successor was made less than `overlap` ago.
+    /// The key that signs at `now`.
+    func signingKey(at now: Date) -> TokenSigningKey { entries[signingIndex(at: now)].key }
+
+    /// Newest first: the keys waiting to sign, the signing key, and every older key whose
+    /// successor started signing less than `overlap` ago.
     func published(now: Date, overlap: TimeInterval) -> [JSONWebKey] {
-        entries.indices.compactMap { index in
-            let isNewest = index == entries.count - 1
-            let retiredAt = isNewest ? nil : entries[index + 1].record.createdAt
-            guard isNewest || now.timeIntervalSince(retiredAt ?? now) < overlap else { return nil }
-            return entries[index].key.publicKey
+        let signing = signingIndex(at: now)
+        return entries.indices.compactMap { index in
+            guard index < signing else { return entries[index].key.publicKey }
+            let retiredAt = entries[index + 1].record.signsFrom
+            return now.timeIntervalSince(retiredAt) < overlap ? entries[index].key.publicKey : nil
         }.reversed()
     }
 }

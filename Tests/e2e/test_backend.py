@@ -1,0 +1,254 @@
+"""Latchkey as the passkey service of an existing backend, against the real binary: the backend
+(backend.py) creates users through the admin API with its admin key, hands out enrollment tickets,
+and verifies the sign-in tokens with PyJWT's PyJWKClient against `/.well-known/jwks.json`. With
+`registration: tickets` nobody registers a username of their own choosing; a ticket registers one
+passkey, once. Admin keys and user sessions never stand in for each other. On PostgreSQL, two
+instances share users, tickets, admin keys and signing keys."""
+
+from __future__ import annotations
+
+import time
+import urllib.parse
+
+import jwt
+import pytest
+import requests
+
+from backend import Backend, create_admin_key, latchkey_command
+from conftest import free_port, served
+from softauthn import b64url
+from test_http_api import assert_ok, new_username
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
+
+AUDIENCE = "shop-api"
+
+
+def backend_for(server, key: str, admin_url: str | None = None, key_set_lifespan: float = 60) -> Backend:
+    return Backend(admin_url or server.url, key, server.url + "/.well-known/jwks.json", issuer=server.origin, audience=AUDIENCE,
+                   key_set_lifespan=key_set_lifespan)
+
+# A rotated-in key signs this long after it is published; the tests' verifiers keep the key set for
+# less, as a verifier honouring the server's Cache-Control keeps it for less than the default delay.
+ACTIVATION = 3
+KEY_SET_LIFESPAN = 2
+
+
+@pytest.fixture(scope="module")
+def tickets_server():
+    yield from served("backend-tickets", {"LATCHKEY_REGISTRATION": "tickets", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
+
+
+@pytest.fixture(scope="module")
+def backend(tickets_server):
+    return backend_for(tickets_server, create_admin_key(tickets_server, "shop"))
+
+
+def enroll(server, backend: Backend, username: str, authenticator, via=None) -> dict:
+    """Registers a passkey for `username` with a fresh ticket; returns the result reply."""
+    ticket = backend.ticket(username)["ticket"]
+    options = assert_ok(requests.post((via or server).url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10))
+    return assert_ok(requests.post(server.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+
+
+def test_open_sign_up_is_refused_and_a_made_user_registers_only_with_a_ticket_once(tickets_server, backend):
+    mallory = requests.post(tickets_server.url + "/attestation/options", json={"username": "mallory"}, timeout=10)
+    assert mallory.status_code == 403, mallory.text
+    assert "needs an enrollment ticket" in mallory.json()["errorMessage"]
+
+    username = new_username()
+    made = backend.create_user(username, external_id="crm-" + username)
+    assert (made["passkeys"], made["externalId"]) == (0, "crm-" + username)
+    # The user exists, but nobody may register for them without a ticket.
+    refused = requests.post(tickets_server.url + "/attestation/options", json={"username": username}, timeout=10)
+    assert refused.status_code == 403, refused.text
+
+    issued = backend.ticket(username, expires_in=300)
+    assert issued["enrollmentURL"] == f"{tickets_server.origin}/?ticket={issued['ticket']}"
+    authenticator = tickets_server.authenticator()
+    options = assert_ok(requests.post(
+        tickets_server.url + "/attestation/options", json={"username": username, "enrollmentTicket": issued["ticket"]}, timeout=10))
+    result = assert_ok(requests.post(tickets_server.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    assert result["username"] == username and result["sessionToken"]
+    claims = backend.verify(result["idToken"])
+    assert (claims["preferred_username"], claims["ext_id"], claims["sub"]) == (username, "crm-" + username, made["userHandle"])
+
+    again = requests.post(tickets_server.url + "/attestation/options", json={"enrollmentTicket": issued["ticket"]}, timeout=10)
+    assert again.status_code == 403 and "already used" in again.json()["errorMessage"], again.text
+    shown = backend.admin("GET", f"/users/{username}").json()["user"]
+    assert shown["passkeys"] == 1
+    by_external = backend.admin("GET", "/users?" + urllib.parse.urlencode({"externalId": "crm-" + username})).json()["user"]
+    assert by_external["username"] == username
+
+
+def test_sessions_and_admin_keys_never_stand_in_for_each_other(tickets_server, backend):
+    username = new_username()
+    backend.create_user(username)
+    session = enroll(tickets_server, backend, username, tickets_server.authenticator())["sessionToken"]
+    as_user = requests.get(f"{tickets_server.url}/admin/v1/users/{username}", headers={"Authorization": f"Bearer {session}"}, timeout=10)
+    assert as_user.status_code == 401 and as_user.json()["status"] == "failed"
+    as_admin = requests.get(tickets_server.url + "/credentials", headers=backend.headers, timeout=10)
+    assert as_admin.status_code == 401
+    assert requests.get(tickets_server.url + "/credentials", headers={"Authorization": f"Bearer {session}"}, timeout=10).ok
+
+    # A revoked key fails at once; `list` never shows a key.
+    key = create_admin_key(tickets_server, "short-lived")
+    short = backend_for(tickets_server, key)
+    assert short.admin("GET", f"/users/{username}").ok
+    listed = latchkey_command(tickets_server, "admin-keys", "list").stdout
+    assert "short-lived" in listed and key not in listed and key[len("lk_admin_"):][:12] not in listed
+    latchkey_command(tickets_server, "admin-keys", "revoke", "short-lived")
+    assert short.admin("GET", f"/users/{username}").status_code == 401
+    unknown = latchkey_command(tickets_server, "admin-keys", "revoke", "short-lived", check=False)
+    assert unknown.returncode == 65 and "no admin key named" in unknown.stderr
+
+
+def test_the_backend_removes_passkeys_ends_sessions_and_deletes_users(tickets_server, backend):
+    username = new_username()
+    backend.create_user(username)
+    authenticator = tickets_server.authenticator()
+    registered = enroll(tickets_server, backend, username, authenticator)
+    bearer = {"Authorization": f"Bearer {registered['sessionToken']}"}
+    assert backend.admin("DELETE", f"/users/{username}/sessions").json()["ended"] == 1
+    assert requests.get(tickets_server.url + "/session", headers=bearer, timeout=10).status_code == 401
+    credentials = backend.admin("GET", f"/users/{username}/credentials").json()["credentials"]
+    assert [c["id"] for c in credentials] == [registered["credentialId"]]
+    assert backend.admin("DELETE", f"/users/{username}/credentials/{registered['credentialId']}").ok
+    options = assert_ok(requests.post(tickets_server.url + "/assertion/options", json={}, timeout=10))
+    refused = requests.post(tickets_server.url + "/assertion/result", json=authenticator.get(options), timeout=10)
+    assert refused.status_code == 400 and refused.json()["reason"] == "unknownCredential"
+    assert backend.admin("DELETE", f"/users/{username}").ok
+    assert backend.admin("GET", f"/users/{username}").status_code == 404
+
+
+def test_an_id_token_verifies_with_pyjwt_and_stops_verifying_after_exp(server_factory):
+    server = server_factory("backend-short-tokens", {"LATCHKEY_TOKEN_LIFETIME": "30", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
+    backend = backend_for(server, create_admin_key(server, "shop"))
+    username = new_username()
+    backend.create_user(username, external_id="crm-7")
+    authenticator = server.authenticator()
+    enroll(server, backend, username, authenticator)
+    options = assert_ok(requests.post(server.url + "/assertion/options", json={}, timeout=10))
+    assertion = authenticator.get(options)
+    signed_in = assert_ok(requests.post(server.url + "/assertion/result", json=assertion, timeout=10))
+
+    claims = backend.verify(signed_in["idToken"])
+    header = jwt.get_unverified_header(signed_in["idToken"])
+    assert (header["alg"], header["typ"]) == ("ES256", "JWT")
+    assert claims["iss"] == server.origin and claims["aud"] == AUDIENCE
+    assert claims["exp"] - claims["iat"] == 30 and claims["auth_time"] == claims["iat"]
+    assert abs(claims["iat"] - time.time()) < 30
+    assert claims["cred"] == assertion["id"] and claims["ext_id"] == "crm-7" and claims["preferred_username"] == username
+    assert claims["amr"] == ["pop", "user", "mfa"] and len(claims["jti"]) >= 16
+    keys = requests.get(server.url + "/.well-known/jwks.json", timeout=10).json()["keys"]
+    assert [(k["kty"], k["crv"], k["alg"], k["use"], k["kid"]) for k in keys] == [("EC", "P-256", "ES256", "sig", header["kid"])]
+
+    # What a verifier must refuse: another audience or issuer, a changed claim.
+    with pytest.raises(jwt.InvalidAudienceError):
+        jwt.decode(signed_in["idToken"], backend.jwks.get_signing_key_from_jwt(signed_in["idToken"]).key,
+                   algorithms=["ES256"], audience="another-api", issuer=server.origin)
+    with pytest.raises(jwt.InvalidIssuerError):
+        jwt.decode(signed_in["idToken"], backend.jwks.get_signing_key_from_jwt(signed_in["idToken"]).key,
+                   algorithms=["ES256"], audience=AUDIENCE, issuer="https://evil.example")
+    head, body, signature = signed_in["idToken"].split(".")
+    forged = b64url(jwt.utils.base64url_decode(body).replace(username.encode(), b"mallory"))
+    with pytest.raises(jwt.InvalidSignatureError):
+        backend.verify(".".join((head, forged, signature)))
+
+    # And after exp, the same token no longer verifies.
+    time.sleep(max(0.0, claims["exp"] - time.time()) + 1.5)
+    with pytest.raises(jwt.ExpiredSignatureError):
+        backend.verify(signed_in["idToken"])
+
+
+def test_after_a_rotation_old_and_new_tokens_verify(server_factory):
+    server = server_factory("backend-rotation", {"LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
+    backend = backend_for(server, create_admin_key(server, "shop"), key_set_lifespan=KEY_SET_LIFESPAN)
+    username = new_username()
+    backend.create_user(username)
+    authenticator = server.authenticator()
+    old = enroll(server, backend, username, authenticator)["idToken"]
+    backend.verify(old)
+
+    old_kid = jwt.get_unverified_header(old)["kid"]
+    rotated = latchkey_command(server, "signing-keys", "rotate", "--activate-in", str(ACTIVATION))
+    assert "is published now and signs from" in rotated.stdout, rotated.stdout + rotated.stderr
+    keys = requests.get(server.url + "/.well-known/jwks.json", timeout=10).json()["keys"]
+    assert [key["kid"] for key in keys][1:] == [old_kid], "the new key is published at once, first; the old one stays"
+    # Until its time comes the old key still signs.
+    still_old = sign_in_token(server, authenticator)
+    assert jwt.get_unverified_header(still_old)["kid"] == old_kid
+    new = wait_for_new_key(server, authenticator, old_kid)
+    assert jwt.get_unverified_header(new)["kid"] == keys[0]["kid"]
+    assert backend.verify(new)["preferred_username"] == username
+    assert backend.verify(old)["preferred_username"] == username
+
+
+def sign_in_token(server, authenticator, via=None) -> str:
+    """Signs in usernameless (options from `via`, the result to `server`); returns the idToken."""
+    options = assert_ok(requests.post((via or server).url + "/assertion/options", json={}, timeout=10))
+    return assert_ok(requests.post(server.url + "/assertion/result", json=authenticator.get(options), timeout=10))["idToken"]
+
+
+def wait_for_new_key(server, authenticator, old_kid: str, via=None) -> str:
+    """Signs in until a token is signed by another key than `old_kid` (the new key's activation,
+    then the instances' rereading of the keys every few seconds); returns that token."""
+    deadline = time.monotonic() + 20
+    while True:
+        token = sign_in_token(server, authenticator, via)
+        if jwt.get_unverified_header(token)["kid"] != old_kid:
+            return token
+        assert time.monotonic() < deadline, "no instance signs with the rotated-in key"
+        time.sleep(0.5)
+
+
+def test_a_separate_admin_listener_keeps_the_admin_api_off_the_public_one(server_factory):
+    admin_port = free_port()
+    server = server_factory("backend-admin-listener", {"LATCHKEY_ADMIN_ADDRESS": f"127.0.0.1:{admin_port}"})
+    key = create_admin_key(server, "shop")
+    public = requests.post(server.url + "/admin/v1/users", json={"username": "alice"}, headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    assert public.status_code == 404, public.text
+    backend = backend_for(server, key, admin_url=f"http://127.0.0.1:{admin_port}")
+    assert backend.create_user("alice")["username"] == "alice"
+    assert requests.get(f"http://127.0.0.1:{admin_port}/admin/v1/users/alice", timeout=10).status_code == 401
+    assert requests.get(f"http://127.0.0.1:{admin_port}/session", timeout=10).status_code == 404
+
+
+def test_two_instances_on_postgresql_share_users_tickets_keys_and_signing_keys(server_factory, postgres_url):
+    env = {"LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": "http://localhost", "LATCHKEY_REGISTRATION": "tickets",
+           "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE}
+    a, b = server_factory("backend-a", env), server_factory("backend-b", env)
+    key = create_admin_key(a, "shop")
+    on_a = Backend(a.url, key, a.url + "/.well-known/jwks.json", issuer="http://localhost", audience=AUDIENCE,
+                   key_set_lifespan=KEY_SET_LIFESPAN)
+    on_b = Backend(b.url, key, b.url + "/.well-known/jwks.json", issuer="http://localhost", audience=AUDIENCE,
+                   key_set_lifespan=KEY_SET_LIFESPAN)
+    from softauthn import SoftAuthenticator
+    authenticator = SoftAuthenticator(origin="http://localhost", rp_id="localhost")
+
+    # A user made on A, a ticket issued on A, spent through B (options) and A (result), once.
+    username = new_username()
+    on_a.create_user(username, external_id="crm-" + username)
+    assert on_b.admin("GET", f"/users/{username}").json()["user"]["externalId"] == "crm-" + username
+    ticket = on_a.ticket(username)["ticket"]
+    options = assert_ok(requests.post(b.url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10))
+    registered = assert_ok(requests.post(a.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    again = requests.post(b.url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10)
+    assert again.status_code == 403 and "already used" in again.json()["errorMessage"]
+
+    # One signing key for both: a token from either verifies against the other's key set.
+    on_b.verify(registered["idToken"])
+    options = assert_ok(requests.post(a.url + "/assertion/options", json={}, timeout=10))
+    from_b = assert_ok(requests.post(b.url + "/assertion/result", json=authenticator.get(options), timeout=10))["idToken"]
+    assert on_a.verify(from_b)["preferred_username"] == username
+    old_kid = jwt.get_unverified_header(from_b)["kid"]
+    latchkey_command(b, "signing-keys", "rotate", "--activate-in", str(ACTIVATION))
+    for signer in (a, b):
+        new = wait_for_new_key(signer, authenticator, old_kid, via=a if signer is b else b)
+        assert on_a.verify(new) and on_b.verify(new)
+    assert on_a.verify(from_b)
+
+    # A key revoked is refused by both at once.
+    assert on_a.admin("GET", f"/users/{username}").ok and on_b.admin("GET", f"/users/{username}").ok
+    latchkey_command(a, "admin-keys", "revoke", "shop")
+    assert on_a.admin("GET", f"/users/{username}").status_code == 401
+    assert on_b.admin("GET", f"/users/{username}").status_code == 401
