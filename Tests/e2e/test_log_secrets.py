@@ -9,12 +9,15 @@ from __future__ import annotations
 import base64
 import json
 import secrets
+import sqlite3
+import subprocess
 import urllib.parse
 
 import pytest
 import requests
 from cryptography.hazmat.primitives import serialization
 
+from backend import create_admin_key, latchkey_command
 from softauthn import b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
@@ -41,6 +44,11 @@ class Secrets:
         for form in encodings(data):
             self.found[form] = what
 
+    def add_token(self, token: str) -> None:
+        """A sign-in token: whole, and its signature."""
+        self.found[token] = "idToken"
+        self.add("idToken signature", token.rsplit(".", 1)[1])
+
     def add_credential(self, what: str, credential: dict) -> None:
         self.add(f"{what} id", credential["id"])
         for member, value in credential["response"].items():
@@ -48,6 +56,27 @@ class Secrets:
                 self.add(f"{what} {member}", value)
         client_data = b64url_decode(credential["response"]["clientDataJSON"])
         self.add(f"{what} clientDataJSON text", client_data.decode())
+
+
+def signing_keys(database: str) -> list[str]:
+    """The PEM texts of the token signing keys in the store."""
+    if "://" not in database:
+        with sqlite3.connect(database) as connection:
+            return [row[0].decode() for row in connection.execute("SELECT private_key FROM signing_keys")]
+    listed = subprocess.run(["psql", database, "-At", "-c", "SELECT encode(private_key, 'base64') FROM signing_keys"],
+                            capture_output=True, text=True, check=True, timeout=60).stdout
+    # psql wraps base64 output every 76 characters; the keys are separated by blank-free rows.
+    pems, current = [], ""
+    for line in listed.splitlines():
+        current += line
+        try:
+            text = base64.b64decode(current).decode()
+        except Exception:
+            continue
+        if text.rstrip().endswith("-----END PRIVATE KEY-----"):
+            pems.append(text)
+            current = ""
+    return pems
 
 
 def _is_b64url(text: str) -> bool:
@@ -90,6 +119,7 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
     found.add_credential("registration", credential)
     registered = assert_ok(client.post("/attestation/result", credential))
     found.add("session token", registered["sessionToken"])
+    found.add_token(registered["idToken"])
     bearer = {"Authorization": f"Bearer {registered['sessionToken']}"}
 
     # Sign-ins with and without the username, each with its own session.
@@ -99,6 +129,7 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
         found.add_credential("assertion", assertion)
         signed_in = assert_ok(client.post("/assertion/result", assertion))
         found.add("session token", signed_in["sessionToken"])
+        found.add_token(signed_in["idToken"])
         bearer = {"Authorization": f"Bearer {signed_in['sessionToken']}"}
 
     # Management: a second passkey, list, rename, remove, session.
@@ -134,6 +165,35 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
                        headers={"Origin": "https://evil.example"}).status_code == 403
     assert_failed(client.post("/assertion/result", raw=b'{"id": 1}'), server, codes=(400,))
 
+    # The admin API: a key, a user made ahead with an external ID, a ticket, a registration with
+    # it, a second use, a wrong key, the backend's management calls; a signing key rotation.
+    admin_key = create_admin_key(server, "log-secrets")
+    found.add("admin key", admin_key)
+    admin = {"Authorization": f"Bearer {admin_key}"}
+    member = new_username()
+    assert requests.post(server.url + "/admin/v1/users", json={"username": member, "externalId": "crm-1"}, headers=admin, timeout=10).status_code == 201
+    ticket = requests.post(f"{server.url}/admin/v1/users/{member}/enrollment-tickets", headers=admin, timeout=10).json()["ticket"]
+    found.add("enrollment ticket", ticket)
+    # Another browser: a registration replaces the session the client carries.
+    member_client = server.client()
+    enrolment = assert_ok(member_client.post("/attestation/options", {"enrollmentTicket": ticket}))
+    found.add("/attestation/options challenge", enrolment["challenge"])
+    enrolled_credential = auth.create(enrolment)
+    found.add_credential("ticket registration", enrolled_credential)
+    enrolled = assert_ok(member_client.post("/attestation/result", enrolled_credential))
+    found.add("session token", enrolled["sessionToken"])
+    found.add_token(enrolled["idToken"])
+    assert client.post("/attestation/options", {"enrollmentTicket": ticket}).status_code == 403
+    wrong_admin_key = "lk_admin_" + secrets.token_urlsafe(32)
+    found.add("wrong admin key", wrong_admin_key)
+    assert requests.get(f"{server.url}/admin/v1/users/{member}", headers={"Authorization": f"Bearer {wrong_admin_key}"}, timeout=10).status_code == 401
+    assert requests.get(f"{server.url}/admin/v1/users/{member}/credentials", headers=admin, timeout=10).ok
+    assert requests.delete(f"{server.url}/admin/v1/users/{member}/sessions", headers=admin, timeout=10).ok
+    assert requests.delete(f"{server.url}/admin/v1/users/{member}", headers=admin, timeout=10).ok
+    latchkey_command(server, "signing-keys", "rotate", "--activate-in", "0")
+    latchkey_command(server, "admin-keys", "list")
+    latchkey_command(server, "admin-keys", "revoke", "log-secrets")
+
     # Sign out and delete the account.
     assert_ok(client.delete("/account", headers=bearer))
     assert client.get("/session", headers=bearer).status_code == 401
@@ -147,13 +207,23 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
                 serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
             found.add("private key PKCS#8", pem)
 
+    # The token signing keys the store holds.
+    pems = signing_keys(database)
+    assert len(pems) == 2, "the first key and the rotated-in one"
+    for pem in pems:
+        lines = [line for line in pem.splitlines() if line and not line.startswith("-----")]
+        found.add("signing key PKCS#8", base64.b64decode("".join(lines)))
+        for line in lines:
+            found.found[line] = "signing key PEM line"
+
     server.stop()
     logs = server.stdout_path.read_text("utf-8", "replace") + server.stderr_path.read_text("utf-8", "replace")
     lines = [line for line in logs.splitlines() if line.strip()]
     # The logs are really there, at trace level, as JSON: this test can fail.
     events = [json.loads(line) for line in lines if line.startswith("{")]
     messages = {event.get("message") for event in events}
-    assert {"passkey registered", "signed in", "passkey renamed", "passkey removed", "account deleted"} <= messages, messages
+    assert {"passkey registered", "signed in", "passkey renamed", "passkey removed", "account deleted",
+            "enrollment ticket issued", "user created by the admin API"} <= messages, messages
     assert any(event.get("level") in ("trace", "debug") for event in events), "trace and debug lines are logged"
     assert len(found.found) > 50
 
