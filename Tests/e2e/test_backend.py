@@ -7,6 +7,7 @@ instances share users, tickets, admin keys and signing keys."""
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.parse
 
@@ -15,7 +16,7 @@ import pytest
 import requests
 
 from backend import Backend, create_admin_key, latchkey_command
-from conftest import free_port, served
+from conftest import REPO, free_port, served
 from softauthn import b64url
 from test_http_api import assert_ok, new_username
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
@@ -252,3 +253,28 @@ def test_two_instances_on_postgresql_share_users_tickets_keys_and_signing_keys(s
     latchkey_command(a, "admin-keys", "revoke", "shop")
     assert on_a.admin("GET", f"/users/{username}").status_code == 401
     assert on_b.admin("GET", f"/users/{username}").status_code == 401
+
+
+README_SNIPPET = "<!-- readme-verify-token"
+
+
+def test_the_readme_snippet_verifies_a_real_token(server_factory):
+    """The README's token-verifying Python block, run as written against a real server's token:
+    only its issuer URL (the example's) is replaced by the test server's origin."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert text.count(README_SNIPPET) == 1
+    block = re.match(r"[^\n]*-->\n```python\n(.*?)\n```\n", text.split(README_SNIPPET, 1)[1], re.DOTALL)
+    assert block, "the marker must be followed directly by a ```python block"
+    server = server_factory("backend-readme", {"LATCHKEY_TOKEN_AUDIENCE": "api.example.com"})
+    code = block.group(1).replace('"https://login.example.com"', repr(server.origin))
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 (our own documentation)
+
+    backend = backend_for(server, create_admin_key(server, "shop"))
+    username = new_username()
+    backend.create_user(username, external_id="crm-1001")
+    token = enroll(server, backend, username, server.authenticator())["idToken"]
+    assert namespace["signed_in_account"](token) == "crm-1001"
+    head, body, signature = token.split(".")
+    with pytest.raises(jwt.InvalidTokenError):
+        namespace["signed_in_account"](".".join((head, body, signature[::-1])))
