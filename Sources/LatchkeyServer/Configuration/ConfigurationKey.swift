@@ -328,6 +328,9 @@ extension LatchkeyConfiguration {
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
         .choice(
             "registration", \.registration,
+            check: { mode, configuration in
+                mode == .tickets && configuration.conformanceMode ? "\"tickets\" cannot be used with conformanceMode, whose tools register any username" : nil
+            },
             "Who may register a username that does not exist yet: `open` (anyone; the first to ask owns the name) or `tickets` (only with an enrollment ticket the backend issued through the admin API, or a signed-in user adding a passkey; `/attestation/options` for an unknown username without a ticket is a 403)."),
         .string(
             "tokenIssuer", \.tokenIssuer, check: ConfigurationKey.notEmpty,
