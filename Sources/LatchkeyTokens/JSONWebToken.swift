@@ -9,10 +9,15 @@ public enum JSONWebToken {
         var kid: String
     }
 
-    /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
-    public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
+    /// One encoder for every token: JSONEncoder is safe to share once configured.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
+    public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
         let header = Base64URL.encode(try encoder.encode(Header(kid: key.keyID)))
         let payload = Base64URL.encode(try encoder.encode(claims))
         let signingInput = header + "." + payload

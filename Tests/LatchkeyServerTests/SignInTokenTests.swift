@@ -30,7 +30,7 @@ struct SignInTokenTests {
         #expect(throws: (any Error).self) {
             var foreign = try Self.dictionary(other.publicKey)
             foreign["kid"] = key.keyID
-            try SignInTokenChecks.verify(token, with: [foreign])
+            _ = try SignInTokenChecks.verify(token, with: [foreign])
         }
     }
 

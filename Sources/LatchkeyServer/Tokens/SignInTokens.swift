@@ -4,8 +4,8 @@ import LatchkeyTokens
 import Synchronization
 import WebAuthn
 
-/// Issues the sign-in token (`idToken`) of every successful ceremony with the newest signing key
-/// in the store, and publishes the keys that verify live tokens. Signing keys live in the store,
+/// Issues the sign-in token (`idToken`) of every successful ceremony with the store's current
+/// signing key, and publishes the keys that verify live tokens. Signing keys live in the store,
 /// so every instance signs with the same key; the first is made on first use.
 ///
 /// The keys are read from the store at most every ``refreshInterval`` when signing, and on every
