@@ -26,7 +26,7 @@ extension ConfigurationTests {
         (["LATCHKEY_ORIGINS": "http://LOCALHOST:8080"], #"origins (LATCHKEY_ORIGINS): "http://LOCALHOST:8080" would never match: browsers send this origin as "http://localhost:8080""#),
         (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://example.com:443"], #"origins (LATCHKEY_ORIGINS): "https://example.com:443" would never match: browsers send this origin as "https://example.com""#),
         (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://notexample.com"], #"origins (LATCHKEY_ORIGINS): the host of "https://notexample.com" is not example.com or a subdomain of it, so passkeys for RP ID example.com cannot be used there"#),
-        (["LATCHKEY_RP_ID": "com", "LATCHKEY_ORIGINS": "https://example.com"], #"origins (LATCHKEY_ORIGINS): the RP ID com is a top-level domain, which cannot be the RP ID of "https://example.com" (use its registrable domain)"#),
+        (["LATCHKEY_RP_ID": "com", "LATCHKEY_ORIGINS": "https://example.com"], #"rpID (LATCHKEY_RP_ID): "com" is not a valid RP ID: it is a single label (an RP ID is a domain such as example.com, or localhost)"#),
         // Related origins: other domains by design, but web origins over https.
         (["LATCHKEY_RELATED_ORIGINS": "http://example.co.uk"], #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "http://example.co.uk" must use https (plain http is only allowed for localhost)"#),
         (["LATCHKEY_RELATED_ORIGINS": "https://example.co.uk/login"], #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "https://example.co.uk/login" is not an origin like https://example.com[:port]"#),

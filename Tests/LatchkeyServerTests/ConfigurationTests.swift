@@ -274,9 +274,9 @@ struct ConfigurationTests {
         (["LATCHKEY_HOST": ""], #"host (LATCHKEY_HOST): must not be empty"#),
         (["LATCHKEY_PORT": "0"], #"port (LATCHKEY_PORT): 0 is not a port number (1-65535)"#),
         (["LATCHKEY_PORT": "65536"], #"port (LATCHKEY_PORT): 65536 is not a port number (1-65535)"#),
-        (["LATCHKEY_RP_ID": "Example.com"], #"rpID (LATCHKEY_RP_ID): "Example.com" is not a lowercase domain name (no scheme, port or path)"#),
-        (["LATCHKEY_RP_ID": "example.com:443"], #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a lowercase domain name (no scheme, port or path)"#),
-        (["LATCHKEY_RP_ID": ""], #"rpID (LATCHKEY_RP_ID): "" is not a lowercase domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_ID": "Example.com"], #"rpID (LATCHKEY_RP_ID): "Example.com" is not a valid RP ID: it has upper-case letters (RP IDs are lower case)"#),
+        (["LATCHKEY_RP_ID": "example.com:443"], #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a valid RP ID: it is not a bare domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_ID": ""], #"rpID (LATCHKEY_RP_ID): "" is not a valid RP ID: it is empty"#),
         (["LATCHKEY_RP_NAME": ""], #"rpName (LATCHKEY_RP_NAME): must not be empty"#),
         (["LATCHKEY_ORIGINS": ","], #"origins (LATCHKEY_ORIGINS): at least one origin is required"#),
         (["LATCHKEY_ORIGINS": "https://localhost/path"], #"origins (LATCHKEY_ORIGINS): "https://localhost/path" is not an origin like https://example.com[:port]"#),
@@ -416,5 +416,26 @@ struct ConfigurationTests {
         let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
         let table = LatchkeyConfiguration.markdownTable
         #expect(readme.contains("\n" + table + "\n"), "README.md's configuration table should be:\n\(table)")
+    }
+}
+
+extension ConfigurationTests {
+    @Test(arguments: [
+        ("example.com.", "ends with a dot"), ("-bad.com", "starts or ends with a hyphen"), ("exa_mple.com", "has \"_\""),
+        ("a..b.com", "empty label"), ("com", "single label"), (String(repeating: "a", count: 70) + ".com", "70 bytes long"),
+        ("exa mple.com", "has \" \""), ("Example.com", "upper-case"), ("bücher.de", "punycode"), ("example.com:8080", "no scheme, port"),
+        (String(repeating: "abcdefghi.", count: 26) + "com", "at most 253"),
+    ])
+    func invalidRPIDsAreRefusedByName(rpID: String, problem: String) throws {
+        let error = #expect(throws: ConfigurationError.self) {
+            try loaded(["LATCHKEY_RP_ID": rpID, "LATCHKEY_ORIGINS": "android:apk-key-hash:" + String(repeating: "A", count: 43)])
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("rpID (LATCHKEY_RP_ID)") && message.contains(problem), "\(message)")
+    }
+
+    @Test(arguments: ["localhost", "example.com", "login.example.co.uk", "xn--bcher-kva.de", "a-b.c1.example"])
+    func validRPIDsPass(rpID: String) {
+        #expect(LatchkeyConfiguration.rpIDProblem(rpID) == nil)
     }
 }

@@ -6,6 +6,9 @@ struct COSEKeyTests {
     /// A real P-256 credential key from the vector swa-auth-es256.
     static let p256Key = Base64URL.decode("pQECAyYgASFYIIheFp-u6GvFT2LNGovf3ZrT0iFVBsA_76rRysxRG9A1Ilgg8WGeA6hPmnab0HAViUYVRkwTNcN77QBf_RR0dv3lIvQ")!
 
+    /// The entries of ``p256Key``.
+    static var p256Entries: [CBORMapEntry] { ((try? CBORDecoder().decode(p256Key))?.mapEntries) ?? [] }
+
     func key(replacing label: Int64, with value: CBORValue) throws -> CBORValue {
         let original = try CBORDecoder().decode(Self.p256Key)
         let entries = original.mapEntries!.map { entry in
@@ -35,6 +38,27 @@ struct COSEKeyTests {
     @Test func keyTypeMustFitAlgorithm() throws {
         let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(256))) }  // RS256 on EC2
         #expect(error?.code == .malformedPublicKey)
+    }
+
+    @Test(arguments: [
+        // EC2 with d; OKP (Ed25519) with d; RSA with each private member.
+        CBORValue.map(COSEKeyTests.p256Entries + [CBORMapEntry(key: .negative(3), value: .bytes(Array(repeating: 7, count: 32)))]),
+        .map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(1)), CBORMapEntry(key: .unsigned(3), value: .negative(7)),
+            CBORMapEntry(key: .negative(0), value: .unsigned(6)), CBORMapEntry(key: .negative(1), value: .bytes(Array(repeating: 1, count: 32))),
+            CBORMapEntry(key: .negative(3), value: .bytes(Array(repeating: 2, count: 32))),
+        ]),
+    ] + (2...11).map { member in
+        CBORValue.map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(3)), CBORMapEntry(key: .unsigned(3), value: .negative(256)),
+            CBORMapEntry(key: .negative(0), value: .bytes([0xC0] + Array(repeating: 1, count: 255))),
+            CBORMapEntry(key: .negative(1), value: .bytes([1, 0, 1])), CBORMapEntry(key: .negative(UInt64(member)), value: .bytes([5])),
+        ])
+    })
+    func aPublicKeyWithPrivateMembersIsRefused(_ value: CBORValue) throws {
+        let error = #expect(throws: WebAuthnError.self) { try COSEKey(value) }
+        #expect(error?.code == .malformedPublicKey)
+        #expect(error?.message.contains("carries the private key member") == true, "\(error?.message ?? "")")
     }
 
     @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {

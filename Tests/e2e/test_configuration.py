@@ -7,6 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import requests
 
 from conftest import LATCHKEY_BIN, LatchkeyServer, require_binary
@@ -134,3 +135,16 @@ def test_a_strict_policy_with_nothing_to_trust_is_refused(tmp_path):
     # The shipped roots are enough.
     shipped = latchkey("check-config", cwd=tmp_path, env_extra={"LATCHKEY_ATTESTATION_POLICY": "trusted-only"})
     assert shipped.returncode == 0, shipped.stderr
+
+
+@pytest.mark.parametrize("rp_id, problem", [
+    ("example.com.", "ends with a dot"), ("-bad.com", "starts or ends with a hyphen"), ("exa_mple.com", 'has "_"'),
+    ("a..b.com", "empty label"), ("com", "single label"), ("a" * 70 + ".com", "70 bytes long"), ("exa mple.com", 'has " "'),
+])
+def test_check_config_and_serve_refuse_an_rp_id_that_is_not_a_domain_name(tmp_path, rp_id, problem):
+    # The only origin an Android app's, so that no origin derived from the RP ID is blamed instead.
+    env = {"LATCHKEY_RP_ID": rp_id, "LATCHKEY_ORIGINS": "android:apk-key-hash:" + "A" * 43}
+    for command in ("check-config", "serve"):
+        done = latchkey(command, cwd=tmp_path, env_extra=env)
+        assert done.returncode == 78, (command, done.stdout, done.stderr)
+        assert f'rpID (LATCHKEY_RP_ID): "{rp_id}" is not a valid RP ID' in done.stderr and problem in done.stderr, done.stderr

@@ -661,6 +661,8 @@ VERIFICATION_ATTESTATION = {
     "cose-key-claims-rs256": dict(cose_key=cbor_encode(
         {1: 2, 3: -257, -1: 1, -2: _A_POINT[0], -3: _A_POINT[1]})),
     "cose-key-unknown-kty": dict(cose_key=cbor_encode({1: 99, 3: -7})),
+    "cose-key-with-private-d": dict(cose_key=cbor_encode(
+        {1: 2, 3: -7, -1: 1, -2: _A_POINT[0], -3: _A_POINT[1], -4: b"\x07" * 32})),
     "cose-key-map-bomb": dict(cose_key=bytes.fromhex("BA10000000")),
     "attStmt-not-a-map": dict(fmt="none", att_stmt=[1, 2]),
     "packed-x5c-garbage": dict(fmt="packed", att_stmt={"alg": -7, "sig": b"\x30\x00",
@@ -680,6 +682,22 @@ def test_attestation_result_verification_failures(server, name):
     cred = auth.create(options, **kw)
     assert_failed(client.post("/attestation/result", cred), server, codes=(400,))
     assert client.get("/session").status_code == 401
+    assert not registered(server, username)
+
+
+def test_a_public_key_carrying_its_private_scalar_is_refused_by_name(server):
+    """A COSE key with `d` (-4) comes from a broken or hostile authenticator: a 400 that says so."""
+    auth = server.authenticator()
+    client = server.client()
+    username = new_username()
+    options = attestation_options(client, username)
+    private_key = ec.generate_private_key(ec.SECP256R1())
+    numbers = private_key.private_numbers()
+    point = (numbers.public_numbers.x.to_bytes(32, "big"), numbers.public_numbers.y.to_bytes(32, "big"))
+    cose_key = cbor_encode({1: 2, 3: -7, -1: 1, -2: point[0], -3: point[1], -4: numbers.private_value.to_bytes(32, "big")})
+    cred = auth.create(options, cose_key=cose_key, private_key=private_key)
+    failure = assert_failed(client.post("/attestation/result", cred), server, codes=(400,))
+    assert "private key member d (-4)" in failure["errorMessage"], failure
     assert not registered(server, username)
 
 

@@ -11,8 +11,39 @@ extension LatchkeyConfiguration {
         if isIPAddress(unbracketed) {
             return "\"\(rpID)\" is an IP address, which browsers refuse as an RP ID: use a domain name (localhost on this machine)"
         }
-        return !rpID.isEmpty && rpID == rpID.lowercased() && !rpID.contains("/") && !rpID.contains(":")
-            ? nil : "\"\(rpID)\" is not a lowercase domain name (no scheme, port or path)"
+        let problems = domainNameProblems(rpID)
+        return problems.isEmpty ? nil : "\"\(rpID)\" is not a valid RP ID: " + problems.joined(separator: "; ")
+    }
+
+    /// What keeps `name` from being a registrable-looking DNS name as an RP ID must be: lower-case
+    /// LDH labels of 1 to 63 bytes that neither start nor end with a hyphen, at most 253 bytes in
+    /// all, no trailing dot, and at least two labels unless it is `localhost`. Empty when it is one.
+    static func domainNameProblems(_ name: String) -> [String] {
+        guard !name.isEmpty else { return ["it is empty"] }
+        if name.contains("://") || name.contains("/") || name.contains(":") {
+            return ["it is not a bare domain name (no scheme, port or path)"]
+        }
+        guard name.unicodeScalars.allSatisfy(\.isASCII) else {
+            return ["it has characters outside ASCII (use the punycode form, xn--...)"]
+        }
+        var problems: [String] = []
+        if name != name.lowercased() { problems.append("it has upper-case letters (RP IDs are lower case)") }
+        if name.utf8.count > 253 { problems.append("it is \(name.utf8.count) bytes long (at most 253)") }
+        if name.hasSuffix(".") { problems.append("it ends with a dot") }
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        let inner = name.hasSuffix(".") ? labels.dropLast() : labels[...]
+        if inner.contains(where: \.isEmpty) { problems.append("it has an empty label (a leading dot or two dots in a row)") }
+        for label in inner where !label.isEmpty {
+            if label.utf8.count > 63 { problems.append("the label \"\(label.prefix(20))...\" is \(label.utf8.count) bytes long (at most 63)") }
+            if let bad = label.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-")) }) {
+                problems.append("the label \"\(label)\" has \"\(bad)\" (only letters, digits and hyphens)")
+            }
+            if label.hasPrefix("-") || label.hasSuffix("-") { problems.append("the label \"\(label)\" starts or ends with a hyphen") }
+        }
+        if inner.count < 2, name != "localhost" {
+            problems.append("it is a single label (an RP ID is a domain such as example.com, or localhost)")
+        }
+        return problems
     }
 
     /// `TEAMID.bundle.id`: a team ID of 10 upper-case letters or digits, then a bundle ID of

@@ -37,6 +37,12 @@ public struct COSEKey: Sendable {
         self.keyType = keyType
         self.algorithm = algorithm
         self.scheme = scheme
+        // A public key with private material comes from a broken or hostile authenticator.
+        if let member = Self.privateMembers(of: keyType).first(where: { value[intKey: $0.label] != nil }) {
+            throw WebAuthnError(
+                .malformedPublicKey,
+                "credential public key carries the private key member \(member.name) (\(member.label)); an authenticator must never reveal it")
+        }
 
         switch (keyType, scheme) {
         case (.ec2, .ecdsa(let expectedCurve, _)):
@@ -74,6 +80,17 @@ public struct COSEKey: Sendable {
             publicKey = try .edwards(curve: curve, x: x)
         default:
             throw WebAuthnError(.malformedPublicKey, "COSE key type \(keyType) does not fit algorithm \(algorithm.name)")
+        }
+    }
+
+    /// The private key members of each key type (RFC 9053 §7.1.1, §7.2; RFC 8230 §4), which a
+    /// credential public key must not carry.
+    static func privateMembers(of keyType: KeyType) -> [(label: Int64, name: String)] {
+        switch keyType {
+        case .ec2, .okp: [(-4, "d")]
+        case .akp: [(-2, "priv")]
+        case .rsa:
+            [(-3, "d"), (-4, "p"), (-5, "q"), (-6, "dP"), (-7, "dQ"), (-8, "qInv"), (-9, "other"), (-10, "r_i"), (-11, "d_i"), (-12, "t_i")]
         }
     }
 
