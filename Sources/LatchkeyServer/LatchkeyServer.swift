@@ -39,13 +39,13 @@ public enum LatchkeyServer {
     }
 
     static func adminRouter(services: LatchkeyServices, authenticatorNames: AuthenticatorNames) -> Router<LatchkeyRequestContext> {
-        let router = Router(context: LatchkeyRequestContext.self)
+        let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(services.configuration.trustedProxies)))
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: services.configuration.trustedProxies)))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: services.configuration.usesHTTPS))
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: ErrorMapping())
+        router.add(middleware: ErrorMapping(health: services.health))
         addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
         MethodNotAllowedRoutes.add(to: router)
         return router
@@ -93,7 +93,7 @@ public enum LatchkeyServer {
         }
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        router.add(middleware: ErrorMapping())
+        router.add(middleware: ErrorMapping(health: services.health))
         router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
 
         // Routes that need to know who is signed in resolve the session once, in this middleware.
@@ -111,7 +111,7 @@ public enum LatchkeyServer {
             addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
         }
 
-        HealthController(store: store).addRoutes(to: router)
+        HealthController(health: services.health).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {
             MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
         }

@@ -79,8 +79,10 @@ public protocol LatchkeyStore: Service, BackendStore {
 
     // MARK: Operations
 
-    /// Returns when the backend answers a trivial query, throws when it cannot: readiness checks.
-    func checkReachable() async throws
+    /// Returns when the backend takes a tiny write (one row of `store_health`, in its own
+    /// transaction), throws when it cannot (``StoreError/Code/unavailable`` or
+    /// ``StoreError/Code/full`` for faults that may pass): readiness checks.
+    func checkWritable(now: Date) async throws
     /// How many challenges are pending and sessions live at `now`, for metrics.
     func liveRecordCounts(now: Date) async throws -> LiveRecordCounts
 

@@ -16,6 +16,11 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let nameTaken = Code("nameTaken")
         /// The enrollment ticket a registration spends is used, revoked, expired or gone.
         public static let ticketNotUsable = Code("ticketNotUsable")
+        /// The store cannot be used now (unreachable, read-only, an I/O error, no connection within
+        /// the deadline); it may come back by itself. Clients should retry shortly.
+        public static let unavailable = Code("unavailable")
+        /// The store has no room left to write (disk or quota full).
+        public static let full = Code("full")
         /// The database failed; the message has the details.
         public static let database = Code("database")
     }

@@ -124,6 +124,14 @@ enum PostgresSchema {
                 CONSTRAINT signing_keys_key_id_key UNIQUE (key_id)
             )
             """,
+            """
+            CREATE TABLE store_health (
+                id integer NOT NULL,
+                checked_at timestamptz NOT NULL,
+                CONSTRAINT store_health_pkey PRIMARY KEY (id),
+                CONSTRAINT store_health_one_row CHECK (id = 1)
+            )
+            """,
         ],
     ]
 

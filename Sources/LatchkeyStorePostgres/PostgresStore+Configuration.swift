@@ -31,6 +31,9 @@ extension PostgresStore {
         public var connectTimeout: Duration
         /// The most connections this process keeps open to the server.
         public var maximumConnections: Int
+        /// How long a call waits for a pooled connection before it fails as unavailable: short,
+        /// so that requests and readiness checks answer 503 while the server is down.
+        public var leaseTimeout: Duration = .seconds(2)
 
         public init(
             host: String, port: Int = 5432, username: String, password: String?, database: String,

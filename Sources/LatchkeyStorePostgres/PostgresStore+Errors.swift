@@ -47,13 +47,29 @@ extension PostgresStore {
                 return mapped
             }
             // The message only: the detail quotes the row's values.
-            return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server) refused: \(reason(error))"))
+            return StoreError(
+                code(ofState: error.serverInfo?[.sqlState] ?? ""),
+                configuration.redacting("PostgreSQL at \(configuration.server) refused: \(reason(error))"))
         case .poolClosed:
-            return StoreError(.database, "the store is closed")
+            return StoreError(.unavailable, "the store is closed")
         case .queryCancelled:
             return StoreError(.database, "the PostgreSQL call was cancelled")
         default:
-            return StoreError(.database, configuration.redacting("cannot use PostgreSQL at \(configuration.server): \(reason(error))"))
+            // The connection failed or broke: the server may be back in a moment.
+            return StoreError(.unavailable, configuration.redacting("cannot use PostgreSQL at \(configuration.server): \(reason(error))"))
+        }
+    }
+
+    /// The class of a server error by its SQLSTATE: no room (53100 disk full, 53200 out of memory,
+    /// 53300 too many connections count as unavailable), a server that cannot take writes or
+    /// connections now (25006 a read-only transaction, as on a replica; 57P0x shutting down or
+    /// starting; class 08, connection exceptions), or anything else.
+    static func code(ofState state: String) -> StoreError.Code {
+        switch state {
+        case "53100": .full
+        case "25006", "53200", "53300", "57P01", "57P02", "57P03": .unavailable
+        case _ where state.hasPrefix("08"): .unavailable
+        default: .database
         }
     }
 

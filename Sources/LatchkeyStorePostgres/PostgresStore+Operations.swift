@@ -4,11 +4,13 @@ import PostgresNIO
 
 /// What readiness checks and metrics ask of the store.
 extension PostgresStore {
-    /// Bounded like every call: throws once no connection came within the connect timeout.
-    public func checkReachable() async throws {
-        guard try await firstRow("SELECT 1", { try $0.next(Int64.self) }) == 1 else {
-            throw StoreError(.database, "PostgreSQL at \(configuration.server) answered nothing to SELECT 1")
-        }
+    /// Bounded like every call: throws once no connection came within the lease timeout. A
+    /// read-only server (a replica, or one in recovery) refuses the write with 25006: unavailable.
+    public func checkWritable(now: Date) async throws {
+        try await execute("""
+            INSERT INTO store_health (id, checked_at) VALUES (1, \(now))
+            ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at
+            """)
     }
 
     public func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {

@@ -74,11 +74,11 @@ public final class PostgresStore: LatchkeyStore {
     // MARK: Running statements
 
     /// Runs `body` with a pooled connection, turning every failure into a ``StoreError``. Waits at
-    /// most the connect timeout for a connection: while the server is down the pool keeps trying
-    /// for up to a minute, and a request must fail before its client gives up. Once `body` has
+    /// most the lease timeout (2 s unless configured) for a connection: while the server is down the
+    /// pool keeps trying, and a request must fail (503) before a load balancer's check gives up. Once `body` has
     /// started it runs to the end; a `body` that never starts writes nothing.
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        guard pool.withLock({ $0 != nil }) else { throw StoreError(.database, "the store is closed") }
+        guard pool.withLock({ $0 != nil }) else { throw StoreError(.unavailable, "the store is closed") }
         let deadline = LeaseDeadline()
         do {
             return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -89,10 +89,10 @@ public final class PostgresStore: LatchkeyStore {
                     }
                 }
                 group.addTask { [configuration] in
-                    try await Task.sleep(for: configuration.connectTimeout)
+                    try await Task.sleep(for: configuration.leaseTimeout)
                     guard deadline.expire() else { return nil }
                     throw StoreError(
-                        .database, "no connection to PostgreSQL at \(configuration.server) within \(configuration.connectTimeout)")
+                        .unavailable, "no connection to PostgreSQL at \(configuration.server) within \(configuration.leaseTimeout)")
                 }
                 while let finished = try await group.next() {
                     if let value = finished {

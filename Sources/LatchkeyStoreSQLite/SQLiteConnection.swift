@@ -41,11 +41,21 @@ final class SQLiteConnection {
         do {
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA synchronous = NORMAL")
+            // A bounded WAL: it is checkpointed into the database every 256 pages (1 MiB of 4 KiB
+            // pages, instead of SQLite's 4 MiB), and cut back to at most 1 MiB whenever it starts
+            // over, so a store needs its database's size plus a few MiB free (README: SQLite).
+            try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
+            try execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         } catch {
             close()
             throw error
         }
     }
+
+    /// Pages of WAL after which a write checkpoints it into the database.
+    static let walCheckpointPages = 256
+    /// Bytes the WAL file is cut back to when it starts over after a checkpoint.
+    static let walSizeLimit = 1 << 20
 
     deinit {
         close()
@@ -63,10 +73,11 @@ final class SQLiteConnection {
     /// pragmas only. Everything else goes through ``withStatement(_:_:)``.
     func execute(_ sql: String) throws {
         var errorMessage: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &errorMessage) == SQLITE_OK else {
+        let status = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        guard status == SQLITE_OK else {
             let message = errorMessage.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(errorMessage)
-            throw StoreError(.database, "SQLite: \(message)")
+            throw SQLiteStatement.storeError(sqlite3_extended_errcode(handle), "SQLite: \(message)")
         }
     }
 
@@ -81,10 +92,9 @@ final class SQLiteConnection {
     private func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] { return statement }
         var prepared: OpaquePointer?
-        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK,
-            let prepared
-        else {
-            throw StoreError(.database, "SQLite cannot prepare statement: \(errorMessage)")
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+        guard status == SQLITE_OK, let prepared else {
+            throw SQLiteStatement.storeError(status, "SQLite cannot prepare statement: \(errorMessage)")
         }
         let statement = SQLiteStatement(prepared)
         statements[sql] = statement

@@ -89,6 +89,10 @@ enum SQLiteSchema {
             created_at REAL NOT NULL,
             signs_from REAL NOT NULL
         );
+        CREATE TABLE store_health (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            checked_at REAL NOT NULL
+        );
         """,
     ]
 

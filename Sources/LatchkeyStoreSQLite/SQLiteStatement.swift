@@ -39,7 +39,7 @@ final class SQLiteStatement {
             if status & 0xFF == SQLITE_CONSTRAINT {
                 throw SQLiteConstraintError(code: status, message: errorMessage)
             }
-            throw StoreError(.database, "SQLite step failed (\(status)): \(errorMessage)")
+            throw SQLiteStatement.storeError(status, "SQLite step failed (\(status)): \(errorMessage)")
         }
     }
 
@@ -100,4 +100,20 @@ struct SQLiteConstraintError: Error {
     static let foreignKey = SQLITE_CONSTRAINT | (3 << 8)
     static let primaryKey = SQLITE_CONSTRAINT | (6 << 8)
     static let unique = SQLITE_CONSTRAINT | (8 << 8)
+}
+
+extension SQLiteStatement {
+    /// A failure as a ``StoreError`` of the class its result code says: no room (`SQLITE_FULL`),
+    /// unusable for now (I/O errors, a read-only file or folder, a file that cannot be opened, a
+    /// lock held past the busy timeout), or anything else.
+    static func storeError(_ status: Int32, _ message: String) -> StoreError {
+        switch status & 0xFF {
+        case SQLITE_FULL:
+            StoreError(.full, message)
+        case SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL:
+            StoreError(.unavailable, message)
+        default:
+            StoreError(.database, message)
+        }
+    }
 }

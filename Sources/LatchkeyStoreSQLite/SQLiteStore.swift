@@ -49,13 +49,18 @@ public actor SQLiteStore: LatchkeyStore {
 
     /// The open connection, or the error every call gets once the store is closed.
     func database() throws -> SQLiteConnection {
-        guard let connection else { throw StoreError(.database, "the store is closed") }
+        guard let connection else { throw StoreError(.unavailable, "the store is closed") }
         return connection
     }
 
-    public func checkReachable() throws {
-        try database().withStatement("SELECT 1") { row in
-            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to SELECT 1") }
+    /// One row rewritten: a commit appends to the WAL, so a full disk, an I/O error or a
+    /// read-only file fails here as it would for a ceremony.
+    public func checkWritable(now: Date) throws {
+        try database().withStatement("""
+            INSERT INTO store_health (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at
+            """) { statement in
+            try statement.bind(now)
+            try statement.step()
         }
     }
 

@@ -15,7 +15,9 @@ enum StoreBackend {
         guard let schemeEnd = database.range(of: "://") else {
             return try SQLiteStore(path: database)
         }
-        return try await PostgresStore.open(try postgresSettings(database, schemeEnd: schemeEnd), logger: logger)
+        var settings = try postgresSettings(database, schemeEnd: schemeEnd)
+        settings.leaseTimeout = .seconds(configuration.storeTimeout)
+        return try await PostgresStore.open(settings, logger: logger)
     }
 
     /// Closes a store opened for a one-off command.

@@ -249,6 +249,10 @@ struct AdminRouteTests {
             #expect(anonymous.status == .unauthorized)
             let health = try await client.send(.get, "/healthz")
             #expect(health.status == .notFound, "the admin API and nothing else")
+            let head = try await client.send(.head, "/admin/v1/users/alice", headers: Self.admin(key))
+            #expect(head.status == .ok, "HEAD wherever GET")
+            let badName = try await client.send(.get, "/admin/v1/users/%C3%28", headers: Self.admin(key))
+            #expect(badName.status == .badRequest)
         }
     }
 }

@@ -13,7 +13,7 @@ struct OperationsRouteTests {
             #expect(try await client.send(.head, "/readyz").status == .ok)
             await harness.store.close()
             let unready = try await client.send(.get, "/readyz")
-            #expect(unready.status == .serviceUnavailable && unready.errorMessage == "the store does not answer")
+            #expect(unready.status == .serviceUnavailable && unready.errorMessage == "the store cannot take writes")
             #expect(try await client.send(.get, "/healthz").isOK, "the process still answers")
         }
     }

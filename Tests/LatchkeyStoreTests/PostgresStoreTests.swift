@@ -146,7 +146,7 @@ struct PostgresStoreTests {
         // Well under the pool's own minute of retries. The bound is loose because the whole suite
         // runs in parallel on two cores, where a busy cooperative pool delays the failure by seconds.
         #expect(ContinuousClock.now - started < .seconds(30))
-        #expect(error?.code == .database)
+        #expect(error?.code == .unavailable)
         #expect(error?.message.contains("127.0.0.1:\(configuration.port)") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("hunter2") == false)
     }
@@ -180,12 +180,13 @@ struct PostgresStoreTests {
     }
 
     /// While the server is down the pool retries for a minute; a call must not wait that long.
-    /// Here the only connection is busy instead: the wait for it is bounded the same way, and the
-    /// call that has its connection runs to the end however long it takes.
-    @Test func aCallWaitsForAConnectionNoLongerThanTheConnectTimeout() async throws {
+    /// Here the only connection is busy instead: the wait for it is bounded the same way (an
+    /// unavailable store, which the server answers with 503), and the call that has its connection
+    /// runs to the end however long it takes.
+    @Test func aCallWaitsForAConnectionNoLongerThanTheLeaseTimeout() async throws {
         var database = try await TestPostgres.makeDatabase()
         database.maximumConnections = 1
-        database.connectTimeout = .seconds(1)
+        database.leaseTimeout = .seconds(1)
         let store = try await TestPostgres.open(database)
         // The one connection made first (on a loaded machine making it can itself take a second).
         _ = try await store.user(named: "warm-up")
@@ -196,6 +197,7 @@ struct PostgresStoreTests {
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(900) && waited < .milliseconds(4_900), "waited \(waited) (less than the 5 s the connection is busy)")
         #expect(error?.message.hasPrefix("no connection to PostgreSQL at 127.0.0.1:") == true, "\(error?.message ?? "")")
+        #expect(error?.code == .unavailable)
         try await busy
         #expect(try await store.user(named: "alice") == nil, "usable again once the connection is free")
     }
@@ -208,6 +210,7 @@ struct PostgresStoreTests {
         await store.close()
         let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
         #expect(error?.message == "the store is closed")
+        #expect(error?.code == .unavailable)
         await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
     }
 

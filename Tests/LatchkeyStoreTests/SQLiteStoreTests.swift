@@ -163,7 +163,7 @@ struct SQLiteStoreTests {
         await store.close()
         await store.close()
         let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
-        #expect(error?.code == .database)
+        #expect(error?.code == .unavailable)
         #expect(error?.message == "the store is closed")
         await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
     }

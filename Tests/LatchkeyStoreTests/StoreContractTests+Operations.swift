@@ -5,14 +5,15 @@ import Testing
 /// The store contract, continued: what readiness checks and metrics ask.
 extension StoreContractTests {
     @Test(arguments: StoreBackend.all)
-    func anOpenStoreIsReachableAndAClosedOneIsNot(backend: StoreBackend) async throws {
+    func anOpenStoreIsWritableAndAClosedOneIsNot(backend: StoreBackend) async throws {
         let store = try await backend.make()
-        try await store.checkReachable()
+        try await store.checkWritable(now: Fixtures.now)
+        try await store.checkWritable(now: Fixtures.now.addingTimeInterval(1))
         let shutdown = Task { try await store.run() }
         shutdown.cancel()
         try await shutdown.value
-        let error = await #expect(throws: StoreError.self) { try await store.checkReachable() }
-        #expect(error?.code == .database)
+        let error = await #expect(throws: StoreError.self) { try await store.checkWritable(now: Fixtures.now) }
+        #expect(error?.code == .unavailable)
     }
 
     @Test(arguments: StoreBackend.all)

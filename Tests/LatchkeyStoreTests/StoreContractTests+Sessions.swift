@@ -88,11 +88,11 @@ extension StoreContractTests {
             try await running
         }
         let error = await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
-        #expect(error?.code == .database)
+        #expect(error?.code == .unavailable)
         #expect(error?.message == "the store is closed")
         let takeError = await #expect(throws: StoreError.self) {
             try await store.takePendingCeremony(challengeHash: Fixtures.bytes(1))
         }
-        #expect(takeError?.code == .database)
+        #expect(takeError?.code == .unavailable)
     }
 }

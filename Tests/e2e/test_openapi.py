@@ -1,14 +1,20 @@
 """The OpenAPI document (Public/openapi.json) against the real server: it is a valid OpenAPI 3.1
 document, the server serves it, and schemathesis, generating valid and invalid requests for every
 operation from it, finds no 5xx and no reply the document does not describe (status code, content
-type, headers, body schema), with and without a live session."""
+type, headers, body schema), with and without a live session, and with and without an admin key."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
 import secrets
+import subprocess
+import urllib.parse
+import zlib
 
+import jsonschema
 import pytest
 import requests
 import schemathesis
@@ -17,8 +23,9 @@ from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from conftest import REPO, served
-from test_http_api import register
+from conftest import LATCHKEY_BIN, REPO, served
+from softauthn import b64url
+from test_http_api import assert_ok, register
 
 DOCUMENT = REPO / "Public" / "openapi.json"
 METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(16)
@@ -56,7 +63,14 @@ CONFIGURATIONS = {
 
 @pytest.fixture(scope="module", params=list(CONFIGURATIONS))
 def api_server(request):
-    yield from served(f"openapi-{request.param}", {"LATCHKEY_METRICS_TOKEN": METRICS_TOKEN, **CONFIGURATIONS[request.param]})
+    servers = served(f"openapi-{request.param}", {"LATCHKEY_METRICS_TOKEN": METRICS_TOKEN, **CONFIGURATIONS[request.param]})
+    server = next(servers)
+    try:
+        server.admin_key = new_admin_key(server)
+        ensure_user(server, EXAMPLE_USER, EXAMPLE_EXTERNAL_ID)
+        yield server
+    finally:
+        next(servers, None)  # stops and removes the server
 
 
 def test_the_server_serves_the_document(api_server):
@@ -84,6 +98,78 @@ def new_session(server) -> str:
     return first["sessionToken"]
 
 
+# Cases of admin operations carry this bearer token until they are sent; each then gets the server's
+# admin key.
+ADMIN = "admin-key"
+# The user the document's examples name (`{username}`, `externalId`): it exists, without a passkey,
+# whenever an admin case is sent (a case may have deleted it).
+EXAMPLE_USER = load_document()["components"]["parameters"]["Username"]["example"]
+EXAMPLE_EXTERNAL_ID = load_document()["paths"]["/admin/v1/users"]["get"]["parameters"][0]["example"]
+
+
+def new_admin_key(server) -> str:
+    """A new admin key in the server's store, made as an operator makes one."""
+    made = subprocess.run([str(LATCHKEY_BIN), "admin-keys", "create", "--name", "schemathesis"], cwd=str(REPO), env=server.env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60, check=True)
+    key = made.stdout.strip()
+    assert key.startswith("lk_admin_") and len(key) == len("lk_admin_") + 43, made.stdout
+    return key
+
+
+def admin(server, method: str, path: str, body=None) -> requests.Response:
+    return requests.request(method, server.url + "/admin/v1" + path, json=body,
+                            headers={"Authorization": f"Bearer {server.admin_key}"}, timeout=15)
+
+
+def ensure_user(server, username: str, external_id: str | None = None) -> None:
+    """`username` exists (made through the admin API, without a passkey) when it is a valid name and
+    free, with `external_id` when that is valid and free."""
+    reply = admin(server, "POST", "/users", {"username": username, "externalId": external_id})
+    assert reply.status_code in (201, 400, 409), reply.text
+
+
+def chosen(value: str) -> bool:
+    """Half of the values, always the same half."""
+    return zlib.crc32(value.encode("utf-8", "surrogatepass")) % 2 == 0
+
+
+def ensure_passkey(server, username: str, credential_id: str) -> None:
+    """`username` has a passkey with this ID (registered with an enrollment ticket) when the user
+    exists and the ID is canonical base64url of 1 to 1023 bytes that no other passkey has."""
+    try:
+        raw = base64.urlsafe_b64decode(credential_id + "=" * (-len(credential_id) % 4))
+    except (ValueError, binascii.Error):
+        return
+    if not 1 <= len(raw) <= 1023 or b64url(raw) != credential_id:
+        return
+    issued = admin(server, "POST", f"/users/{urllib.parse.quote(username, safe='')}/enrollment-tickets")
+    if issued.status_code != 201:
+        return
+    client = server.client()
+    options = assert_ok(client.post("/attestation/options", {"enrollmentTicket": issued.json()["ticket"]}))
+    registered = client.post("/attestation/result", server.authenticator().create(options, credential_id=raw))
+    assert registered.status_code in (200, 409), registered.text
+
+
+def with_admin_key(case, server) -> None:
+    """Gives an admin case the server's key and makes what it names exist for half of the values
+    drawn: the user, the user with an `externalId`, the user's passkey. The case itself is left as
+    generated (changing its parameters would make schemathesis judge it again)."""
+    case.headers["Authorization"] = f"Bearer {server.admin_key}"
+    ensure_user(server, EXAMPLE_USER, EXAMPLE_EXTERNAL_ID)
+    external_id = (case.query or {}).get("externalId")
+    if isinstance(external_id, str) and external_id and chosen(external_id):
+        ensure_user(server, f"external-{zlib.crc32(external_id.encode('utf-8', 'surrogatepass')):08x}", external_id)
+    # Path parameters are percent-encoded by now.
+    parameters = {name: urllib.parse.unquote(value) for name, value in (case.path_parameters or {}).items() if isinstance(value, str)}
+    username = parameters.get("username")
+    if username is None or (username != EXAMPLE_USER and not chosen(username)):
+        return
+    ensure_user(server, username)
+    if "id" in parameters and chosen(parameters["id"]):
+        ensure_passkey(server, username, parameters["id"])
+
+
 class BearerToken:
     """Sets `Authorization: Bearer`, so schemathesis knows the case is authenticated and checks that
     the operation refuses it without the token and with a wrong one."""
@@ -107,15 +193,63 @@ class MetricsToken(BearerToken):
     token = METRICS_TOKEN
 
 
+@schema.auth(refresh_interval=None).apply_to(path_regex="^/admin/")
+class AdminKey(BearerToken):
+    token = ADMIN
+
+
 @schema.parametrize()
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 def test_every_reply_conforms_to_the_document(case, api_server):
     # Every case may sign out or delete its account: each gets its own user.
     if (case.headers or {}).get("Authorization") == f"Bearer {SIGNED_IN}":
         case.headers["Authorization"] = f"Bearer {new_session(api_server)}"
+    # Every admin case gets the key; many name a user that exists.
+    if (case.headers or {}).get("Authorization") == f"Bearer {ADMIN}":
+        with_admin_key(case, api_server)
     # Not positive_data_acceptance: names are bounded in UTF-8 bytes and normalised to NFC, which a
     # JSON Schema cannot say, so some schema-valid names are rightly refused with 400.
     case.call_and_validate(base_url=api_server.url, excluded_checks=[positive_data_acceptance])
+
+
+def conforms(reply: requests.Response, status: int, schema_name: str) -> dict:
+    """The reply has `status` and a body of the document's schema `schema_name`."""
+    assert reply.status_code == status, reply.text
+    body = reply.json()
+    jsonschema.Draft202012Validator({**load_document(), "$ref": f"#/components/schemas/{schema_name}"}).validate(body)
+    return body
+
+
+def token_part(token: str, index: int) -> dict:
+    part = token.split(".")[index]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def test_successful_ceremonies_conform_to_the_document(api_server):
+    """What schemathesis cannot reach, as real passkeys do: a registration under an enrollment
+    ticket and a sign-in, with their sign-in tokens, and the user as the admin API then shows it."""
+    username = "ceremony-" + secrets.token_hex(4)
+    made = conforms(admin(api_server, "POST", "/users", {"username": username, "externalId": "ext-" + username}), 201, "AdminUserReply")
+    issued = conforms(admin(api_server, "POST", f"/users/{username}/enrollment-tickets", {"expiresIn": 60}), 201, "EnrollmentTicketReply")
+    auth = api_server.authenticator()
+    client = api_server.client()
+    options = conforms(client.post("/attestation/options", {"enrollmentTicket": issued["ticket"]}), 200, "CreationOptions")
+    registered = conforms(client.post("/attestation/result", auth.create(options)), 200, "RegistrationReply")
+    assert registered["sessionToken"]
+    options = conforms(client.post("/assertion/options", {"username": username}), 200, "RequestOptions")
+    signed_in = conforms(client.post("/assertion/result", auth.get(options)), 200, "SignInReply")
+
+    keys = conforms(requests.get(api_server.url + "/.well-known/jwks.json", timeout=5), 200, "JSONWebKeySet")["keys"]
+    for reply in (registered, signed_in):
+        header, claims = token_part(reply["idToken"], 0), token_part(reply["idToken"], 1)
+        assert header["alg"] == "ES256" and header["typ"] == "JWT" and header["kid"] in [key["kid"] for key in keys]
+        assert (claims["sub"], claims["preferred_username"], claims["ext_id"], claims["cred"]) == (
+            made["user"]["userHandle"], username, "ext-" + username, reply["credentialId"])
+        assert "pop" in claims["amr"] and claims["exp"] > claims["iat"] >= claims["auth_time"]
+    shown = conforms(admin(api_server, "GET", f"/users/{username.upper()}"), 200, "AdminUserReply")["user"]
+    assert shown["passkeys"] == 1 and shown["lastSignInAt"] is not None
+    listed = conforms(admin(api_server, "GET", f"/users/{username}/credentials"), 200, "AdminCredentialList")
+    assert [passkey["id"] for passkey in listed["credentials"]] == [registered["credentialId"]]
 
 
 def test_the_server_survived(api_server):

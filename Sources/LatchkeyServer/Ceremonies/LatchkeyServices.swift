@@ -18,6 +18,8 @@ struct LatchkeyServices: Sendable {
     let tickets: EnrollmentTickets
     /// The signed token every successful ceremony returns, and the key set that verifies it.
     let tokens: SignInTokens
+    /// Whether the store takes writes, for `/readyz`.
+    let health: StoreHealth
     /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
     /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
     let authenticationVerifier: AuthenticationVerifier
@@ -43,6 +45,7 @@ struct LatchkeyServices: Sendable {
         sessions = SessionAuthority(
             store: store, lifetime: TimeInterval(configuration.sessionTimeout), secureCookies: secure, crossSiteCookies: crossSite)
         tickets = EnrollmentTickets(store: store)
+        health = StoreHealth(store: store, timeout: .seconds(configuration.storeTimeout), metrics: metrics)
         tokens = SignInTokens(
             store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
             lifetime: TimeInterval(configuration.tokenLifetime))

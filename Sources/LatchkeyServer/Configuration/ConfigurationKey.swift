@@ -293,6 +293,9 @@ extension LatchkeyConfiguration {
         .integer(
             "requestTimeout", \.requestTimeout, in: 1...300, rangeDescription: "between 1 and 300 seconds",
             "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
+        .integer(
+            "storeTimeout", \.storeTimeout, in: 1...30, rangeDescription: "between 1 and 30 seconds",
+            "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),

@@ -141,8 +141,9 @@ struct AdminController: Sendable {
 
     /// The user the `{username}` path segment names (percent-decoded, folded as usernames are), or a 404.
     private func namedUser(_ context: LatchkeyRequestContext) async throws -> UserRecord {
-        guard let segment = context.parameters.get("username"), let decoded = segment.removingPercentEncoding else {
-            throw APIError(.notFound, "no such user")
+        guard let segment = context.parameters.get("username") else { throw APIError(.notFound, "no such user") }
+        guard let decoded = segment.removingPercentEncoding else {
+            throw APIError.badRequest("the username in the path is not percent-encoded UTF-8")
         }
         let username = try UserNames.username(decoded)
         guard let user = try await services.store.user(named: username) else { throw Self.noUser(username) }

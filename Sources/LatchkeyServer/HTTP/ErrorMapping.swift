@@ -8,6 +8,13 @@ import WebAuthn
 /// failure becomes a 500 whose details go to the log only. Hummingbird's own HTTP errors (such as
 /// "not found", which the file middleware relies on) pass through.
 struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
+    /// Told of store faults, so that readiness turns 503 at once.
+    var health: StoreHealth?
+
+    /// Seconds a client is asked to wait when the store is unavailable, and when it is full.
+    static var unavailableRetryAfter: String { "5" }
+    static var fullRetryAfter: String { "60" }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -27,6 +34,13 @@ struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
                 throw APIError(.conflict, error.message)
             case .ticketNotUsable:
                 throw APIError(.forbidden, error.message)
+            case .unavailable, .full:
+                // Fail fast and say so: a 503 a balancer and a client can retry, not a 500.
+                context.logger.error("store fault", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+                health?.recordFault(error, logger: context.logger)
+                throw error.code == .full
+                    ? APIError(.serviceUnavailable, "storage full; try again later", headers: [.retryAfter: Self.fullRetryAfter])
+                    : APIError(.serviceUnavailable, "storage unavailable; try again shortly", headers: [.retryAfter: Self.unavailableRetryAfter])
             case .userNotFound:
                 throw APIError(.notFound, error.message)
             default:

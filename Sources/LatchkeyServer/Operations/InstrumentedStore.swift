@@ -65,8 +65,8 @@ struct InstrumentedStore: LatchkeyStore {
     func secret(named name: String) async throws -> [UInt8] {
         try await measured("secret") { try await base.secret(named: name) }
     }
-    func checkReachable() async throws {
-        try await measured("checkReachable") { try await base.checkReachable() }
+    func checkWritable(now: Date) async throws {
+        try await measured("checkWritable") { try await base.checkWritable(now: now) }
     }
     func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {
         try await measured("liveRecordCounts") { try await base.liveRecordCounts(now: now) }

@@ -33,6 +33,9 @@ public final class LatchkeyMetrics: Sendable {
     private let storeTimers = Mutex<[String: CoreMetrics.Timer]>([:])
     private let pendingCeremonies: Gauge
     private let liveSessions: Gauge
+    /// 1 while the store takes writes, 0 while it does not (``StoreHealth``).
+    private let storeWritable: Gauge
+    private let storeFailures = Mutex<[String: Counter]>([:])
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -43,6 +46,7 @@ public final class LatchkeyMetrics: Sendable {
         })
         pendingCeremonies = Gauge(label: "latchkey_pending_challenges", dimensions: [], factory: factory)
         liveSessions = Gauge(label: "latchkey_live_sessions", dimensions: [], factory: factory)
+        storeWritable = Gauge(label: "latchkey_store_writable", dimensions: [], factory: factory)
     }
 
     /// Counts one finished ceremony step: `ok`, or the check or reason that refused it.
@@ -79,6 +83,23 @@ public final class LatchkeyMetrics: Sendable {
     }
 
     /// Sets the gauges of what the store holds.
+    /// What the last readiness probe found.
+    func recordStoreWritable(_ writable: Bool) {
+        storeWritable.record(writable ? 1 : 0)
+    }
+
+    /// A store fault that made a request or probe fail (`latchkey_store_faults_total`, by `reason`:
+    /// `unavailable`, `full`, `timeout`).
+    func recordStoreFault(_ reason: String) {
+        let counter = storeFailures.withLock { counters in
+            if let counter = counters[reason] { return counter }
+            let counter = Counter(label: "latchkey_store_faults_total", dimensions: [("reason", reason)], factory: factory)
+            counters[reason] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
     func recordLiveRecords(_ counts: LiveRecordCounts) {
         pendingCeremonies.record(counts.pendingCeremonies)
         liveSessions.record(counts.sessions)

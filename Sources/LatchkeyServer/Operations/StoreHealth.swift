@@ -1,0 +1,127 @@
+import Foundation
+import LatchkeyStore
+import Logging
+import Synchronization
+
+/// Whether the store takes writes, as `/readyz` reports it to load balancers.
+///
+/// How it is probed, and why: a read says nothing of a full disk or a read-only replica, so the
+/// probe is a write: one row of `store_health` rewritten in its own transaction
+/// (``LatchkeyStore/checkWritable(now:)``), tens of microseconds on SQLite and one round trip on
+/// PostgreSQL. It runs when asked rather than on a timer, so an idle instance costs nothing and
+/// the answer is never older than ``reuseInterval``: balancers poll every few seconds, and more
+/// frequent askers (a flood of `/readyz`) share one probe a second. Each probe is bounded by
+/// `timeout` (`storeTimeout`), so an unreachable PostgreSQL is a 503 in that time, not a hang.
+/// Requests that meet a store fault mark the store unwritable at once, so the next answer is a
+/// 503 without waiting for the probe; the next successful probe makes it 200 again.
+final class StoreHealth: Sendable {
+    struct Verdict: Sendable, Equatable {
+        let writable: Bool
+        /// A short phrase for the reply; the details go to the log.
+        let reason: String
+    }
+
+    let store: any LatchkeyStore
+    let timeout: Duration
+    let metrics: LatchkeyMetrics
+    /// How long one probe's verdict answers every asker.
+    static let reuseInterval: TimeInterval = 1
+
+    private let last = Mutex<(verdict: Verdict, at: ContinuousClock.Instant)?>(nil)
+
+    init(store: any LatchkeyStore, timeout: Duration, metrics: LatchkeyMetrics) {
+        self.store = store
+        self.timeout = timeout
+        self.metrics = metrics
+    }
+
+    /// The verdict of a probe made within ``reuseInterval``, or of a new one (bounded by `timeout`).
+    func check(logger: Logger) async -> Verdict {
+        let now = ContinuousClock.now
+        if let recent = last.withLock({ $0 }), now - recent.at < .seconds(Self.reuseInterval) {
+            return recent.verdict
+        }
+        let verdict: Verdict
+        do {
+            try await probe()
+            verdict = Verdict(writable: true, reason: "")
+        } catch {
+            verdict = Verdict(writable: false, reason: Self.phrase(for: error))
+            metrics.recordStoreFault(Self.faultReason(of: error))
+            logger.error("readiness: the store cannot take writes", metadata: ["error": "\(error)"])
+        }
+        record(verdict, at: now, logger: logger)
+        return verdict
+    }
+
+    /// A request met a store fault: not ready until a probe succeeds.
+    func recordFault(_ error: StoreError, logger: Logger) {
+        metrics.recordStoreFault(Self.faultReason(of: error))
+        record(Verdict(writable: false, reason: Self.phrase(for: error)), at: .now, logger: logger)
+    }
+
+    private func record(_ verdict: Verdict, at instant: ContinuousClock.Instant, logger: Logger) {
+        let previous = last.withLock { last in
+            defer { last = (verdict, instant) }
+            return last?.verdict
+        }
+        metrics.recordStoreWritable(verdict.writable)
+        if let previous, previous.writable != verdict.writable {
+            logger.notice(verdict.writable ? "the store takes writes again" : "the store stopped taking writes", metadata: [
+                "reason": "\(verdict.reason)",
+            ])
+        }
+    }
+
+    /// The write, or a timeout error when it takes longer than `timeout`. The write is not waited
+    /// for past the deadline (a SQLite write waiting for a lock cannot be cancelled); it finishes
+    /// on its own.
+    private func probe() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let outcome = FirstOutcome(continuation)
+            Task { [store] in
+                do {
+                    try await store.checkWritable(now: Date())
+                    outcome.settle(.success(()))
+                } catch {
+                    outcome.settle(.failure(error))
+                }
+            }
+            Task { [timeout] in
+                try? await Task.sleep(for: timeout)
+                outcome.settle(.failure(StoreError(.unavailable, "the store did not take a write within \(timeout)")))
+            }
+        }
+    }
+
+    static func phrase(for error: any Error) -> String {
+        switch (error as? StoreError)?.code {
+        case .full?: "the store is full"
+        case .unavailable?: "the store cannot take writes"
+        default: "the store does not answer"
+        }
+    }
+
+    static func faultReason(of error: any Error) -> String {
+        guard let error = error as? StoreError else { return "other" }
+        if error.message.contains("within") { return "timeout" }
+        return error.code.description
+    }
+}
+
+/// Resumes a continuation with the first outcome it is given and ignores the rest.
+private final class FirstOutcome: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func settle(_ result: Result<Void, any Error>) {
+        let waiting = continuation.withLock { continuation in
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(with: result)
+    }
+}
