@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import NIOCore
 import LatchkeyStore
 import Logging
 import Prometheus
@@ -144,26 +145,55 @@ public enum LatchkeyServer {
                 router: metricsRouter, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
                 logger: logger))
         }
+        // Connections are bounded by the descriptors there are: a full listener closes its
+        // longest-idle connection for a newcomer, and running out all the same pauses accepts.
+        let (maximumConnections, warning) = DescriptorBudget.maximumConnections(
+            configured: configuration.maxConnections, descriptorLimit: DescriptorBudget.raiseLimit(),
+            poolConnections: configuration.database.contains("://") ? 20 : 0)
+        if let warning { logger.warning("\(warning)") }
         // The same limits on the admin listener: it is reached by fewer, not by more trusted, peers.
-        let server = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionLimitsHandler(requestTimeout: .seconds(Int64(configuration.requestTimeout)), logger: logger)],
-            idleTimeout: .seconds(60),
-            httpDecoderConfiguration: .init(
-                maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,
-                maxHeaderFieldCount: HTTPLimits.maximumHeaderFields)))
-        if let address = try configuration.adminListenAddress {
-            services.append(Application(
-                router: adminRouter(services: shared, authenticatorNames: names), server: server,
-                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
-                logger: logger))
+        func listener(limit: Int) -> (server: HTTPServerBuilder, onRunning: @Sendable (any Channel) async -> Void) {
+            let shedder = ConnectionShedder(limit: limit)
+            let server = HTTPServerBuilder.http1(configuration: .init(
+                additionalChannelHandlers: [
+                    ConnectionLimitsHandler(requestTimeout: .seconds(Int64(configuration.requestTimeout)), logger: logger, shedder: shedder)
+                ],
+                idleTimeout: .seconds(60),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: HTTPLimits.maximumHeaderBytes, maxHeaderListSize: HTTPLimits.maximumHeaderBytes,
+                    maxHeaderFieldCount: HTTPLimits.maximumHeaderFields)))
+            return (server, { channel in
+                try? await channel.pipeline.addHandlers(
+                    [AcceptBackoff(logger: logger, metrics: metrics, shedder: shedder), ConnectionShedder.Handler(shedder: shedder)],
+                    position: .first)
+            })
         }
+        if let address = try configuration.adminListenAddress {
+            let admin = listener(limit: Self.internalListenerConnections)
+            services.append(Application(
+                router: adminRouter(services: shared, authenticatorNames: names), server: admin.server,
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
+                onServerRunning: admin.onRunning, logger: logger))
+        }
+        let main = listener(limit: maximumConnections)
         return Application(
             router: router(services: shared, authenticatorNames: names, metricsRegistry: metricsRegistry, logger: logger),
-            server: server,
+            server: main.server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: services,
+            onServerRunning: main.onRunning,
             logger: logger)
     }
+
+    /// How long one store call may wait (for a PostgreSQL connection, for the readiness write):
+    /// `storeTimeout` less a margin for the HTTP round trip, so that the 503 reaches a load balancer
+    /// within `storeTimeout`.
+    public static func storeDeadline(_ configuration: LatchkeyConfiguration) -> Duration {
+        .milliseconds(max(configuration.storeTimeout * 1000 - 250, 500))
+    }
+
+    /// Connections the admin listener holds open at most: it serves a few backends.
+    static let internalListenerConnections = 64
 
     /// Makes the first token signing key when the store has none, so that a store that cannot keep
     /// one fails at start-up rather than at the first sign-in.

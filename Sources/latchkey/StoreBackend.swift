@@ -16,7 +16,7 @@ enum StoreBackend {
             return try SQLiteStore(path: database)
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
-        settings.leaseTimeout = .seconds(configuration.storeTimeout)
+        settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
         return try await PostgresStore.open(settings, logger: logger)
     }
 

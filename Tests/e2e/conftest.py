@@ -76,6 +76,8 @@ class LatchkeyServer:
         if extra_env:
             self.env.update({k: str(v) for k, v in extra_env.items()})
         self.proc: Optional[subprocess.Popen] = None
+        # Run in the child before the binary starts (resource limits, say).
+        self.preexec = None
         self.stdout_path = self.workdir / "stdout.log"
         self.stderr_path = self.workdir / "stderr.log"
 
@@ -86,7 +88,8 @@ class LatchkeyServer:
         self._out = open(self.stdout_path, "wb")
         self._err = open(self.stderr_path, "wb")
         self.proc = subprocess.Popen([str(LATCHKEY_BIN), "serve"], cwd=str(self.cwd), env=self.env,
-                                     stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err)
+                                     stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
+                                     preexec_fn=self.preexec)
         _LIVE_SERVERS.append(self)
         deadline = time.monotonic() + STARTUP_TIMEOUT
         last_error = None

@@ -1,6 +1,6 @@
 """The deployment examples in deploy/, exercised: the nginx site passes `nginx -t` and, run for
 real in front of a Latchkey server, terminates TLS, passes the well-known files through without a
-redirect, forwards a ceremony and hides /metrics; the systemd unit passes `systemd-analyze verify`."""
+redirect, forwards a ceremony and hides /metrics and the admin API; the systemd unit passes `systemd-analyze verify`."""
 from __future__ import annotations
 
 import os
@@ -95,6 +95,8 @@ def test_the_nginx_site_terminates_tls_and_passes_the_well_known_files_through(s
         moved = requests.get(http + "/session", timeout=5, allow_redirects=False)
         assert moved.status_code == 308 and moved.headers["Location"] == "https://127.0.0.1/session"
         assert requests.get(https + "/metrics", timeout=5, verify=False).status_code == 404
+        # The admin API never through the public proxy (Latchkey itself would answer 401).
+        assert requests.get(https + "/admin/v1/users/alice", timeout=5, verify=False).status_code == 404
 
         # A registration through the proxy, with the https origin the browser would send.
         session = requests.Session()  # verify=False on each call: REQUESTS_CA_BUNDLE would override a session's

@@ -127,38 +127,6 @@ def test_a_wrong_password_is_refused_at_start_without_quoting_it(postgres_url):
     assert "wrong-password" not in proc.stderr + proc.stdout
 
 
-def test_readyz_follows_postgres_down_and_back_without_a_restart(server_factory):
-    """A server of its own (scripts/postgres), paused under a running Latchkey and resumed."""
-    if SKIPPED:
-        pytest.skip("LATCHKEY_TEST_SKIP_POSTGRES is set")
-    script = str(REPO / "scripts" / "postgres")
-    started = subprocess.run([script, "start"], capture_output=True, text=True, timeout=120)
-    assert started.returncode == 0, started.stderr
-    exported = dict(line.removeprefix("export ").split("=", 1) for line in started.stdout.splitlines())
-    folder, url = (value.strip("'") for value in (exported["LATCHKEY_POSTGRES_DIR"], exported["LATCHKEY_TEST_POSTGRES_URL"]))
-    try:
-        server = server_factory("postgres-readyz", {"LATCHKEY_DATABASE": url + "?connect_timeout=2"})
-        assert requests.get(server.url + "/readyz", timeout=10).status_code == 200
-
-        subprocess.run([script, "pause", folder], check=True, timeout=60)
-        began = time.monotonic()
-        down = requests.get(server.url + "/readyz", timeout=30)
-        assert down.status_code == 503, down.text
-        assert time.monotonic() - began < 6, "a store call waits at most connect_timeout for a connection"
-        assert requests.get(server.url + "/healthz", timeout=10).status_code == 200, "the process itself is fine"
-
-        subprocess.run([script, "resume", folder], check=True, timeout=60)
-        deadline = time.monotonic() + 30
-        while requests.get(server.url + "/readyz", timeout=30).status_code != 200:
-            assert time.monotonic() < deadline, "/readyz must turn 200 again once PostgreSQL is back"
-            time.sleep(0.5)
-        assert_ok(server.client().post("/assertion/options", {}))
-        password = urllib.parse.urlsplit(url).password
-        assert password not in server.logs(), "the database password must never be logged"
-    finally:
-        subprocess.run([script, "stop", folder], timeout=60)
-
-
 def check_config(database: str) -> subprocess.CompletedProcess:
     require_binary()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LATCHKEY_")}

@@ -45,7 +45,7 @@ struct LatchkeyServices: Sendable {
         sessions = SessionAuthority(
             store: store, lifetime: TimeInterval(configuration.sessionTimeout), secureCookies: secure, crossSiteCookies: crossSite)
         tickets = EnrollmentTickets(store: store)
-        health = StoreHealth(store: store, timeout: .seconds(configuration.storeTimeout), metrics: metrics)
+        health = StoreHealth(store: store, timeout: LatchkeyServer.storeDeadline(configuration), metrics: metrics)
         tokens = SignInTokens(
             store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
             lifetime: TimeInterval(configuration.tokenLifetime))

@@ -294,6 +294,9 @@ extension LatchkeyConfiguration {
             "requestTimeout", \.requestTimeout, in: 1...300, rangeDescription: "between 1 and 300 seconds",
             "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
         .integer(
+            "maxConnections", \.maxConnections, in: 8...1_000_000, rangeDescription: "between 8 and 1000000",
+            "Client connections the server holds open at most (8-1000000); more wait in the listen backlog until one closes. At start the open-file limit is raised to its hard limit, and when it still leaves too little room (this plus about 50 descriptors, plus the PostgreSQL pool) the server warns and holds fewer. Should descriptors run out all the same, accepting pauses for a second at a time (one log line a minute, `latchkey_accept_pauses_total`) instead of spinning, and open connections are served meanwhile."),
+        .integer(
             "storeTimeout", \.storeTimeout, in: 1...30, rangeDescription: "between 1 and 30 seconds",
             "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),

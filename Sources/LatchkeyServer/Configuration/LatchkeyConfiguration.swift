@@ -47,6 +47,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Seconds a connection has to deliver each whole request (head and body), counted from when
     /// it opens or sends its previous reply.
     public var requestTimeout = 10
+    /// Connections the server holds open at most; more wait in the listen backlog.
+    public var maxConnections = 4_096
     /// Seconds a request or readiness check waits for the store before answering 503.
     public var storeTimeout = 2
     /// Folder served at `/`.

@@ -14,6 +14,8 @@ import NIOHTTPTypes
 ///   other malformed request 400, each with the JSON failure body, then the connection closes.
 /// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
 ///   worth reading): the server stops sending, and the deadline ends the reading.
+/// - **Telling the listener's ``ConnectionShedder``** when the connection turns idle or busy, so
+///   that a full listener makes room by closing the connection idle longest.
 final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -22,6 +24,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     private let requestTimeout: TimeAmount
     private let logger: Logger
+    private let shedder: ConnectionShedder?
 
     /// Requests whose head arrived and whose reply is not sent yet.
     private var requestsInProgress = 0
@@ -31,9 +34,10 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var closeAfterReply = false
     private var deadline: Scheduled<Void>?
 
-    init(requestTimeout: TimeAmount, logger: Logger) {
+    init(requestTimeout: TimeAmount, logger: Logger, shedder: ConnectionShedder? = nil) {
         self.requestTimeout = requestTimeout
         self.logger = logger
+        self.shedder = shedder
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -117,6 +121,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// A deadline runs while a request is being read or none is in progress.
     private func updateDeadline(_ context: ChannelHandlerContext) {
+        shedder?.setIdle(context.channel, requestsInProgress == 0 && !isReadingRequest)
         let shouldRun = isReadingRequest || requestsInProgress == 0
         if shouldRun, deadline == nil {
             deadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) {

@@ -36,6 +36,8 @@ public final class LatchkeyMetrics: Sendable {
     /// 1 while the store takes writes, 0 while it does not (``StoreHealth``).
     private let storeWritable: Gauge
     private let storeFailures = Mutex<[String: Counter]>([:])
+    /// Times accepting stopped for lack of file descriptors (``AcceptBackoff``).
+    private let acceptPauses: Counter
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -47,6 +49,7 @@ public final class LatchkeyMetrics: Sendable {
         pendingCeremonies = Gauge(label: "latchkey_pending_challenges", dimensions: [], factory: factory)
         liveSessions = Gauge(label: "latchkey_live_sessions", dimensions: [], factory: factory)
         storeWritable = Gauge(label: "latchkey_store_writable", dimensions: [], factory: factory)
+        acceptPauses = Counter(label: "latchkey_accept_pauses_total", dimensions: [], factory: factory)
     }
 
     /// Counts one finished ceremony step: `ok`, or the check or reason that refused it.
@@ -83,6 +86,11 @@ public final class LatchkeyMetrics: Sendable {
     }
 
     /// Sets the gauges of what the store holds.
+    /// Accepting connections paused for lack of file descriptors.
+    func recordAcceptPause() {
+        acceptPauses.increment()
+    }
+
     /// What the last readiness probe found.
     func recordStoreWritable(_ writable: Bool) {
         storeWritable.record(writable ? 1 : 0)
