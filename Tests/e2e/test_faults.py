@@ -103,6 +103,7 @@ def test_a_full_disk_under_sqlite_is_a_503_and_readyz_says_so_then_recovers(serv
     ready, took = timed(lambda: requests.get(server.url + "/readyz", timeout=10))
     assert ready.status_code == 503 and took < BOUND, (ready.status_code, took, ready.text)
     assert ready.json()["errorMessage"] == "the store is full"
+    print(f"\ndisk full: {len(acknowledged) - 5} registrations after the disk filled, then 503; /readyz 503 in {took * 1000:.0f} ms")
     # Several polls, each within the bound, all 503 while the disk is full.
     for _ in range(3):
         ready, took = timed(lambda: requests.get(server.url + "/readyz", timeout=10))
@@ -146,9 +147,11 @@ def test_postgresql_down_is_a_503_within_the_bound_and_comes_back(server_factory
         for _ in range(3):
             ready, took = timed(lambda: requests.get(server.url + "/readyz", timeout=10))
             assert ready.status_code == 503 and took < BOUND, (ready.status_code, took, ready.text)
+            print(f"\nPostgreSQL down: /readyz 503 in {took * 1000:.0f} ms")
         for path, body in (("/assertion/options", {}), ("/attestation/options", {"username": new_username()})):
             reply, took = timed(lambda: server.client().post(path, body, timeout=10))
             assert took < BOUND, (path, took)
+            print(f"PostgreSQL down: {path} {reply.status_code} in {took * 1000:.0f} ms")
             assert_unavailable(reply)
         assert requests.get(server.url + "/healthz", timeout=5).status_code == 200
 
@@ -191,6 +194,7 @@ def test_out_of_file_descriptors_the_server_idles_and_still_answers(server_facto
         assert spent < 0.3, f"{spent:.2f} s of CPU in 3 s at the descriptor limit (at most 10 % of a core)"
         health, took = timed(lambda: requests.get(server.url + "/healthz", timeout=10))
         assert health.status_code == 200 and took < BOUND, (health.status_code, took)
+        print(f"\nulimit -n 64, 200 idle connections: {spent / 3 * 100:.1f} % of a core; /healthz in {took * 1000:.0f} ms")
         # A whole ceremony still goes through.
         assert register(server, server.authenticator(), new_username()).status_code == 200
         logs = server.logs()
