@@ -106,11 +106,14 @@ public struct PendingCeremony: Sendable, Equatable {
     public var expiresAt: Date
     /// For registrations under an enrollment ticket: the ticket's hash, spent by the result.
     public var enrollmentTicketHash: [UInt8]?
+    /// For registrations: a conditional create (WebAuthn Level 3 `mediation: "conditional"`),
+    /// whose result may lack user presence.
+    public var conditional: Bool
 
     public init(
         challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
         displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date,
-        enrollmentTicketHash: [UInt8]? = nil
+        enrollmentTicketHash: [UInt8]? = nil, conditional: Bool = false
     ) {
         self.challengeHash = challengeHash
         self.kind = kind
@@ -121,6 +124,7 @@ public struct PendingCeremony: Sendable, Equatable {
         self.bindingHash = bindingHash
         self.expiresAt = expiresAt
         self.enrollmentTicketHash = enrollmentTicketHash
+        self.conditional = conditional
     }
 }
 

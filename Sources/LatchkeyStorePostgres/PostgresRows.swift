@@ -14,9 +14,9 @@ enum PostgresRows {
     static let userColumnCount = 5
     static let credentialColumnCount = 20
 
-    /// Nine columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
+    /// Ten columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
     static func ceremonyColumns(_ prefix: String = "") -> String { StoreColumns.ceremonies(prefix) }
-    static let ceremonyColumnCount = 9
+    static let ceremonyColumnCount = 10
 
     /// Four columns of `sessions`, for ``session(_:)``.
     static func sessionColumns(_ prefix: String = "") -> String {
@@ -90,7 +90,7 @@ enum PostgresRows {
         return PendingCeremony(
             challengeHash: challengeHash, kind: ceremonyKind, userHandle: userHandle, username: username,
             displayName: displayName, userVerification: userVerification, bindingHash: try row.optionalBytes(),
-            expiresAt: try row.next(Date.self), enrollmentTicketHash: try row.optionalBytes())
+            expiresAt: try row.next(Date.self), enrollmentTicketHash: try row.optionalBytes(), conditional: try row.next(Bool.self))
     }
 
     static func session(_ row: inout ColumnReader) throws -> SessionRecord {

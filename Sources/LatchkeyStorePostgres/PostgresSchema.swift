@@ -89,6 +89,7 @@ enum PostgresSchema {
             "ALTER TABLE users ADD COLUMN external_id bytea",
             "ALTER TABLE users ADD CONSTRAINT users_external_id_key UNIQUE (external_id)",
             "ALTER TABLE pending_ceremonies ADD COLUMN enrollment_ticket_hash bytea",
+            "ALTER TABLE pending_ceremonies ADD COLUMN conditional boolean NOT NULL DEFAULT false",
             """
             CREATE TABLE admin_keys (
                 name text NOT NULL,

@@ -21,14 +21,14 @@ enum SignInStatements {
         typealias Row = ()
         static let name = "latchkey_save_pending_ceremony_v2"
         static let sql = """
-            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             """
-        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea]
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool]
 
         let ceremony: PendingCeremony
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(ceremony.challengeHash.bytea)
             bindings.append(ceremony.kind.rawValue)
             bindings.append(ceremony.userHandle?.bytea)
@@ -38,6 +38,7 @@ enum SignInStatements {
             bindings.append(ceremony.bindingHash?.bytea)
             bindings.append(ceremony.expiresAt)
             bindings.append(ceremony.enrollmentTicketHash?.bytea)
+            bindings.append(ceremony.conditional)
             return bindings
         }
 

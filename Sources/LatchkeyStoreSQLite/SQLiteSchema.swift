@@ -66,6 +66,7 @@ enum SQLiteSchema {
         ALTER TABLE users ADD COLUMN external_id TEXT;
         CREATE UNIQUE INDEX users_by_external_id ON users(external_id) WHERE external_id IS NOT NULL;
         ALTER TABLE pending_ceremonies ADD COLUMN enrollment_ticket_hash BLOB;
+        ALTER TABLE pending_ceremonies ADD COLUMN conditional INTEGER NOT NULL DEFAULT 0;
         CREATE TABLE admin_keys (
             name TEXT PRIMARY KEY,
             key_hash BLOB NOT NULL UNIQUE,

@@ -256,3 +256,63 @@ struct AdminRouteTests {
         }
     }
 }
+
+/// Conditional create (WebAuthn Level 3): a passkey made without asking may lack user presence,
+/// only for a ceremony asked as conditional by a signed-in user or a ticket holder.
+@Suite("Conditional create")
+struct ConditionalCreateRouteTests {
+    /// UV and AT set, UP clear: what an automatic passkey upgrade reports.
+    static let silentFlags: UInt8 = 0x44
+
+    @Test func aSignedInUserMayAddAPasskeyWithoutUserPresenceOnlyWhenAskedAsConditional() async throws {
+        let harness = try RouteHarness { $0.userVerification = .required }
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            let session = try #require(try await client.register("alice", with: authenticator).json["sessionToken"] as? String)
+
+            // A modal ceremony without UP is refused, as ever.
+            let modal = try await client.post("/attestation/options", ["username": "alice"], bearer: session)
+            let refused = try await client.post("/attestation/result", try authenticator.register(modal.json, flags: Self.silentFlags))
+            #expect(refused.status == .badRequest)
+            #expect(refused.errorMessage.contains("UP flag is not set"), "\(refused.errorMessage)")
+
+            // Conditional: accepted without UP, and without the UV minimum.
+            let options = try await client.post("/attestation/options", ["username": "alice", "mediation": "conditional"], bearer: session)
+            #expect(options.isOK, "\(options.text)")
+            let accepted = try await client.post("/attestation/result", try authenticator.register(options.json, flags: 0x40))
+            #expect(accepted.isOK, "\(accepted.text)")
+            #expect(try await harness.store.credentials(ofUser: try #require(try await harness.store.user(named: "alice")).handle).count == 2)
+        }
+    }
+
+    @Test func nobodyElseMayAskForAConditionalCreate() async throws {
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            _ = try await client.register("alice", with: TestAuthenticator())
+            // A new name, and someone else's without their session.
+            let newName = try await client.post("/attestation/options", ["username": "bob", "mediation": "conditional"])
+            #expect(newName.status == .forbidden)
+            #expect(newName.errorMessage.contains("only for a signed-in user"), "\(newName.errorMessage)")
+            let othersName = try await client.post("/attestation/options", ["username": "alice", "mediation": "conditional"])
+            #expect(othersName.status == .forbidden)
+            let silent = try await client.post("/attestation/options", ["username": "carol", "mediation": "silent"])
+            #expect(silent.status == .badRequest)
+            let unknown = try await client.post("/attestation/options", ["username": "carol", "mediation": "quietly"])
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.errorMessage.contains("mediation"), "\(unknown.errorMessage)")
+        }
+    }
+
+    @Test func aTicketHolderMayAskForAConditionalCreate() async throws {
+        let (harness, key) = try await AdminRouteTests.harness { $0.registration = .tickets }
+        try await harness.run { client in
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: AdminRouteTests.admin(key))
+            let ticket = try await client.send(.post, "/admin/v1/users/alice/enrollment-tickets", headers: AdminRouteTests.admin(key))
+            let options = try await client.post(
+                "/attestation/options", ["enrollmentTicket": ticket.json["ticket"] as? String ?? "", "mediation": "conditional"])
+            #expect(options.isOK, "\(options.text)")
+            let result = try await client.post("/attestation/result", try TestAuthenticator().register(options.json, flags: Self.silentFlags))
+            #expect(result.isOK, "\(result.text)")
+        }
+    }
+}

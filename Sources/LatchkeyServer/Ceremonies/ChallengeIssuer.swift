@@ -38,7 +38,7 @@ struct ChallengeIssuer: Sendable {
     func issue(
         _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
         userVerification: UserVerificationRequirement, client: ClientAddress, enrollmentTicketHash: [UInt8]? = nil,
-        now: Date = Date()
+        conditional: Bool = false, now: Date = Date()
     ) async throws -> Issued {
         let challenge = try SecureRandom.bytes(count: 32)
         let binding = try SecureRandom.bytes(count: 32)
@@ -53,7 +53,8 @@ struct ChallengeIssuer: Sendable {
             try await store.savePendingCeremony(PendingCeremony(
                 challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
                 displayName: displayName, userVerification: userVerification,
-                bindingHash: Digest.sha256(binding), expiresAt: expiresAt, enrollmentTicketHash: enrollmentTicketHash))
+                bindingHash: Digest.sha256(binding), expiresAt: expiresAt, enrollmentTicketHash: enrollmentTicketHash,
+                conditional: conditional))
         } catch {
             caps.release(challengeHash)
             throw error

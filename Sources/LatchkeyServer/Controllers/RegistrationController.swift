@@ -60,11 +60,23 @@ struct RegistrationController: Sendable {
                 .forbidden,
                 "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket)")
         }
+        // A conditional create upgrades an account someone has already proven to hold.
+        let conditional = body.mediation == .conditional
+        if conditional {
+            let ownerSignedIn = existing != nil && context.identity?.user.handle == existing?.handle
+            guard ticket != nil || ownerSignedIn else {
+                throw APIError(
+                    .forbidden,
+                    "mediation \"conditional\" (an automatic passkey upgrade) is only for a signed-in user adding a passkey, or with an enrollment ticket")
+            }
+        } else if body.mediation == .silent {
+            throw APIError.badRequest("mediation \"silent\" does not apply to creating a passkey; use \"conditional\" or \"required\"")
+        }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress,
-            enrollmentTicketHash: ticket?.hash)
+            enrollmentTicketHash: ticket?.hash, conditional: conditional)
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
         return issued.response(CreationOptionsReply(
@@ -100,8 +112,11 @@ struct RegistrationController: Sendable {
             RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
                 transports: transports.map(\.rawValue), residentKey: credential.extensionResults?.credProps?.rk),
-            expecting: RegistrationExpectation(
-                challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification)))
+            expecting: pending.conditional
+                // A conditional create may lack user presence, and the verification minimum does not apply.
+                ? RegistrationExpectation(challenge: challenge, userVerification: .preferred, mediation: .conditional)
+                : RegistrationExpectation(
+                    challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification)))
         }
         // A client that reports a non-discoverable credential did not honour `residentKey: required`.
         if services.policy.ceremonies.clientChoices == .raisedToMinimums, services.policy.ceremonies.residentKey == .required,
@@ -142,6 +157,7 @@ struct RegistrationController: Sendable {
             "user": "\(username.debugDescription)", "credential": "\(LatchkeyServices.logID(verified.credentialID))",
             "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
             "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)", "enrollmentTicket": "\(ticketHash != nil)",
+            "conditional": "\(pending.conditional)",
         ])
         let idToken = try await services.tokens.issue(
             for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, now: now)

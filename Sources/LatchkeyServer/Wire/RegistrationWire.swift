@@ -7,6 +7,10 @@ struct RegistrationOptionsRequest: Decodable, Sendable {
     var username: String?
     /// A ticket from the admin API: registers for its user without a session, once.
     var enrollmentTicket: String?
+    /// `"conditional"` for a conditional create (the client may make the passkey without asking:
+    /// an automatic passkey upgrade), only for a signed-in user or a ticket holder; `"required"`,
+    /// `"optional"` or absent for a modal one.
+    var mediation: CreationMediation?
     var displayName: String?
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     var attestation: AttestationConveyance?

@@ -19,6 +19,14 @@ enum AuthenticatorAttachment: String, WireEnumeration {
     case crossPlatform = "cross-platform"
 }
 
+/// `CredentialCreationOptions.mediation` as a registration asks for it (Credential Management, WebAuthn Level 3).
+enum CreationMediation: String, WireEnumeration {
+    case silent
+    case optional
+    case conditional
+    case required
+}
+
 /// `type` of a credential: always `public-key`.
 enum PublicKeyCredentialType: String, WireEnumeration {
     case publicKey = "public-key"

@@ -19,12 +19,23 @@ public struct RegistrationResponse: Sendable {
 
 /// What the server issued for one registration and now expects back.
 public struct RegistrationExpectation: Sendable {
+    /// How the client was asked to create the credential (`CredentialCreationOptions.mediation`).
+    public enum Mediation: String, Sendable {
+        /// A modal ceremony: the user was present (UP must be set).
+        case required
+        /// A conditional create (WebAuthn Level 3, §7.1 step 14): the client may create the passkey
+        /// without asking, so UP may be clear.
+        case conditional
+    }
+
     public var challenge: [UInt8]
     public var userVerification: UserVerificationRequirement
+    public var mediation: Mediation
 
-    public init(challenge: [UInt8], userVerification: UserVerificationRequirement) {
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, mediation: Mediation = .required) {
         self.challenge = challenge
         self.userVerification = userVerification
+        self.mediation = mediation
     }
 }
 

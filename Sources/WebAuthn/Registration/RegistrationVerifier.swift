@@ -29,8 +29,10 @@ public struct RegistrationVerifier: Sendable {
         let attestationObject = try AttestationObject(response.attestationObject, decoder: decoder)
         let authenticatorData = attestationObject.authenticatorData
 
-        // Steps 13-16: RP ID hash, UP, UV, BE/BS consistency.
-        let rpID = try relyingParty.checkAuthenticatorData(authenticatorData, userVerification: expectation.userVerification)
+        // Steps 13-16: RP ID hash, UP (unless the create was conditional), UV, BE/BS consistency.
+        let rpID = try relyingParty.checkAuthenticatorData(
+            authenticatorData, userVerification: expectation.userVerification,
+            userPresenceRequired: expectation.mediation != .conditional)
 
         guard let attested = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(.missingAttestedCredentialData, "authenticator data carries no attested credential data (AT flag clear)")

@@ -45,18 +45,18 @@ extension RelyingParty {
         }
     }
 
-    /// §7.1 steps 13-16 / §7.2 steps 15-18: RP ID hash, user presence, user verification, backup flags.
-    /// Returns the RP ID the hash matched.
+    /// §7.1 steps 13-16 / §7.2 steps 15-18: RP ID hash, user presence (unless `userPresenceRequired`
+    /// is false: a conditional create), user verification, backup flags. Returns the RP ID the hash matched.
     @discardableResult
     func checkAuthenticatorData(
-        _ authenticatorData: AuthenticatorData, userVerification: UserVerificationRequirement
+        _ authenticatorData: AuthenticatorData, userVerification: UserVerificationRequirement, userPresenceRequired: Bool = true
     ) throws -> String {
         guard let rpID = acceptedRPIDs.first(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
             throw WebAuthnError(.rpIDMismatch, "authenticator data rpIdHash is not the SHA-256 of \(acceptedRPIDs.map { "\"\($0)\"" }.joined(separator: " or "))")
         }
         let flags = authenticatorData.flags
         if !flags.contains(.userPresent) {
-            let mayOmit = userPresence == .optionalUnlessVerificationRequired && userVerification != .required
+            let mayOmit = !userPresenceRequired || (userPresence == .optionalUnlessVerificationRequired && userVerification != .required)
             guard mayOmit else {
                 throw WebAuthnError(.userNotPresent, "authenticator data UP flag is not set: the user was not present")
             }
