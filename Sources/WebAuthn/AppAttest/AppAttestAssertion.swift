@@ -1,0 +1,35 @@
+/// Verifies an App Attest assertion (`DCAppAttestService.generateAssertion`): the device's ECDSA
+/// signature over nonce = SHA-256(authenticatorData ‖ clientDataHash) (the 32-byte nonce is the
+/// signed message, so the signature's own digest is SHA-256 of it), the RP ID hash of one of the
+/// relying party's apps, and a counter above the one stored. The caller stores the new counter
+/// with a compare-and-set, so that of two racing assertions one wins.
+public struct AppAttestAssertionVerifier: Sendable {
+    public let appIDs: [String]
+
+    public init(appIDs: [String]) {
+        self.appIDs = appIDs
+    }
+
+    /// Returns the assertion's counter, to store in place of `previousCounter`.
+    public func verify(assertion: [UInt8], publicKey point: [UInt8], clientDataHash: [UInt8], previousCounter: UInt32) throws -> UInt32 {
+        let object = try CBORDecoder().decode(assertion)
+        guard let signature = object[textKey: "signature"]?.byteString, let data = object[textKey: "authenticatorData"]?.byteString else {
+            throw WebAuthnError(.malformedInput, "App Attest assertion: signature or authenticatorData is missing")
+        }
+        let authenticatorData = try AppAttestAuthenticatorData(data, withCredential: false)
+        guard point.count == 65, point[0] == 0x04 else {
+            throw WebAuthnError(.malformedPublicKey, "App Attest key is not an uncompressed P-256 point")
+        }
+        let key = try PublicKey.elliptic(curve: .p256, x: Array(point[1..<33]), y: Array(point[33..<65]))
+        let nonce = Digest.sha256(data + clientDataHash)
+        try key.verify(signature: signature, over: nonce, algorithm: .es256)
+        guard appIDs.contains(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
+            throw WebAuthnError(.rpIDMismatch, "App Attest assertion: the RP ID hash is not the SHA-256 of \(appIDs.joined(separator: " or "))")
+        }
+        guard authenticatorData.counter > previousCounter else {
+            throw WebAuthnError(
+                .signCountRegression, "App Attest assertion: the counter \(authenticatorData.counter) is not above the stored \(previousCounter)")
+        }
+        return authenticatorData.counter
+    }
+}
