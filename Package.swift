@@ -93,7 +93,7 @@ let package = Package(
             ]
         ),
         // Verification throughput beside the bare OpenSSL verify: swift run -c release latchkey-benchmarks
-        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "COpenSSL"]),
+        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "LatchkeyTokens", "COpenSSL"]),
 
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
         // What the software authenticator makes, checked by the core's own verifiers.

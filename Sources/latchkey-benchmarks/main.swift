@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import LatchkeyTokens
 import WebAuthn
 
 // Measures verification throughput on real vectors from Tests/Vectors/vectors: a whole §7.2
@@ -112,3 +113,16 @@ for (name, label) in [
     }
     row([name, label, format(try rate(seconds: secondsPerCase) { _ = try verifier.verify(response, expecting: expectation) })])
 }
+
+print("")
+print("Sign-in tokens: what every successful ceremony adds, an ES256 idToken signed with OpenSSL (claims encoded, signed, DER → r ‖ s).\n")
+row(["Token", "Tokens / s", "µs each"])
+row(["---", "---:", "---:"])
+let tokenKey = try TokenSigningKey.generate()
+let tokenClaims = IDTokenClaims(
+    iss: "https://login.example.com", aud: ["api.example.com"], sub: Base64URL.encode([UInt8](repeating: 7, count: 64)),
+    preferredUsername: "alice", externalId: "crm-1001", issuedAt: Date(), expiresAt: Date().addingTimeInterval(300),
+    authenticatedAt: Date(), amr: ["pop", "user", "mfa"], credentialID: Base64URL.encode([UInt8](repeating: 9, count: 16)),
+    jwtID: Base64URL.encode([UInt8](repeating: 1, count: 16)))
+let tokenRate = try rate(seconds: secondsPerCase) { _ = try JSONWebToken.sign(tokenClaims, with: tokenKey) }
+row(["ES256 idToken", format(tokenRate), String(format: "%.1f", microseconds(tokenRate))])
