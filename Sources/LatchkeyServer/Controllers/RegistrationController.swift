@@ -18,15 +18,7 @@ struct RegistrationController: Sendable {
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
         // A ticket names its user; the username, when sent too, must be theirs.
-        var ticket: EnrollmentTicketRecord?
-        var ticketHolder: UserRecord?
-        if let presented = body.enrollmentTicket {
-            let usable = try await services.tickets.usable(presented)
-            guard let user = try await services.store.user(handle: usable.userHandle) else {
-                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
-            }
-            (ticket, ticketHolder) = (usable, user)
-        }
+        let (ticket, ticketHolder) = try await presentedTicket(body.enrollmentTicket)
         guard let requestedName = body.username ?? ticketHolder?.username else {
             throw APIError.badRequest("username is missing; send a username, or an enrollmentTicket that names the user")
         }
@@ -44,34 +36,9 @@ struct RegistrationController: Sendable {
         let attestation = ceremonies.attestation(
             requested: body.attestation, policyNeedsStatement: services.attestationTrust.policy.wantsAttestationStatement)
 
-        // A username that exists gets another passkey only from its own signed-in session, or with
-        // a ticket for it; a new one only where registration is open.
         let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await services.store.user(named: username) }
-        var excluded: [CredentialRecord] = []
-        if let existing {
-            if ticket == nil, services.policy.existingUsernameRegistration == .ownerSignedIn {
-                guard let identity = context.identity, identity.user.handle == existing.handle else {
-                    throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
-                }
-            }
-            excluded = try await services.store.credentials(ofUser: existing.handle)
-        } else if services.policy.newUsernameRegistration == .ticketRequired {
-            throw APIError(
-                .forbidden,
-                "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket)")
-        }
-        // A conditional create upgrades an account someone has already proven to hold.
-        let conditional = body.mediation == .conditional
-        if conditional {
-            let ownerSignedIn = existing != nil && context.identity?.user.handle == existing?.handle
-            guard ticket != nil || ownerSignedIn else {
-                throw APIError(
-                    .forbidden,
-                    "mediation \"conditional\" (an automatic passkey upgrade) is only for a signed-in user adding a passkey, or with an enrollment ticket")
-            }
-        } else if body.mediation == .silent {
-            throw APIError.badRequest("mediation \"silent\" does not apply to creating a passkey; use \"conditional\" or \"required\"")
-        }
+        let conditional = try admit(username: username, existing: existing, withTicket: ticket != nil, mediation: body.mediation, context: context)
+        let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
@@ -91,6 +58,49 @@ struct RegistrationController: Sendable {
             attestation: attestation,
             hints: body.hints, attestationFormats: body.attestationFormats,
             extensions: body.extensions ?? ["credProps": .bool(true)]))
+    }
+
+    /// The enrollment ticket presented, if any, with the user it names; a 403 saying why one
+    /// cannot be used.
+    private func presentedTicket(_ presented: String?) async throws -> (EnrollmentTicketRecord?, UserRecord?) {
+        guard let presented else { return (nil, nil) }
+        let ticket = try await services.tickets.usable(presented)
+        guard let holder = try await services.store.user(handle: ticket.userHandle) else {
+            throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
+        }
+        return (ticket, holder)
+    }
+
+    /// Who may register: a username that exists gets another passkey only from its own signed-in
+    /// session or with a ticket for it; a new one only where registration is open; a conditional
+    /// create (returned true) only upgrades an account the request has proven to hold. A 403 (or a
+    /// 400 for a mediation that does not apply) says who may otherwise.
+    private func admit(
+        username: String, existing: UserRecord?, withTicket: Bool, mediation: CreationMediation?, context: LatchkeyRequestContext
+    ) throws -> Bool {
+        let ownerSignedIn = existing != nil && context.identity?.user.handle == existing?.handle
+        if existing != nil {
+            if !withTicket, services.policy.existingUsernameRegistration == .ownerSignedIn, !ownerSignedIn {
+                throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
+            }
+        } else if services.policy.newUsernameRegistration == .ticketRequired {
+            throw APIError(
+                .forbidden,
+                "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket)")
+        }
+        switch mediation {
+        case .conditional?:
+            guard withTicket || ownerSignedIn else {
+                throw APIError(
+                    .forbidden,
+                    "mediation \"conditional\" (an automatic passkey upgrade) is only for a signed-in user adding a passkey, or with an enrollment ticket")
+            }
+            return true
+        case .silent?:
+            throw APIError.badRequest("mediation \"silent\" does not apply to creating a passkey; use \"conditional\" or \"required\"")
+        case .required?, .optional?, nil:
+            return false
+        }
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
