@@ -1,0 +1,46 @@
+import COpenSSL
+import Testing
+@testable import WebAuthn
+
+@Suite("Device key signatures")
+struct DeviceKeySignatureTests {
+    static func point(of key: TestKey) throws -> [UInt8] {
+        var point = [UInt8](repeating: 0, count: 133)
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &point, point.count, &length) == 1 else {
+            throw TestPKIError("no point")
+        }
+        return Array(point.prefix(length))
+    }
+
+    @Test func theMessageIsLaidOutAsDocumented() throws {
+        let publicKey = [0x04] + [UInt8](repeating: 1, count: 64)
+        let challenge = [UInt8](repeating: 2, count: 32)
+        let message = DeviceKeySignature(purpose: .signIn, rpID: "example.com", challenge: challenge, publicKey: publicKey).message
+        let expected = Array("LATCHKEY-DEVICE-KEY-V1".utf8) + [0x02] + [0, 11] + Array("example.com".utf8) + [0, 32] + challenge
+            + [0, 32] + Digest.sha256(publicKey)
+        #expect(message == expected)
+    }
+
+    @Test func aSignatureVerifiesOnlyForItsPurposeRelyingPartyChallengeAndKey() throws {
+        let key = try TestKey.p256()
+        let publicKey = try Self.point(of: key)
+        let challenge = try SecureRandom.bytes(count: 32)
+        let signed = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: publicKey)
+        let signature = try key.signDER(signed.message)
+        try signed.verify(signature)
+
+        let other = try Self.point(of: try TestKey.p256())
+        for wrong in [
+            DeviceKeySignature(purpose: .signIn, rpID: "example.com", challenge: challenge, publicKey: publicKey),
+            DeviceKeySignature(purpose: .enrol, rpID: "example.org", challenge: challenge, publicKey: publicKey),
+            DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: try SecureRandom.bytes(count: 32), publicKey: publicKey),
+            DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: other),
+        ] {
+            let error = #expect(throws: WebAuthnError.self) { try wrong.verify(signature) }
+            #expect(error?.code == .invalidSignature)
+        }
+        let short = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: Array(publicKey.dropFirst()))
+        #expect(throws: WebAuthnError.self) { try short.verify(signature) }
+    }
+}
