@@ -189,7 +189,7 @@ public enum LatchkeyServer {
     /// `storeTimeout` less a margin for the HTTP round trip, so that the 503 reaches a load balancer
     /// within `storeTimeout`.
     public static func storeDeadline(_ configuration: LatchkeyConfiguration) -> Duration {
-        .milliseconds(max(configuration.storeTimeout * 1000 - 250, 500))
+        .milliseconds(max(configuration.storeTimeout * 1000 - 500, 500))
     }
 
     /// Connections the admin listener holds open at most: it serves a few backends.
