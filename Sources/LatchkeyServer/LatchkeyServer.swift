@@ -106,6 +106,8 @@ public enum LatchkeyServer {
         CredentialsController(services: services, names: authenticatorNames).addRoutes(
             to: router.group("credentials").add(middleware: authenticator))
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
+        DeviceKeysController(services: services).addRoutes(
+            authenticated: router.group("device-keys").add(middleware: authenticator), signIn: router.group("device-keys/sign-in"))
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: services.tokens).addRoutes(to: router.group(".well-known"))
         if configuration.adminAddress.isEmpty {

@@ -66,6 +66,44 @@ public struct SigningKeyRecord: Sendable, Equatable {
     }
 }
 
+/// A key an app made on a device (in the Secure Enclave, typically gated by Face ID or Touch ID)
+/// and enrolled for a user: it signs in with a signature over a server challenge.
+public struct DeviceKeyRecord: Sendable, Equatable {
+    /// SHA-256 of the public key.
+    public var id: [UInt8]
+    public var userHandle: [UInt8]
+    /// The uncompressed P-256 point (`0x04 ‖ x ‖ y`).
+    public var publicKey: [UInt8]
+    /// The name the app or person gave it, if any.
+    public var name: String?
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], name: String?, createdAt: Date, lastUsedAt: Date? = nil) {
+        self.id = id
+        self.userHandle = userHandle
+        self.publicKey = publicKey
+        self.name = name
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// The store's device keys.
+public protocol DeviceKeyStore: Sendable {
+    /// Stores an enrolled key; ``StoreError/Code/credentialAlreadyRegistered`` when its ID is
+    /// enrolled already, ``StoreError/Code/userNotFound`` when its user is gone.
+    func saveDeviceKey(_ key: DeviceKeyRecord) async throws
+    func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord?
+    /// A user's device keys, oldest first.
+    func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord]
+    /// Removes a key of `owner`; false when no such key is theirs.
+    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool
+    /// Records a sign-in with a key and starts its session, in one transaction; false (writing
+    /// nothing) when the key was removed meanwhile.
+    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool
+}
+
 /// The store's part in a backend's control of Latchkey: users made ahead of their passkeys, admin
 /// keys, enrollment tickets and token signing keys.
 public protocol BackendStore: Sendable {

@@ -87,6 +87,10 @@ public struct CredentialRecord: Sendable, Equatable {
 public enum CeremonyKind: String, Sendable, CaseIterable {
     case registration
     case authentication
+    /// Enrolling an app's device key.
+    case deviceKeyEnrolment
+    /// Signing in with a device key.
+    case deviceKeySignIn
 }
 
 /// A challenge that was issued and not yet answered, with what it was issued for.

@@ -126,6 +126,20 @@ enum PostgresSchema {
             )
             """,
             """
+            CREATE TABLE device_keys (
+                id bytea NOT NULL,
+                user_handle bytea NOT NULL,
+                public_key bytea NOT NULL,
+                name bytea,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                registered bigint GENERATED ALWAYS AS IDENTITY,
+                CONSTRAINT device_keys_pkey PRIMARY KEY (id),
+                CONSTRAINT device_keys_user_handle_fkey FOREIGN KEY (user_handle) REFERENCES users (handle) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX device_keys_by_user ON device_keys (user_handle)",
+            """
             CREATE TABLE store_health (
                 id integer NOT NULL,
                 checked_at timestamptz NOT NULL,

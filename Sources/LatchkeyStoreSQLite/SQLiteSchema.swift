@@ -90,6 +90,15 @@ enum SQLiteSchema {
             created_at REAL NOT NULL,
             signs_from REAL NOT NULL
         );
+        CREATE TABLE device_keys (
+            id BLOB PRIMARY KEY,
+            user_handle BLOB NOT NULL REFERENCES users(handle) ON DELETE CASCADE,
+            public_key BLOB NOT NULL,
+            name TEXT,
+            created_at REAL NOT NULL,
+            last_used_at REAL
+        );
+        CREATE INDEX device_keys_by_user ON device_keys(user_handle);
         CREATE TABLE store_health (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             checked_at REAL NOT NULL

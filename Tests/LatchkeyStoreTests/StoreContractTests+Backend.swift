@@ -176,3 +176,44 @@ extension StoreContractTests {
         #expect(try await store.signingKeys() == [first, second])
     }
 }
+
+extension StoreContractTests {
+    @Test(arguments: StoreBackend.all)
+    func deviceKeysAreKeptPerUserAndSignInOnlyWhileEnrolled(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(alice)
+        try await store.createUser(bob)
+        let phone = DeviceKeyRecord(
+            id: Fixtures.bytes(1), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(7, count: 64), name: "iPhone 🔑",
+            createdAt: Fixtures.now)
+        let pad = DeviceKeyRecord(
+            id: Fixtures.bytes(2), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(8, count: 64), name: nil,
+            createdAt: Fixtures.now.addingTimeInterval(1))
+        try await store.saveDeviceKey(phone)
+        try await store.saveDeviceKey(pad)
+        await #expect { try await store.saveDeviceKey(phone) } throws: { ($0 as? StoreError)?.code == .credentialAlreadyRegistered }
+        var stranger = phone
+        stranger.id = Fixtures.bytes(3)
+        stranger.userHandle = Fixtures.bytes(9, count: 64)
+        await #expect { try await store.saveDeviceKey(stranger) } throws: { ($0 as? StoreError)?.code == .userNotFound }
+        #expect(try await store.deviceKey(id: phone.id) == phone)
+        #expect(try await store.deviceKeys(ofUser: alice.handle) == [phone, pad])
+        #expect(try await store.deviceKeys(ofUser: bob.handle).isEmpty)
+
+        let at = Fixtures.now.addingTimeInterval(60)
+        #expect(try await store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(1, of: alice)))
+        #expect(try await store.deviceKey(id: phone.id)?.lastUsedAt == at)
+        #expect(try await store.hasSession(Fixtures.bytes(1)))
+        #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(2, of: bob)), "not bob's key")
+        #expect(try await !store.hasSession(Fixtures.bytes(2)))
+
+        #expect(try await !store.deleteDeviceKey(id: phone.id, ownedBy: bob.handle))
+        #expect(try await store.deleteDeviceKey(id: phone.id, ownedBy: alice.handle))
+        #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(3, of: alice)), "a removed key")
+        #expect(try await !store.hasSession(Fixtures.bytes(3)))
+        _ = try await store.deleteUser(handle: alice.handle)
+        #expect(try await store.deviceKey(id: pad.id) == nil, "an account's keys go with it")
+    }
+}

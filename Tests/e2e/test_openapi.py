@@ -183,7 +183,7 @@ class BearerToken:
         case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
-@schema.auth(refresh_interval=None).apply_to(path_regex="^/(session|credentials|account)")
+@schema.auth(refresh_interval=None).apply_to(path_regex=r"^/(session|credentials|account|device-keys(/options|/\{keyId\})?$)")
 class SessionToken(BearerToken):
     token = SIGNED_IN
 

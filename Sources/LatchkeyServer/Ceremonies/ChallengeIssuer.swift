@@ -18,7 +18,12 @@ struct ChallengeIssuer: Sendable {
 
     /// `latchkey_registration` or `latchkey_signin`, with the `__Host-` prefix over https.
     func cookieName(_ kind: CeremonyKind) -> String {
-        Cookie.name(kind == .registration ? "latchkey_registration" : "latchkey_signin", secure: secureCookies)
+        let name = switch kind {
+        case .registration: "latchkey_registration"
+        case .authentication: "latchkey_signin"
+        case .deviceKeyEnrolment, .deviceKeySignIn: "latchkey_device_key"
+        }
+        return Cookie.name(name, secure: secureCookies)
     }
 
     /// A fresh challenge and the cookie that binds it to this client.
@@ -117,7 +122,12 @@ struct ChallengeIssuer: Sendable {
     }
 
     private static func article(_ kind: CeremonyKind) -> String {
-        kind == .registration ? "a registration" : "a sign-in"
+        switch kind {
+        case .registration: "a registration"
+        case .authentication: "a sign-in"
+        case .deviceKeyEnrolment: "a device key enrolment"
+        case .deviceKeySignIn: "a device key sign-in"
+        }
     }
 
     /// Expires a ceremony's binding cookie once it is answered.

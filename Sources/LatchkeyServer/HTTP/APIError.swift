@@ -30,6 +30,13 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(.badRequest, "this passkey is not registered with \(rpID)", reason: .unknownCredential, credentialID: id)
     }
 
+    /// A 400 for a device key the server does not know, with `"reason":"unknownDeviceKey"`.
+    static func unknownDeviceKey(_ id: [UInt8]) -> APIError {
+        APIError(
+            .badRequest, "this device key is not enrolled (it was removed, or its account deleted): enrol a new one",
+            reason: .unknownDeviceKey, credentialID: id)
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONResponse.make(
             FailureReply(errorMessage: message, reason: reason, credentialId: credentialID.map { Base64URLBytes($0) }),

@@ -7,7 +7,10 @@ import Hummingbird
 /// body is read or the store is asked anything.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = LatchkeyRequestContext
-    static let limitedPaths: Set<String> = ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result"]
+    static let limitedPaths: Set<String> = [
+        "/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result",
+        "/device-keys/options", "/device-keys", "/device-keys/sign-in/options", "/device-keys/sign-in",
+    ]
 
     let buckets: TokenBuckets
 

@@ -116,4 +116,22 @@ struct InstrumentedStore: LatchkeyStore {
     func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
         try await measured("addSigningKey") { try await base.addSigningKey(key) }
     }
+
+    // MARK: DeviceKeyStore
+
+    func saveDeviceKey(_ key: DeviceKeyRecord) async throws {
+        try await measured("saveDeviceKey") { try await base.saveDeviceKey(key) }
+    }
+    func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
+        try await measured("deviceKey") { try await base.deviceKey(id: id) }
+    }
+    func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord] {
+        try await measured("deviceKeys") { try await base.deviceKeys(ofUser: handle) }
+    }
+    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner) }
+    }
+    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
+        try await measured("recordDeviceKeySignIn") { try await base.recordDeviceKeySignIn(id: id, at: at, session: session) }
+    }
 }

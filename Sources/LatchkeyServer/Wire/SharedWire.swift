@@ -39,6 +39,9 @@ enum FailureReason: String, Encodable, Sendable {
     /// The passkey is not registered (any more): a page tells the browser with
     /// `PublicKeyCredential.signalUnknownCredential` so it stops offering it.
     case unknownCredential
+    /// The device key is not enrolled (any more: removed, or its account deleted): the app
+    /// enrols a new one (as it must when the biometrics changed and the Secure Enclave dropped it).
+    case unknownDeviceKey
 }
 
 /// `{"status":"ok","errorMessage":""}` with nothing else.

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+/// Device keys: P-256 keys an app makes on the device (in the Secure Enclave, typically gated by
+/// Face ID or Touch ID) and enrols for the signed-in user; the app then signs in with a signature
+/// over a single-use challenge, without the passkey sheet. What is signed is
+/// ``DeviceKeySignature``'s message. The server sees possession of the key; that a biometric check
+/// guarded it is the app's promise.
+struct DeviceKeysController: Sendable {
+    let services: LatchkeyServices
+
+    /// Enrolment, listing and removal run behind ``SessionAuthenticator``; sign-in does not.
+    func addRoutes(authenticated: RouterGroup<LatchkeyRequestContext>, signIn: RouterGroup<LatchkeyRequestContext>) {
+        authenticated.post("options", use: enrolmentOptions)
+        authenticated.post(use: enrol)
+        authenticated.get(use: list)
+        authenticated.delete("{keyId}", use: remove)
+        signIn.post("options", use: signInOptions)
+        signIn.post(use: self.signIn)
+    }
+
+    @Sendable func enrolmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().user
+        let issued = try await services.challenges.issue(
+            .deviceKeyEnrolment, userHandle: user.handle, username: user.username, displayName: nil,
+            userVerification: .preferred, client: context.clientAddress)
+        return issued.response(options(issued.challenge))
+    }
+
+    @Sendable func enrol(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().user
+        let body = try await request.decode(as: DeviceKeyEnrolmentRequest.self, context: context)
+        let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request)
+        guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
+            throw APIError.badRequest("this challenge was issued to another user")
+        }
+        let signed = DeviceKeySignature(purpose: .enrol, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: body.publicKey.bytes)
+        try signed.verify(body.signature.bytes)
+        let name = try body.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
+        let keyID = DeviceKeySignature.keyID(of: body.publicKey.bytes)
+        try await services.store.saveDeviceKey(DeviceKeyRecord(
+            id: keyID, userHandle: user.handle, publicKey: body.publicKey.bytes, name: name, createdAt: Date()))
+        context.logger.info("device key enrolled", metadata: [
+            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(keyID))",
+        ])
+        var response = JSONResponse.make(DeviceKeyEnrolledReply(keyId: Base64URLBytes(keyID)), status: .created)
+        response.setCookie(services.challenges.clearingCookie(.deviceKeyEnrolment))
+        return response
+    }
+
+    @Sendable func list(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().user
+        let keys = try await services.store.deviceKeys(ofUser: user.handle)
+        return JSONResponse.make(DeviceKeyListReply(deviceKeys: keys.map(DeviceKeySummary.init)))
+    }
+
+    @Sendable func remove(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().user
+        guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty,
+              try await services.store.deleteDeviceKey(id: id, ownedBy: user.handle)
+        else { throw APIError(.notFound, "no device key with this id") }
+        context.logger.info("device key removed", metadata: [
+            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
+        ])
+        return JSONResponse.ok()
+    }
+
+    @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try await request.decode(as: DeviceKeySignInOptionsRequest.self, context: context)
+        guard let key = try await services.store.deviceKey(id: body.keyId.bytes) else {
+            throw APIError.unknownDeviceKey(body.keyId.bytes)
+        }
+        let issued = try await services.challenges.issue(
+            .deviceKeySignIn, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
+            client: context.clientAddress)
+        return issued.response(options(issued.challenge))
+    }
+
+    @Sendable func signIn(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try await request.decode(as: DeviceKeySignInRequest.self, context: context)
+        let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request)
+        guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
+              let owner = try await services.store.user(handle: key.userHandle)
+        else { throw APIError.unknownDeviceKey(body.keyId.bytes) }
+        guard let expected = pending.userHandle, constantTimeEquals(expected, key.userHandle) else {
+            throw APIError.badRequest("this challenge was issued for another device key")
+        }
+        let signed = DeviceKeySignature(purpose: .signIn, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: key.publicKey)
+        try signed.verify(body.signature.bytes)
+
+        let now = Date()
+        let session = try services.sessions.make(for: owner.handle, now: now)
+        guard try await services.store.recordDeviceKeySignIn(id: key.id, at: now, session: session.record) else {
+            throw APIError.unknownDeviceKey(key.id)
+        }
+        context.logger.info("signed in with a device key", metadata: [
+            "user": "\(owner.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(key.id))",
+        ])
+        // The server saw possession of the key, not how the device guarded it.
+        let idToken = try await services.tokens.issue(for: owner, credentialID: key.id, userVerified: false, now: now)
+        var response = JSONResponse.make(SignInReply(
+            username: owner.username, displayName: owner.displayName, credentialId: Base64URLBytes(key.id), userVerified: false,
+            sessionToken: session.token, idToken: idToken))
+        response.setCookie(services.challenges.clearingCookie(.deviceKeySignIn))
+        response.setCookie(services.sessions.cookie(for: session.token))
+        return response
+    }
+
+    private func options(_ challenge: [UInt8]) -> DeviceKeyOptionsReply {
+        DeviceKeyOptionsReply(challenge: Base64URLBytes(challenge), timeout: services.timeoutMilliseconds, rpId: services.relyingParty.id)
+    }
+}

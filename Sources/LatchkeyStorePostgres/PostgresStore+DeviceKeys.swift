@@ -1,0 +1,47 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// Device keys: enrolled app keys that sign in with a signature over a challenge.
+extension PostgresStore {
+    private static let deviceKeyColumns = "id, user_handle, public_key, name, created_at, last_used_at"
+
+    public func saveDeviceKey(_ key: DeviceKeyRecord) async throws {
+        try await execute("""
+            INSERT INTO device_keys (\(unescaped: Self.deviceKeyColumns)) VALUES (
+                \(key.id.bytea), \(key.userHandle.bytea), \(key.publicKey.bytea), \(key.name?.utf8Bytea), \(key.createdAt), \(key.lastUsedAt)
+            )
+            """)
+    }
+
+    public func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
+        try await firstRow("SELECT \(unescaped: Self.deviceKeyColumns) FROM device_keys WHERE id = \(id.bytea)") { try Self.deviceKey(&$0) }
+    }
+
+    public func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord] {
+        try await rows("""
+            SELECT \(unescaped: Self.deviceKeyColumns) FROM device_keys WHERE user_handle = \(handle.bytea) ORDER BY created_at, registered
+            """) { try Self.deviceKey(&$0) }
+    }
+
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await !rows("DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1") { _ in true }.isEmpty
+    }
+
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
+        try await transaction { connection in
+            let marked = try await Self.rows("""
+                UPDATE device_keys SET last_used_at = \(at) WHERE id = \(id.bytea) AND user_handle = \(session.userHandle.bytea) RETURNING 1
+                """, on: connection) { _ in true }
+            guard !marked.isEmpty else { return false }
+            try await Self.insert(session, on: connection)
+            return true
+        }
+    }
+
+    private static func deviceKey(_ row: inout ColumnReader) throws -> DeviceKeyRecord {
+        DeviceKeyRecord(
+            id: try row.bytes(), userHandle: try row.bytes(), publicKey: try row.bytes(), name: try row.optionalUTF8(),
+            createdAt: try row.next(Date.self), lastUsedAt: try row.next(Date?.self))
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import LatchkeyStore
+
+/// Device keys: enrolled app keys that sign in with a signature over a challenge.
+extension SQLiteStore {
+    private static let columns = "id, user_handle, public_key, name, created_at, last_used_at"
+    private static let insert = "INSERT INTO device_keys (\(columns)) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ?"
+    private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
+    private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
+    private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
+
+    public func saveDeviceKey(_ key: DeviceKeyRecord) throws {
+        try database().withStatement(Self.insert) { statement in
+            try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the user this device key was for does not exist")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
+            }
+        }
+    }
+
+    public func deviceKey(id: [UInt8]) throws -> DeviceKeyRecord? {
+        try database().withStatement(Self.byID) { row in
+            try row.bind(id)
+            return try row.step() ? Self.deviceKey(row) : nil
+        }
+    }
+
+    public func deviceKeys(ofUser handle: [UInt8]) throws -> [DeviceKeyRecord] {
+        try database().withStatement(Self.byUser) { row in
+            try row.bind(handle)
+            var keys: [DeviceKeyRecord] = []
+            while try row.step() { keys.append(Self.deviceKey(row)) }
+            return keys
+        }
+    }
+
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
+        let database = try database()
+        return try database.withStatement(Self.delete) { statement in
+            try statement.bind(id, owner)
+            try statement.step()
+            return database.changes > 0
+        }
+    }
+
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) throws -> Bool {
+        let database = try database()
+        return try database.transaction {
+            let marked = try database.withStatement(Self.markUsed) { statement in
+                try statement.bind(at, id, session.userHandle)
+                try statement.step()
+                return database.changes
+            }
+            guard marked > 0 else { return false }
+            try Self.insert(session, into: database)
+            return true
+        }
+    }
+
+    private static func deviceKey(_ row: SQLiteStatement) -> DeviceKeyRecord {
+        DeviceKeyRecord(
+            id: row.blob(0), userHandle: row.blob(1), publicKey: row.blob(2), name: row.optionalText(3), createdAt: row.date(4),
+            lastUsedAt: row.optionalDate(5))
+    }
+}
