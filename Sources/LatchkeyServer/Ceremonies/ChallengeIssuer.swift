@@ -5,9 +5,9 @@ import WebAuthn
 
 /// Issues single-use, expiring challenges and checks the pending ceremony a client answers, found
 /// from the challenge inside its clientDataJSON (so cookie-less clients work). The ceremony's
-/// cookie (`latchkey_registration` or `latchkey_signin`), when the client sends it back, must
-/// belong to that challenge; one cookie per ceremony kind lets a registration and a sign-in run
-/// side by side.
+/// cookie (`latchkey_registration`, `latchkey_signin` or `latchkey_device_key`), when the client
+/// sends it back, must belong to that challenge; one cookie per ceremony kind lets a registration
+/// and a sign-in run side by side.
 struct ChallengeIssuer: Sendable {
     let store: any LatchkeyStore
     let lifetime: TimeInterval
@@ -16,7 +16,7 @@ struct ChallengeIssuer: Sendable {
     /// Bounds the challenges pending per client address and in all.
     let caps: PendingChallengeCaps
 
-    /// `latchkey_registration` or `latchkey_signin`, with the `__Host-` prefix over https.
+    /// `latchkey_registration`, `latchkey_signin` or `latchkey_device_key`, with the `__Host-` prefix over https.
     func cookieName(_ kind: CeremonyKind) -> String {
         let name = switch kind {
         case .registration: "latchkey_registration"
