@@ -18,7 +18,7 @@ struct AuthenticatorCommand: ParsableCommand {
             not options (malformed JSON, a failed reply) or an unreadable keys file, 73 when the keys \
             file cannot be written.
             """,
-        subcommands: [Register.self, SignIn.self])
+        subcommands: [Register.self, SignIn.self, DeviceKeyCommand.self])
 
     /// `latchkey authenticator register`: creation options in, `RegistrationResponseJSON` out.
     struct Register: ParsableCommand {
@@ -74,6 +74,39 @@ struct AuthenticatorCommand: ParsableCommand {
                 let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
                 return try authenticator.signIn(options: options, username: user)
             }
+        }
+    }
+}
+
+/// `latchkey authenticator device-key ...`: a software stand-in for an app's device key.
+struct DeviceKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device-key", abstract: "An app's device key (as an iPhone keeps one in its Secure Enclave), in a PEM file.",
+        subcommands: [Enrol.self, SignIn.self])
+
+    /// `latchkey authenticator device-key enrol --key FILE`: enrolment options in, the enrolment out.
+    struct Enrol: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new key in FILE and answer the options of POST /device-keys/options (stdin) for POST /device-keys.")
+
+        @Option(help: "The key's PEM file, created with mode 0600 (it must not exist).")
+        var key: String
+
+        func run() throws {
+            try answerOptions(endpoint: "/device-keys/options") { try DeviceKeyAuthenticator(keyPath: key).enrol(options: $0) }
+        }
+    }
+
+    /// `latchkey authenticator device-key sign-in --key FILE`: sign-in options in, the signed answer out.
+    struct SignIn: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-in", abstract: "Sign the options of POST /device-keys/sign-in/options (stdin) with the key in FILE.")
+
+        @Option(help: "The key's PEM file.")
+        var key: String
+
+        func run() throws {
+            try answerOptions(endpoint: "/device-keys/sign-in/options") { try DeviceKeyAuthenticator(keyPath: key).signIn(options: $0) }
         }
     }
 }

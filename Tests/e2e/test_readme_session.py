@@ -1,6 +1,7 @@
 """The README's shell session (the ```sh block after `<!-- readme-session -->`), extracted from
 README.md and run as written with bash against the real server: curl, jq and `latchkey
-authenticator` register alice, sign her in twice, list and rename her passkey, and sign her out.
+authenticator` register alice, sign her in twice, list and rename her passkey, enrol a device key
+and sign in with it, and sign her out.
 What it prints must be the `#` lines written under its commands, so the documentation cannot rot."""
 
 from __future__ import annotations
@@ -84,15 +85,20 @@ def test_the_readme_session_runs_as_written(server, workdir):
         f"printed:\n{result.stdout}\nstderr:\n{result.stderr}")
 
     # What those lines say, checked one by one.
-    registered, by_username, usernameless, listed, renamed, relisted, signed_out, final = printed
+    registered, by_username, usernameless, listed, renamed, relisted, device_key, signed_out, final = printed
     assert json.loads(registered) == {"status": "ok", "username": "alice", "attestationFormat": "none"}
     assert json.loads(by_username) == {"status": "ok", "username": "alice"}
     assert json.loads(usernameless) == {"status": "ok", "username": "alice"}
     assert json.loads(listed)["name"] == "Passkey"
     assert json.loads(renamed) == "Work laptop"
     assert json.loads(relisted) == ["Work laptop"], "the rename is visible in the second listing"
+    assert json.loads(device_key) == {"status": "ok", "username": "alice", "userVerified": False}
     assert json.loads(signed_out) == {"status": "ok", "errorMessage": ""}
     assert final == "401", "the token still worked after DELETE /session"
+
+    # The device key: a private PEM file.
+    assert stat.S_IMODE((workdir / "alice-device.pem").stat().st_mode) == 0o600
+    assert (workdir / "alice-device.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")
 
     # The keys file: one credential of alice, private, its counter moved by both sign-ins.
     keys_file = workdir / "alice-keys.json"
