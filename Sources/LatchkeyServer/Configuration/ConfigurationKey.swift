@@ -308,7 +308,7 @@ extension LatchkeyConfiguration {
             "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
         .string(
             "metricsAddress", \.metricsAddress,
-            check: { value, configuration in (try? configuration.metricsListenAddress) == nil && !value.isEmpty ? "\"\(value)\" is not HOST:PORT" : nil },
+            check: { value, _ in listenAddressProblem(value, key: "metricsAddress") },
             "`HOST:PORT` of a separate listener that serves `GET /metrics` (Prometheus text format) to anyone who can reach it, e.g. `127.0.0.1:9464`. Empty: no such listener."),
         .string(
             "metricsToken", \.metricsToken, secrecy: .whole,
@@ -330,7 +330,7 @@ extension LatchkeyConfiguration {
             "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         .string(
             "adminAddress", \.adminAddress,
-            check: { value, configuration in (try? configuration.adminListenAddress) == nil && !value.isEmpty ? "\"\(value)\" is not HOST:PORT" : nil },
+            check: { value, _ in listenAddressProblem(value, key: "adminAddress") },
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
         .choice(
             "registration", \.registration,

@@ -90,6 +90,11 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
         get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
     }
 
+    /// The problem with a `HOST:PORT` value, or nil when it is one (or empty).
+    static func listenAddressProblem(_ address: String, key: String) -> String? {
+        (try? listenAddress(address, key: key)) == nil ? "\"\(address)\" is not HOST:PORT" : nil
+    }
+
     /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
     static func listenAddress(_ address: String, key: String) throws -> (host: String, port: Int)? {
         guard !address.isEmpty else { return nil }

@@ -33,6 +33,8 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Whether the reply being written says `Connection: close`.
     private var closeAfterReply = false
     private var deadline: Scheduled<Void>?
+    /// What the shedder was last told, so that it is told only of changes.
+    private var reportedIdle: Bool?
 
     init(requestTimeout: TimeAmount, logger: Logger, shedder: ConnectionShedder? = nil) {
         self.requestTimeout = requestTimeout
@@ -121,7 +123,11 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     /// A deadline runs while a request is being read or none is in progress.
     private func updateDeadline(_ context: ChannelHandlerContext) {
-        shedder?.setIdle(context.channel, requestsInProgress == 0 && !isReadingRequest)
+        let idle = requestsInProgress == 0 && !isReadingRequest
+        if let shedder, idle != reportedIdle {
+            shedder.setIdle(context.channel, idle)
+            reportedIdle = idle
+        }
         let shouldRun = isReadingRequest || requestsInProgress == 0
         if shouldRun, deadline == nil {
             deadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) {

@@ -97,7 +97,7 @@ public final class LatchkeyMetrics: Sendable {
     }
 
     /// A store fault that made a request or probe fail (`latchkey_store_faults_total`, by `reason`:
-    /// `unavailable`, `full`, `timeout`).
+    /// `unavailable`, `full`, ...).
     func recordStoreFault(_ reason: String) {
         let counter = storeFailures.withLock { counters in
             if let counter = counters[reason] { return counter }

@@ -102,10 +102,10 @@ final class StoreHealth: Sendable {
         }
     }
 
+    /// The `reason` label of `latchkey_store_faults_total`: the store error's class (`full`,
+    /// `unavailable`, ...), or `other`.
     static func faultReason(of error: any Error) -> String {
-        guard let error = error as? StoreError else { return "other" }
-        if error.message.contains("within") { return "timeout" }
-        return error.code.description
+        (error as? StoreError)?.code.description ?? "other"
     }
 }
 
