@@ -43,7 +43,7 @@ final class SQLiteConnection {
             try execute("PRAGMA synchronous = NORMAL")
             // A bounded WAL: it is checkpointed into the database every 256 pages (1 MiB of 4 KiB
             // pages, instead of SQLite's 4 MiB), and cut back to at most 1 MiB whenever it starts
-            // over, so a store needs its database's size plus a few MiB free (README: SQLite).
+            // over, so a store needs its database's size plus a few MiB free (docs/OPERATIONS.md, "When things fail").
             try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
             try execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         } catch {

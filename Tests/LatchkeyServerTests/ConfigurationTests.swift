@@ -413,9 +413,9 @@ struct ConfigurationTests {
     }
 
     @Test func theReadmeTableIsTheDeclaredKeys() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let table = LatchkeyConfiguration.markdownTable
-        #expect(readme.contains("\n" + table + "\n"), "README.md's configuration table should be:\n\(table)")
+        #expect(readme.contains("\n" + table + "\n"), "docs/CONFIGURATION.md's configuration table should be:\n\(table)")
     }
 }
 

@@ -24,7 +24,7 @@ def test_version():
 def test_serve_help_lists_every_setting_with_its_variable():
     done = run("serve", "--help")
     assert done.returncode == 0, done.stderr
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "CONFIGURATION.md").read_text()
     variables = re.findall(r"^\| `\w+` \| `(LATCHKEY_\w+)` \|", readme, flags=re.M)
     assert len(variables) > 20
     for variable in variables:

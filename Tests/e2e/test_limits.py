@@ -381,7 +381,7 @@ def test_pending_challenges_expire_out_of_the_cap(server_factory):
 
 
 def test_each_instance_on_one_postgresql_enforces_its_share_of_the_limits(server_factory, postgres_url):
-    """The counts are each instance's own (README, Security notes): behind a balancer over N
+    """The counts are each instance's own (docs/OPERATIONS.md, Security notes): behind a balancer over N
     instances a client gets N buckets and N challenge caps, and no more."""
     env = {"LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": "http://localhost", "LATCHKEY_RATE_LIMIT": "1",
            "LATCHKEY_RATE_LIMIT_BURST": "3", "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "2"}

@@ -1,5 +1,5 @@
-"""The README's shell session (the ```sh block after `<!-- readme-session -->`), extracted from
-README.md and run as written with bash against the real server: curl, jq and `latchkey
+"""The documented shell session (the ```sh block after `<!-- readme-session -->`), extracted from
+docs/USING.md and run as written with bash against the real server: curl, jq and `latchkey
 authenticator` register alice, sign her in twice, list and rename her passkey, enrol a device key
 and sign in with it, and sign her out.
 What it prints must be the `#` lines written under its commands, so the documentation cannot rot."""
@@ -26,8 +26,8 @@ MARKER = "<!-- readme-session"
 
 def readme_session() -> str:
     """The code of the fenced block right after the marker comment; exactly one such block."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert text.count(MARKER) == 1, f"README.md must hold exactly one {MARKER} comment"
+    text = (REPO / "docs" / "USING.md").read_text(encoding="utf-8")
+    assert text.count(MARKER) == 1, f"docs/USING.md must hold exactly one {MARKER} comment"
     after = text.split(MARKER, 1)[1]
     match = re.match(r"[^\n]*-->\n```sh\n(.*?)\n```\n", after, re.DOTALL)
     assert match, f"the {MARKER} comment must be followed directly by a ```sh block"

@@ -5,7 +5,7 @@ import WebAuthn
 /// One configuration key, declared once in ``LatchkeyConfiguration/keys``: its name in the file,
 /// its type, documentation, whether its value is secret, and its checks. The environment variable,
 /// the default (read from the property's initial value in ``LatchkeyConfiguration``), the
-/// `check-config` summary and the README table all follow from it.
+/// `check-config` summary and the table in docs/CONFIGURATION.md all follow from it.
 public struct ConfigurationKey: Sendable {
     /// The type of a key's value, as written in the file and in an environment variable.
     public enum Kind: String, Sendable {
@@ -33,10 +33,10 @@ public struct ConfigurationKey: Sendable {
     /// The key in the configuration file, for example `rpID`.
     public let name: String
     public let kind: Kind
-    /// One paragraph (Markdown) for the README table.
+    /// One paragraph (Markdown) for the table in docs/CONFIGURATION.md.
     public let documentation: String
     public let secrecy: Secrecy
-    /// The README's Default column when the default is not a plain value (`origins`).
+    /// The Default column of docs/CONFIGURATION.md when the default is not a plain value (`origins`).
     public let defaultDescription: String?
     /// `LATCHKEY_` followed by the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
     public var environmentName: String { LatchkeyConfiguration.environmentName(of: name) }
@@ -243,7 +243,7 @@ extension ConfigurationKey {
 // MARK: - The keys
 
 extension LatchkeyConfiguration {
-    /// Every key of the configuration, in the order of the README table, of `check-config` and of
+    /// Every key of the configuration, in the order of the table in docs/CONFIGURATION.md, of `check-config` and of
     /// validation. Adding a key: a stored property with its default, and one line here.
     public static let keys: [ConfigurationKey] = [
         .string("host", \.host, check: { host, _ in hostProblem(host) }, "Address to listen on (`0.0.0.0` for all); a name must resolve."),
@@ -400,7 +400,7 @@ extension LatchkeyConfiguration {
         return "LATCHKEY_" + name
     }
 
-    /// The README's table of keys (Markdown), one row per key in declaration order.
+    /// The table of keys in docs/CONFIGURATION.md (Markdown), one row per key in declaration order.
     public static var markdownTable: String {
         let defaults = LatchkeyConfiguration()
         let rows = keys.map { key in
