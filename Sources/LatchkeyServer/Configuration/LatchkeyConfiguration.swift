@@ -92,7 +92,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// The problem with a `HOST:PORT` value, or nil when it is one (or empty).
     static func listenAddressProblem(_ address: String, key: String) -> String? {
-        (try? listenAddress(address, key: key)) == nil ? "\"\(address)\" is not HOST:PORT" : nil
+        guard !address.isEmpty else { return nil }
+        return (try? listenAddress(address, key: key)) == nil ? "\"\(address)\" is not HOST:PORT" : nil
     }
 
     /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
