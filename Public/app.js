@@ -287,6 +287,7 @@
    * Runs one action a person asked for: busy while it runs, then the view, then the outcome.
    * `announce`: after success, tell the passkey provider the account's passkeys and details.
    * `fromAutofill`: the action finishes an autofill choice (no autofill request to abort).
+   * `signsIn`: the action is a sign-in; after success, the browser may add a passkey (upgrade).
    */
   async function run(label, action, options = {}) {
     if (busy) return;
@@ -296,6 +297,7 @@
     let message = '';
     try {
       if (!options.fromAutofill) await autofill.stop();
+      await upgrade.stop();
       message = await action();
     } catch (err) {
       state = 'error';
@@ -314,6 +316,7 @@
     // The status is written last, after the view is up to date.
     setStatus(state, message);
     if (!account && !(options.fromAutofill && state === 'error')) autofill.start();
+    if (account && state === 'ok' && options.signsIn) upgrade.start(account.username);
   }
 
   // ---- the signed-in view -----------------------------------------------------------------
@@ -567,7 +570,7 @@
       this.controller = null;
       this.task = null;
       run('Signing in', async () => signedInMessage(await finishSignIn(options, credential)),
-        { fromAutofill: true, announce: true });
+        { fromAutofill: true, announce: true, signsIn: true });
     },
   };
 
@@ -578,6 +581,112 @@
       return Boolean(await pkc.isConditionalMediationAvailable());
     } catch (err) {
       console.warn('isConditionalMediationAvailable failed:', err);
+      return false;
+    }
+  }
+
+  // ---- automatic passkey upgrade (conditional create) ---------------------------------------
+  // WebAuthn Level 3: right after a sign-in, the browser's password manager may make a passkey
+  // for the person without asking them (typically when it has just filled their password). The
+  // browser decides; refusing, or never answering, is its usual reply, so nothing is shown unless
+  // a passkey was added. When the page offers it:
+  //  - after a sign-in (buttons or autofill): every sign-in here is a passkey sign-in, but that
+  //    passkey may live elsewhere (a security key, a phone); the server's excludeCredentials keeps
+  //    a provider that already holds one of the user's passkeys from making another.
+  //  - once per user and tab session, counted when the browser has answered (a request withdrawn
+  //    for a sign-out, say, is offered again at the next sign-in).
+  //  - not after a registration or an enrollment link (a passkey was just made), not for a session
+  //    found when the page loads, and not on the signed-out enrollment page, where autofill holds
+  //    the one WebAuthn request a page may have open and the link's button is a single tap.
+  // Like autofill, the request is withdrawn before any action a person starts.
+
+  const upgrade = {
+    supported: false,
+    controller: null,
+    task: null,
+
+    setState(state) { document.body.dataset.upgrade = state; },
+
+    storageKey(username) { return `latchkey.upgradeOffered.${username}`; },
+
+    offeredBefore(username) {
+      try {
+        return sessionStorage.getItem(this.storageKey(username)) !== null;
+      } catch (err) {
+        return false; // storage blocked: offer at every sign-in
+      }
+    },
+
+    remember(username) {
+      try {
+        sessionStorage.setItem(this.storageKey(username), new Date().toISOString());
+      } catch (err) {
+        // storage blocked: nothing to remember it in
+      }
+    },
+
+    start(username) {
+      if (!this.supported || this.task || this.offeredBefore(username)) return;
+      const controller = new AbortController();
+      this.controller = controller;
+      this.task = this.offer(username, controller.signal).finally(() => {
+        if (this.controller === controller) {
+          this.controller = null;
+          this.task = null;
+        }
+      });
+    },
+
+    /** Withdraws the pending request and waits until it has ended. */
+    async stop() {
+      const task = this.task;
+      if (!task) return;
+      this.controller.abort(new DOMException('The passkey upgrade was withdrawn.', 'AbortError'));
+      await task;
+    },
+
+    async offer(username, abortSignal) {
+      this.setState('asking');
+      let credential = null;
+      try {
+        const reply = await api('POST', '/attestation/options', { username, mediation: 'conditional' }, abortSignal);
+        this.setState('pending');
+        credential = await navigator.credentials.create({
+          mediation: 'conditional',
+          publicKey: creationOptionsFromJSON(optionsFromReply(reply)),
+          signal: abortSignal,
+        });
+        if (!credential) throw new Error('The browser returned no passkey.');
+        // Not withdrawn from here on: the password manager holds the passkey now.
+        await api('POST', '/attestation/result', credentialToJSON(credential));
+      } catch (err) {
+        const withdrawn = abortSignal.aborted && !credential;
+        this.setState(withdrawn ? 'withdrawn' : 'ended');
+        if (!withdrawn) this.remember(username);
+        console.debug('No automatic passkey upgrade:', err);
+        // A passkey the server refused: tell the password manager which ones the account has.
+        if (credential && account) signalAccount(account);
+        return;
+      }
+      this.remember(username);
+      this.setState('added');
+      if (busy) return; // the action under way shows the new list
+      try {
+        const current = await refreshView();
+        if (current) signalAccount(current);
+        if (!busy) setStatus('ok', 'A passkey was added for you.');
+      } catch (err) {
+        console.debug('The passkey list could not be refreshed after the upgrade:', err);
+      }
+    },
+  };
+
+  async function detectUpgrade() {
+    if (!browserHas('getClientCapabilities')) return false;
+    try {
+      return (await PublicKeyCredential.getClientCapabilities()).conditionalCreate === true;
+    } catch (err) {
+      console.debug('getClientCapabilities failed:', err);
       return false;
     }
   }
@@ -654,11 +763,11 @@
     });
 
     $('signin').addEventListener('click', () => {
-      run('Signing in', async () => signedInMessage(await signIn(readUsername())), { announce: true });
+      run('Signing in', async () => signedInMessage(await signIn(readUsername())), { announce: true, signsIn: true });
     });
 
     $('signin-discoverable').addEventListener('click', () => {
-      run('Signing in', async () => signedInMessage(await signIn(null)), { announce: true });
+      run('Signing in', async () => signedInMessage(await signIn(null)), { announce: true, signsIn: true });
     });
 
     // A person coming back to the field after autofill ended gets a fresh request.
@@ -700,6 +809,8 @@
     autofill.supported = await detectAutofill();
     $('autofill-hint').hidden = !autofill.supported;
     autofill.setState(autofill.supported ? 'idle' : 'unsupported');
+    upgrade.supported = await detectUpgrade();
+    upgrade.setState(upgrade.supported ? 'idle' : 'unsupported');
     try {
       await refreshView();
     } catch (err) {

@@ -20,11 +20,12 @@ public enum LatchkeyServer {
     /// unless the configuration names an `adminAddress` (see ``adminRouter(configuration:store:attestationTrust:authenticatorNames:metrics:)``).
     public static func router(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
-        authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics(),
-        metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
+        appAttestRoots: [X509Certificate] = [], authenticatorNames: AuthenticatorNames = AuthenticatorNames(),
+        metrics: LatchkeyMetrics = LatchkeyMetrics(), metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
     ) -> Router<LatchkeyRequestContext> {
         router(
-            services: LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics),
+            services: LatchkeyServices(
+                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics),
             authenticatorNames: authenticatorNames, metricsRegistry: metricsRegistry, logger: logger)
     }
 
@@ -35,7 +36,8 @@ public enum LatchkeyServer {
         authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics()
     ) -> Router<LatchkeyRequestContext> {
         adminRouter(
-            services: LatchkeyServices(configuration: configuration, store: store, attestationTrust: attestationTrust, metrics: metrics),
+            services: LatchkeyServices(
+                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics),
             authenticatorNames: authenticatorNames)
     }
 
@@ -108,6 +110,9 @@ public enum LatchkeyServer {
         AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
         DeviceKeysController(services: services).addRoutes(
             authenticated: router.group("device-keys").add(middleware: authenticator), signIn: router.group("device-keys/sign-in"))
+        if configuration.appAttest != .off {
+            AppAttestController(services: services).addRoutes(to: router.group("app-attest"))
+        }
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: services.tokens).addRoutes(to: router.group(".well-known"))
         if configuration.adminAddress.isEmpty {
@@ -135,8 +140,10 @@ public enum LatchkeyServer {
     ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
+        let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
         let metrics = LatchkeyMetrics()
-        let shared = LatchkeyServices(configuration: configuration, store: store, attestationTrust: trust, metrics: metrics)
+        let shared = LatchkeyServices(
+            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics)
         var services: [any Service] = [
             store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
         ]

@@ -78,22 +78,76 @@ public struct DeviceKeyRecord: Sendable, Equatable {
     public var name: String?
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The App Attest key whose assertion vouched for the enrolment, when one did: the key was
+    /// then handed over by a genuine copy of the app.
+    public var appAttestKeyID: [UInt8]?
 
-    public init(id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], name: String?, createdAt: Date, lastUsedAt: Date? = nil) {
+    public init(
+        id: [UInt8], userHandle: [UInt8], publicKey: [UInt8], name: String?, createdAt: Date, lastUsedAt: Date? = nil,
+        appAttestKeyID: [UInt8]? = nil
+    ) {
         self.id = id
         self.userHandle = userHandle
         self.publicKey = publicKey
         self.name = name
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
+        self.appAttestKeyID = appAttestKeyID
     }
+}
+
+/// A key App Attest vouched for: it lives in the Secure Enclave of a genuine device, in a copy of
+/// one of the relying party's apps. Not tied to a user: an app attests its key before anyone signs in.
+public struct AppAttestKeyRecord: Sendable, Equatable {
+    /// SHA-256 of the public key: the key ID `DCAppAttestService` returns.
+    public var keyID: [UInt8]
+    /// The uncompressed P-256 point (`0x04 ‖ x ‖ y`).
+    public var publicKey: [UInt8]
+    /// The app (`TEAMID.bundle.id`) it was attested for.
+    public var appID: String
+    /// `production` or `development`.
+    public var environment: String
+    /// Apple's receipt, kept for fraud-risk queries.
+    public var receipt: [UInt8]
+    /// The counter of the last accepted assertion (0 after the attestation).
+    public var counter: UInt32
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+
+    public init(
+        keyID: [UInt8], publicKey: [UInt8], appID: String, environment: String, receipt: [UInt8], counter: UInt32 = 0,
+        createdAt: Date, lastUsedAt: Date? = nil
+    ) {
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.appID = appID
+        self.environment = environment
+        self.receipt = receipt
+        self.counter = counter
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+    }
+}
+
+/// The store's App Attest keys.
+public protocol AppAttestStore: Sendable {
+    /// Stores an attested key; ``StoreError/Code/credentialAlreadyRegistered`` when it is stored already.
+    func saveAppAttestKey(_ key: AppAttestKeyRecord) async throws
+    func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord?
+    /// Moves a key's counter up to `counter` if it is still below it, in one statement, so that of
+    /// two racing assertions with the same counter one wins; false (writing nothing) otherwise or
+    /// when the key is gone.
+    func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) async throws -> Bool
 }
 
 /// The store's device keys.
 public protocol DeviceKeyStore: Sendable {
     /// Stores an enrolled key; ``StoreError/Code/credentialAlreadyRegistered`` when its ID is
-    /// enrolled already, ``StoreError/Code/userNotFound`` when its user is gone.
-    func saveDeviceKey(_ key: DeviceKeyRecord) async throws
+    /// enrolled already, ``StoreError/Code/userNotFound`` when its user is gone. With
+    /// `spendingTicket`, the enrollment ticket is marked used in the same transaction; when it is
+    /// for another user, used, revoked, expired or gone by then, ``StoreError/Code/ticketNotUsable``
+    /// is thrown and nothing is written.
+    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws
     func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord?
     /// A user's device keys, oldest first.
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord]

@@ -7,7 +7,7 @@ import ServiceLifecycle
 ///
 /// A store is a `Service`: the backend is opened when it is made (so a bad database stops the
 /// server before it listens), `run()` waits for graceful shutdown and then closes it.
-public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore {
+public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestStore {
     // MARK: Users and credentials
 
     /// The user with this exact username, if any.

@@ -91,6 +91,8 @@ public enum CeremonyKind: String, Sendable, CaseIterable {
     case deviceKeyEnrolment
     /// Signing in with a device key.
     case deviceKeySignIn
+    /// Attesting an App Attest key, or asserting with one.
+    case appAttest
 }
 
 /// A challenge that was issued and not yet answered, with what it was issued for.

@@ -148,6 +148,23 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 3: App Attest keys, and the one that vouched for a device key's enrolment.
+        [
+            """
+            CREATE TABLE app_attest_keys (
+                key_id bytea NOT NULL,
+                public_key bytea NOT NULL,
+                app_id text NOT NULL,
+                environment text NOT NULL,
+                receipt bytea NOT NULL,
+                counter bigint NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                CONSTRAINT app_attest_keys_pkey PRIMARY KEY (key_id)
+            )
+            """,
+            "ALTER TABLE device_keys ADD COLUMN app_attest_key_id bytea",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -4,14 +4,26 @@ import PostgresNIO
 
 /// Device keys: enrolled app keys that sign in with a signature over a challenge.
 extension PostgresStore {
-    private static let deviceKeyColumns = "id, user_handle, public_key, name, created_at, last_used_at"
+    private static let deviceKeyColumns = "id, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id"
 
-    public func saveDeviceKey(_ key: DeviceKeyRecord) async throws {
-        try await execute("""
-            INSERT INTO device_keys (\(unescaped: Self.deviceKeyColumns)) VALUES (
-                \(key.id.bytea), \(key.userHandle.bytea), \(key.publicKey.bytea), \(key.name?.utf8Bytea), \(key.createdAt), \(key.lastUsedAt)
-            )
-            """)
+    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
+        try await transaction { connection in
+            if let ticket = spendingTicket {
+                let spent = try await Self.rows("""
+                    UPDATE enrollment_tickets SET used_at = \(ticket.at)
+                    WHERE hash = \(ticket.hash.bytea) AND user_handle = \(key.userHandle.bytea)
+                    AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
+                    RETURNING 1
+                    """, on: connection) { _ in true }
+                guard !spent.isEmpty else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
+            }
+            try await Self.execute("""
+                INSERT INTO device_keys (\(unescaped: Self.deviceKeyColumns)) VALUES (
+                    \(key.id.bytea), \(key.userHandle.bytea), \(key.publicKey.bytea), \(key.name?.utf8Bytea), \(key.createdAt),
+                    \(key.lastUsedAt), \(key.appAttestKeyID?.bytea)
+                )
+                """, on: connection)
+        }
     }
 
     public func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
@@ -42,6 +54,6 @@ extension PostgresStore {
     private static func deviceKey(_ row: inout ColumnReader) throws -> DeviceKeyRecord {
         DeviceKeyRecord(
             id: try row.bytes(), userHandle: try row.bytes(), publicKey: try row.bytes(), name: try row.optionalUTF8(),
-            createdAt: try row.next(Date.self), lastUsedAt: try row.next(Date?.self))
+            createdAt: try row.next(Date.self), lastUsedAt: try row.next(Date?.self), appAttestKeyID: try row.optionalBytes())
     }
 }

@@ -33,6 +33,7 @@ extension PostgresStore {
         "users_external_id_key": StoreError(.externalIdTaken, "this externalId belongs to another user"),
         "admin_keys_pkey": StoreError(.nameTaken, "an admin key with this name exists already"),
         "device_keys_pkey": StoreError(.credentialAlreadyRegistered, "this device key is enrolled already"),
+        "app_attest_keys_pkey": StoreError(.credentialAlreadyRegistered, "this App Attest key is attested already"),
         "device_keys_user_handle_fkey": StoreError(.userNotFound, "the user this device key was for does not exist"),
         "enrollment_tickets_user_handle_fkey": StoreError(.userNotFound, "the user this ticket was for does not exist"),
         "credentials_pkey": StoreError(.credentialAlreadyRegistered, "this credential is already registered"),

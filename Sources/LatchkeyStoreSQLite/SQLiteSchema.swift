@@ -104,6 +104,20 @@ enum SQLiteSchema {
             checked_at REAL NOT NULL
         );
         """,
+        // 5: App Attest keys, and the one that vouched for a device key's enrolment.
+        """
+        CREATE TABLE app_attest_keys (
+            key_id BLOB PRIMARY KEY,
+            public_key BLOB NOT NULL,
+            app_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            receipt BLOB NOT NULL,
+            counter INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            last_used_at REAL
+        );
+        ALTER TABLE device_keys ADD COLUMN app_attest_key_id BLOB;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -3,22 +3,37 @@ import LatchkeyStore
 
 /// Device keys: enrolled app keys that sign in with a signature over a challenge.
 extension SQLiteStore {
-    private static let columns = "id, user_handle, public_key, name, created_at, last_used_at"
-    private static let insert = "INSERT INTO device_keys (\(columns)) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let columns = "id, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id"
+    private static let insert = "INSERT INTO device_keys (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    private static let spendTicket = """
+        UPDATE enrollment_tickets SET used_at = ?1
+        WHERE hash = ?2 AND user_handle = ?3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
+        """
     private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ?"
     private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
     private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
-    public func saveDeviceKey(_ key: DeviceKeyRecord) throws {
-        try database().withStatement(Self.insert) { statement in
-            try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt)
-            do {
-                try statement.step()
-            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
-                throw StoreError(.userNotFound, "the user this device key was for does not exist")
-            } catch is SQLiteConstraintError {
-                throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
+    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) throws {
+        let database = try database()
+        try database.transaction {
+            if let ticket = spendingTicket {
+                let spent = try database.withStatement(Self.spendTicket) { statement in
+                    try statement.bind(ticket.at, ticket.hash, key.userHandle)
+                    try statement.step()
+                    return database.changes
+                }
+                guard spent == 1 else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
+            }
+            try database.withStatement(Self.insert) { statement in
+                try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)
+                do {
+                    try statement.step()
+                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                    throw StoreError(.userNotFound, "the user this device key was for does not exist")
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
+                }
             }
         }
     }
@@ -65,6 +80,6 @@ extension SQLiteStore {
     private static func deviceKey(_ row: SQLiteStatement) -> DeviceKeyRecord {
         DeviceKeyRecord(
             id: row.blob(0), userHandle: row.blob(1), publicKey: row.blob(2), name: row.optionalText(3), createdAt: row.date(4),
-            lastUsedAt: row.optionalDate(5))
+            lastUsedAt: row.optionalDate(5), appAttestKeyID: row.optionalBlob(6))
     }
 }

@@ -190,14 +190,16 @@ extension StoreContractTests {
             createdAt: Fixtures.now)
         let pad = DeviceKeyRecord(
             id: Fixtures.bytes(2), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(8, count: 64), name: nil,
-            createdAt: Fixtures.now.addingTimeInterval(1))
-        try await store.saveDeviceKey(phone)
-        try await store.saveDeviceKey(pad)
-        await #expect { try await store.saveDeviceKey(phone) } throws: { ($0 as? StoreError)?.code == .credentialAlreadyRegistered }
+            createdAt: Fixtures.now.addingTimeInterval(1), appAttestKeyID: Fixtures.bytes(5))
+        try await store.saveDeviceKey(phone, spendingTicket: nil)
+        try await store.saveDeviceKey(pad, spendingTicket: nil)
+        await #expect { try await store.saveDeviceKey(phone, spendingTicket: nil) } throws: {
+            ($0 as? StoreError)?.code == .credentialAlreadyRegistered
+        }
         var stranger = phone
         stranger.id = Fixtures.bytes(3)
         stranger.userHandle = Fixtures.bytes(9, count: 64)
-        await #expect { try await store.saveDeviceKey(stranger) } throws: { ($0 as? StoreError)?.code == .userNotFound }
+        await #expect { try await store.saveDeviceKey(stranger, spendingTicket: nil) } throws: { ($0 as? StoreError)?.code == .userNotFound }
         #expect(try await store.deviceKey(id: phone.id) == phone)
         #expect(try await store.deviceKeys(ofUser: alice.handle) == [phone, pad])
         #expect(try await store.deviceKeys(ofUser: bob.handle).isEmpty)
@@ -215,5 +217,60 @@ extension StoreContractTests {
         #expect(try await !store.hasSession(Fixtures.bytes(3)))
         _ = try await store.deleteUser(handle: alice.handle)
         #expect(try await store.deviceKey(id: pad.id) == nil, "an account's keys go with it")
+    }
+}
+
+extension StoreContractTests {
+    @Test(arguments: StoreBackend.all)
+    func aDeviceKeyEnrolledWithATicketSpendsItOnce(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(alice)
+        try await store.createUser(bob)
+        let ticket = EnrollmentTicketRecord(
+            hash: Fixtures.bytes(1), userHandle: alice.handle, createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(600))
+        try await store.saveEnrollmentTicket(ticket)
+        func key(_ tag: UInt8, of user: UserRecord) -> DeviceKeyRecord {
+            DeviceKeyRecord(
+                id: Fixtures.bytes(tag), userHandle: user.handle, publicKey: [4] + Fixtures.bytes(tag, count: 64), name: nil, createdAt: Fixtures.now)
+        }
+        let at = Fixtures.now.addingTimeInterval(10)
+        await #expect { try await store.saveDeviceKey(key(3, of: bob), spendingTicket: (ticket.hash, at)) } throws: {
+            ($0 as? StoreError)?.code == .ticketNotUsable
+        }
+        #expect(try await store.deviceKey(id: Fixtures.bytes(3)) == nil, "another user's ticket writes nothing")
+        try await store.saveDeviceKey(key(4, of: alice), spendingTicket: (ticket.hash, at))
+        #expect(try await store.enrollmentTicket(hash: ticket.hash)?.usedAt == at)
+        await #expect { try await store.saveDeviceKey(key(5, of: alice), spendingTicket: (ticket.hash, at)) } throws: {
+            ($0 as? StoreError)?.code == .ticketNotUsable
+        }
+        #expect(try await store.deviceKeys(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(4)], "a spent ticket enrols no second key")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func anAppAttestCounterOnlyMovesUpAndOneOfTwoRacersWins(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let key = AppAttestKeyRecord(
+            keyID: Fixtures.bytes(1), publicKey: [4] + Fixtures.bytes(2, count: 64), appID: "ABCDE12345.com.example.app",
+            environment: "development", receipt: Fixtures.bytes(3, count: 900), createdAt: Fixtures.now)
+        try await store.saveAppAttestKey(key)
+        await #expect { try await store.saveAppAttestKey(key) } throws: { ($0 as? StoreError)?.code == .credentialAlreadyRegistered }
+        #expect(try await store.appAttestKey(id: key.keyID) == key)
+        #expect(try await store.appAttestKey(id: Fixtures.bytes(9)) == nil)
+
+        let at = Fixtures.now.addingTimeInterval(5)
+        let racers = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 { group.addTask { try await store.advanceAppAttestCounter(id: key.keyID, to: 1, at: at) } }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(racers.filter { $0 }.count == 1, "eight assertions with counter 1: one wins")
+        #expect(try await !store.advanceAppAttestCounter(id: key.keyID, to: 1, at: at), "a replayed counter")
+        #expect(try await store.advanceAppAttestCounter(id: key.keyID, to: UInt32.max, at: at))
+        #expect(try await !store.advanceAppAttestCounter(id: key.keyID, to: 7, at: at), "backwards")
+        #expect(try await !store.advanceAppAttestCounter(id: Fixtures.bytes(9), to: 8, at: at), "an unknown key")
+        let stored = try await store.appAttestKey(id: key.keyID)
+        #expect(stored?.counter == UInt32.max)
+        #expect(stored?.lastUsedAt == at)
     }
 }

@@ -5,7 +5,9 @@ Chromium's virtual authenticator answers a conditional (autofill) request at onc
 passkey it holds, as a person picking it from the username field's autofill would, or with
 NotAllowedError when it holds none. So every test runs with autofill hidden from the page (as in a
 browser without it) except those marked `autofill`, which would otherwise be signed in by autofill
-whenever the page is signed out."""
+whenever the page is signed out. Likewise the automatic passkey upgrade (conditional create), which
+the page offers after a sign-in where getClientCapabilities reports it, is hidden except in tests
+marked `conditional_create`: this Chromium reports it, and its request then stays open."""
 
 from __future__ import annotations
 
@@ -57,12 +59,14 @@ def driver():
 
 
 HIDE_AUTOFILL_JS = "delete PublicKeyCredential.isConditionalMediationAvailable;"
+HIDE_CONDITIONAL_CREATE_JS = "delete PublicKeyCredential.getClientCapabilities;"
 
 
 @pytest.fixture(autouse=True)
 def page_scripts(request, driver):
     """Scripts run in every document the test opens, before the page's own; removed afterwards.
-    Autofill is hidden unless the test is marked `autofill`. Returns a function adding more."""
+    Autofill is hidden unless the test is marked `autofill`, conditional create unless it is marked
+    `conditional_create`. Returns a function adding more."""
     identifiers = []
 
     def add(source: str) -> None:
@@ -71,6 +75,8 @@ def page_scripts(request, driver):
 
     if request.node.get_closest_marker("autofill") is None:
         add(HIDE_AUTOFILL_JS)
+    if request.node.get_closest_marker("conditional_create") is None:
+        add(HIDE_CONDITIONAL_CREATE_JS)
     yield add
     for identifier in identifiers:
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier})

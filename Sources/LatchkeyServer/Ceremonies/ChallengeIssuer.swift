@@ -22,6 +22,7 @@ struct ChallengeIssuer: Sendable {
         case .registration: "latchkey_registration"
         case .authentication: "latchkey_signin"
         case .deviceKeyEnrolment, .deviceKeySignIn: "latchkey_device_key"
+        case .appAttest: "latchkey_app_attest"
         }
         return Cookie.name(name, secure: secureCookies)
     }
@@ -127,6 +128,7 @@ struct ChallengeIssuer: Sendable {
         case .authentication: "a sign-in"
         case .deviceKeyEnrolment: "a device key enrolment"
         case .deviceKeySignIn: "a device key sign-in"
+        case .appAttest: "App Attest"
         }
     }
 

@@ -23,10 +23,15 @@ struct LatchkeyServices: Sendable {
     /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
     /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
     let authenticationVerifier: AuthenticationVerifier
+    /// App Attest keys and the assertions that vouch for app requests.
+    let appAttest: AppAttestKeys
     let metrics: LatchkeyMetrics
 
-    /// Services over `store`, every call of which is timed in `metrics`.
-    init(configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, metrics: LatchkeyMetrics) {
+    /// Services over `store`, every call of which is timed in `metrics`; App Attest chains end in `appAttestRoots`.
+    init(
+        configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
+        metrics: LatchkeyMetrics
+    ) {
         self.configuration = configuration
         self.policy = configuration.serverPolicy
         self.metrics = metrics
@@ -49,6 +54,7 @@ struct LatchkeyServices: Sendable {
         tokens = SignInTokens(
             store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
             lifetime: TimeInterval(configuration.tokenLifetime))
+        appAttest = AppAttestKeys(configuration: configuration, roots: appAttestRoots, store: store, challenges: challenges)
         authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))
     }
 

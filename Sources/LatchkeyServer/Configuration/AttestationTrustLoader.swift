@@ -8,9 +8,13 @@ import WebAuthn
 public enum AttestationTrustLoader {
     /// Loads everything; a broken anchor file or metadata BLOB stops the server with a message.
     public static func load(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> AttestationTrust {
-        let anchors: TrustAnchors
+        var anchors: TrustAnchors
         do {
             anchors = try TrustAnchors.load(directories: [configuration.shippedTrustAnchors, configuration.trustAnchors])
+            // Apple's App Attestation root vouches for App Attest keys, never for passkeys.
+            var byFormat = anchors.certificatesByFormat
+            byFormat[AppAttestAttestationVerifier.format] = nil
+            anchors = TrustAnchors(anchors.certificates, byFormat: byFormat)
         } catch let error as WebAuthnError {
             throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): \(error.message)")
         } catch {
@@ -33,6 +37,33 @@ public enum AttestationTrustLoader {
         }
         logger.info("trust anchors loaded", metadata: ["count": "\(anchors.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
         return trust
+    }
+
+    /// The roots App Attest chains may end in: Apple's App Attestation Root CA shipped in
+    /// `Config/roots/apple-appattest`, and the test roots of `appAttestTestRoots` when set.
+    public static func appAttestRoots(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> [X509Certificate] {
+        let shipped = URL(fileURLWithPath: configuration.shippedTrustAnchors).appendingPathComponent(AppAttestAttestationVerifier.format).path
+        var roots: [X509Certificate]
+        do {
+            roots = try TrustAnchors.load(directories: [shipped]).certificates
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("appAttest (LATCHKEY_APP_ATTEST): \(error.message)")
+        }
+        guard !roots.isEmpty else {
+            throw ConfigurationError("appAttest (LATCHKEY_APP_ATTEST): Apple's App Attestation Root CA is missing from \(shipped)")
+        }
+        if !configuration.appAttestTestRoots.isEmpty {
+            do {
+                let testRoots = try TrustAnchors.load(directories: [configuration.appAttestTestRoots]).certificates
+                roots += testRoots
+                logger.warning(
+                    "appAttestTestRoots is set: App Attest keys chaining to these test roots are accepted as if Apple had attested them",
+                    metadata: ["roots": "\(testRoots.count)", "folder": "\(configuration.appAttestTestRoots)"])
+            } catch let error as WebAuthnError {
+                throw ConfigurationError("appAttestTestRoots (LATCHKEY_APP_ATTEST_TEST_ROOTS): \(error.message)")
+            }
+        }
+        return roots
     }
 
     /// Reads and verifies a metadata BLOB file against the configured metadata roots.

@@ -266,6 +266,24 @@ extension LatchkeyConfiguration {
         .list(
             "appleAppLinks", \.appleAppLinks, check: ConfigurationKey.eachItem(appleAppIDProblem),
             "App IDs listed under `applinks` (universal links)."),
+        .choice(
+            "appAttest", \.appAttest,
+            check: { requirement, configuration in
+                if requirement != .off, configuration.appleAppIDs.isEmpty {
+                    return "App Attest verifies keys of the apps in appleAppIDs, and there is none"
+                }
+                if requirement == .required, configuration.conformanceMode {
+                    return "\"required\" cannot be used with conformanceMode, whose tools cannot attest"
+                }
+                return nil
+            },
+            "Apple App Attest: `off` (no `/app-attest` endpoints), `optional` (an `X-Latchkey-App-Attest` assertion on `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` is verified when sent) or `required` (those requests must carry one, so only a genuine copy of an app in `appleAppIDs` registers and uses device keys; browsers cannot, so this is for app-only deployments)."),
+        .choice(
+            "appAttestEnvironment", \.appAttestEnvironment,
+            "Which App Attest keys are accepted: `production` (App Store, TestFlight and enterprise builds), `development` (builds signed for development) or `both`."),
+        .path(
+            "appAttestTestRoots", \.appAttestTestRoots, .folder, required: .when({ !$0.appAttestTestRoots.isEmpty }),
+            "For tests only: a folder of PEM roots App Attest chains may end in besides Apple's App Attestation Root CA (shipped in `Config/roots/apple-appattest`), such as the CA of `latchkey authenticator app-attest`. The server warns on start when it is set."),
         .list(
             "androidApps", \.androidApps, check: ConfigurationKey.eachItem(androidAppProblem),
             "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),

@@ -24,6 +24,12 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var appleAppIDs: [String] = []
     /// App IDs listed under `applinks` (universal links) in apple-app-site-association.
     public var appleAppLinks: [String] = []
+    /// Whether app requests must carry an App Attest assertion (see ``AppAttestRequirement``).
+    public var appAttest = AppAttestRequirement.off
+    /// Which App Attest environments keys may come from.
+    public var appAttestEnvironment = AppAttestEnvironments.production
+    /// A folder of extra App Attest roots, for tests only (a software stand-in's CA); empty: none.
+    public var appAttestTestRoots = ""
     /// Android apps as `PACKAGE@SHA256_FINGERPRINT`, listed in assetlinks.json; their
     /// `android:apk-key-hash:` origins are accepted in client data.
     public var androidApps: [String] = []
@@ -185,6 +191,33 @@ public enum RegistrationMode: String, Sendable, CaseIterable {
     case open
     /// Only with an enrollment ticket a backend issued for an existing user.
     case tickets
+}
+
+/// Whether `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` must carry an
+/// App Attest assertion over their body (`appAttest`).
+public enum AppAttestRequirement: String, Sendable, CaseIterable {
+    /// App Attest is not offered: `/app-attest` answers 404 and the header is ignored.
+    case off
+    /// Verified when sent, and then it must be valid; requests without it are served.
+    case optional
+    /// Every such request must carry a valid assertion.
+    case required
+}
+
+/// The App Attest environments whose keys are accepted (`appAttestEnvironment`).
+public enum AppAttestEnvironments: String, Sendable, CaseIterable {
+    case production
+    case development
+    case both
+
+    /// The environments this value admits.
+    public var environments: Set<AppAttestEnvironment> {
+        switch self {
+        case .production: [.production]
+        case .development: [.development]
+        case .both: [.production, .development]
+        }
+    }
 }
 
 /// How log lines are written.

@@ -22,29 +22,66 @@ struct DeviceKeysController: Sendable {
         signIn.post(use: self.signIn)
     }
 
+    /// For the signed-in user, or for the user an enrollment ticket names (an app setting up
+    /// an account its backend created, before any sign-in).
     @Sendable func enrolmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let user = try context.requireIdentity().user
+        let ticket: EnrollmentTicketRecord?
+        let user: UserRecord
+        if let identity = context.identity {
+            (ticket, user) = (nil, identity.user)
+        } else {
+            let body = try await request.decode(as: DeviceKeyEnrolmentOptionsRequest.self, context: context)
+            guard let presented = body.enrollmentTicket else {
+                throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")
+            }
+            let usable = try await services.tickets.usable(presented)
+            guard let holder = try await services.store.user(handle: usable.userHandle) else {
+                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
+            }
+            (ticket, user) = (usable, holder)
+        }
         let issued = try await services.challenges.issue(
             .deviceKeyEnrolment, userHandle: user.handle, username: user.username, displayName: nil,
-            userVerification: .preferred, client: context.clientAddress)
+            userVerification: .preferred, client: context.clientAddress, enrollmentTicketHash: ticket?.hash)
         return issued.response(options(issued.challenge))
     }
 
     @Sendable func enrol(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let user = try context.requireIdentity().user
-        let body = try await request.decode(as: DeviceKeyEnrolmentRequest.self, context: context)
+        let bytes = try await WireDecoder.body(of: request)
+        let body = try WireDecoder.decode(DeviceKeyEnrolmentRequest.self, from: bytes)
+        let attestedBy = try await services.appAttest.admit(request, body: bytes, for: "enrolling a device key")
         let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request)
-        guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
-            throw APIError.badRequest("this challenge was issued to another user")
+        // A ticket's challenge is for the user it names; any other is for the signed-in user who asked.
+        let ticketHash = pending.enrollmentTicketHash
+        let user: UserRecord
+        if ticketHash != nil {
+            guard let owner = pending.userHandle, let holder = try await services.store.user(handle: owner) else {
+                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
+            }
+            user = holder
+        } else {
+            user = try context.requireIdentity().user
+            guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
+                throw APIError.badRequest("this challenge was issued to another user")
+            }
         }
         let signed = DeviceKeySignature(purpose: .enrol, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: body.publicKey.bytes)
         try signed.verify(body.signature.bytes)
         let name = try body.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
         let keyID = DeviceKeySignature.keyID(of: body.publicKey.bytes)
-        try await services.store.saveDeviceKey(DeviceKeyRecord(
-            id: keyID, userHandle: user.handle, publicKey: body.publicKey.bytes, name: name, createdAt: Date()))
+        let now = Date()
+        do {
+            try await services.store.saveDeviceKey(
+                DeviceKeyRecord(
+                    id: keyID, userHandle: user.handle, publicKey: body.publicKey.bytes, name: name, createdAt: now,
+                    appAttestKeyID: attestedBy?.keyID),
+                spendingTicket: ticketHash.map { ($0, now) })
+        } catch let error as StoreError where error.code == .ticketNotUsable {
+            throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
+        }
         context.logger.info("device key enrolled", metadata: [
             "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(keyID))",
+            "appAttested": "\(attestedBy != nil)", "enrollmentTicket": "\(ticketHash != nil)",
         ])
         var response = JSONResponse.make(DeviceKeyEnrolledReply(keyId: Base64URLBytes(keyID)), status: .created)
         response.setCookie(services.challenges.clearingCookie(.deviceKeyEnrolment))
@@ -80,7 +117,9 @@ struct DeviceKeysController: Sendable {
     }
 
     @Sendable func signIn(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: DeviceKeySignInRequest.self, context: context)
+        let bytes = try await WireDecoder.body(of: request)
+        let body = try WireDecoder.decode(DeviceKeySignInRequest.self, from: bytes)
+        _ = try await services.appAttest.admit(request, body: bytes, for: "signing in with a device key")
         let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request)
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
               let owner = try await services.store.user(handle: key.userHandle)

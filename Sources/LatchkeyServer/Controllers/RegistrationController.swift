@@ -16,7 +16,9 @@ struct RegistrationController: Sendable {
     }
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: RegistrationOptionsRequest.self, context: context)
+        let bytes = try await WireDecoder.body(of: request)
+        let body = try WireDecoder.decode(RegistrationOptionsRequest.self, from: bytes)
+        _ = try await services.appAttest.admit(request, body: bytes, for: "registration")
         // A ticket names its user; the username, when sent too, must be theirs.
         let (ticket, ticketHolder) = try await presentedTicket(body.enrollmentTicket)
         guard let requestedName = body.username ?? ticketHolder?.username else {

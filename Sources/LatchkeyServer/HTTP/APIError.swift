@@ -37,6 +37,13 @@ struct APIError: HTTPResponseError, Sendable {
             reason: .unknownDeviceKey, credentialID: id)
     }
 
+    /// A 400 for an App Attest key the server never attested, with `"reason":"unknownAppAttestKey"`.
+    static func unknownAppAttestKey(_ id: [UInt8]) -> APIError {
+        APIError(
+            .badRequest, "this App Attest key was never attested here: attest a new key with POST /app-attest/keys",
+            reason: .unknownAppAttestKey, credentialID: id)
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = JSONResponse.make(
             FailureReply(errorMessage: message, reason: reason, credentialId: credentialID.map { Base64URLBytes($0) }),

@@ -119,8 +119,8 @@ struct InstrumentedStore: LatchkeyStore {
 
     // MARK: DeviceKeyStore
 
-    func saveDeviceKey(_ key: DeviceKeyRecord) async throws {
-        try await measured("saveDeviceKey") { try await base.saveDeviceKey(key) }
+    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
+        try await measured("saveDeviceKey") { try await base.saveDeviceKey(key, spendingTicket: spendingTicket) }
     }
     func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
         try await measured("deviceKey") { try await base.deviceKey(id: id) }
@@ -133,5 +133,17 @@ struct InstrumentedStore: LatchkeyStore {
     }
     func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
         try await measured("recordDeviceKeySignIn") { try await base.recordDeviceKeySignIn(id: id, at: at, session: session) }
+    }
+
+    // MARK: AppAttestStore
+
+    func saveAppAttestKey(_ key: AppAttestKeyRecord) async throws {
+        try await measured("saveAppAttestKey") { try await base.saveAppAttestKey(key) }
+    }
+    func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord? {
+        try await measured("appAttestKey") { try await base.appAttestKey(id: id) }
+    }
+    func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) async throws -> Bool {
+        try await measured("advanceAppAttestCounter") { try await base.advanceAppAttestCounter(id: id, to: counter, at: at) }
     }
 }

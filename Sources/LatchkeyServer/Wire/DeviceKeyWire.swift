@@ -12,6 +12,11 @@ struct DeviceKeyOptionsReply: Encodable, Sendable {
     var rpId: String
 }
 
+/// `POST /device-keys/options` body without a session: the enrollment ticket that names the user.
+struct DeviceKeyEnrolmentOptionsRequest: Decodable, Sendable {
+    var enrollmentTicket: String?
+}
+
 /// `POST /device-keys` body: a new key and its signature over the enrolment message.
 struct DeviceKeyEnrolmentRequest: Decodable, Sendable {
     var challenge: Base64URLBytes

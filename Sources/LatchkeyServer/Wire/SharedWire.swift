@@ -42,6 +42,8 @@ enum FailureReason: String, Encodable, Sendable {
     /// The device key is not enrolled (any more: removed, or its account deleted): the app
     /// enrols a new one (as it must when the biometrics changed and the Secure Enclave dropped it).
     case unknownDeviceKey
+    /// The App Attest key is not known (never attested here): the app attests a new key.
+    case unknownAppAttestKey
 }
 
 /// `{"status":"ok","errorMessage":""}` with nothing else.

@@ -9,6 +9,11 @@ import WebAuthn
 /// member and what was wrong.
 public struct WireDecoder: RequestDecoder {
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        try Self.decode(type, from: try await Self.body(of: request))
+    }
+
+    /// The whole body of a JSON request, for a handler that needs its bytes as well as its members.
+    static func body(of request: Request) async throws -> ByteBuffer {
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" else {
             throw APIError(.unsupportedMediaType, "Content-Type must be application/json, not \((request.headers[.contentType] ?? "none").debugDescription)")
@@ -23,7 +28,7 @@ public struct WireDecoder: RequestDecoder {
         } catch {
             throw APIError.badRequest("request body could not be read completely")
         }
-        return try Self.decode(type, from: buffer)
+        return buffer
     }
 
     /// Decodes `buffer`, turning `DecodingError`s into messages that name the member.

@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LatchkeyStore
+import NIOCore
+import WebAuthn
+
+/// App Attest on the server: attesting keys against Apple's root, and checking their assertions,
+/// each over a single-use challenge of ``ChallengeIssuer`` and with a counter that only moves up.
+///
+/// An assertion vouches for a request (`X-Latchkey-App-Attest: KEYID.ASSERTION`) when its
+/// `clientData` is the request's exact body, a JSON object whose `appAttestChallenge` is a
+/// challenge from `/app-attest/challenge`: the app signs what it sends, and the challenge makes
+/// the assertion good for one request only.
+struct AppAttestKeys: Sendable {
+    /// The request header that carries an assertion over the body.
+    static let header = HTTPField.Name("X-Latchkey-App-Attest")!
+
+    let requirement: AppAttestRequirement
+    let attestationVerifier: AppAttestAttestationVerifier
+    let assertionVerifier: AppAttestAssertionVerifier
+    let store: any LatchkeyStore
+    let challenges: ChallengeIssuer
+
+    init(configuration: LatchkeyConfiguration, roots: [X509Certificate], store: any LatchkeyStore, challenges: ChallengeIssuer) {
+        requirement = configuration.appAttest
+        attestationVerifier = AppAttestAttestationVerifier(
+            appIDs: configuration.appleAppIDs, environments: configuration.appAttestEnvironment.environments, anchors: roots)
+        assertionVerifier = AppAttestAssertionVerifier(appIDs: configuration.appleAppIDs)
+        self.store = store
+        self.challenges = challenges
+    }
+
+    /// Verifies an attestation of `keyID` made for `challenge` (whose SHA-256 the app passed as
+    /// `clientDataHash`) and stores the key.
+    func attest(keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
+        _ = try await challenges.take(.appAttest, challenge: challenge, request: request)
+        let attested = try attestationVerifier.verify(attestationObject: attestationObject, keyID: keyID, clientDataHash: Digest.sha256(challenge))
+        let record = AppAttestKeyRecord(
+            keyID: attested.keyID, publicKey: attested.publicKey, appID: attested.appID, environment: attested.environment.rawValue,
+            receipt: attested.receipt, createdAt: Date())
+        do {
+            try await store.saveAppAttestKey(record)
+        } catch let error as StoreError where error.code == .credentialAlreadyRegistered {
+            throw APIError(.conflict, "this App Attest key is attested already; attest each key once, then use assertions")
+        }
+        return record
+    }
+
+    /// Verifies an assertion of `keyID` over `clientData`, spends the challenge `clientData`
+    /// carries and moves the key's counter; of two racing assertions with one counter, one wins.
+    func verify(keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
+        let carrier: AppAttestChallengeCarrier
+        do {
+            carrier = try JSONDecoder().decode(AppAttestChallengeCarrier.self, from: Data(clientData))
+        } catch {
+            throw APIError.badRequest("the App Attest client data is not a JSON object")
+        }
+        guard let challenge = carrier.appAttestChallenge?.bytes, !challenge.isEmpty else {
+            throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
+        }
+        _ = try await challenges.take(.appAttest, challenge: challenge, request: request)
+        guard var key = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
+        let counter = try assertionVerifier.verify(
+            assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(clientData), previousCounter: key.counter)
+        let now = Date()
+        guard try await store.advanceAppAttestCounter(id: keyID, to: counter, at: now) else {
+            throw APIError.badRequest("App Attest assertion: another assertion with counter \(counter) or above was accepted first")
+        }
+        key.counter = counter
+        key.lastUsedAt = now
+        return key
+    }
+
+    /// The App Attest key that vouched for this request's `body`, or nil when none did and none
+    /// is required; a request whose assertion fails, or that has none under `required`, is refused.
+    func admit(_ request: Request, body: ByteBuffer, for action: String) async throws -> AppAttestKeyRecord? {
+        guard requirement != .off else { return nil }
+        guard let value = request.headers[Self.header] else {
+            guard requirement != .required else {
+                throw APIError(
+                    .forbidden,
+                    "App Attest is required on this server: \(action) needs an \(Self.header) header with an App Attest assertion over the request body")
+            }
+            return nil
+        }
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let keyID = AppAttestKeyID.bytes(String(parts[0])), let assertion = Base64URL.decode(String(parts[1])) else {
+            throw APIError.badRequest("\(Self.header) is not KEYID.ASSERTION (the key ID in base64, the assertion in base64url)")
+        }
+        return try await verify(keyID: keyID, assertion: assertion, clientData: Array(buffer: body), request: request)
+    }
+}
