@@ -7,7 +7,9 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
+#include <openssl/err.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 EVP_PKEY *lkk_generate_ec_key(const char *group_name) {
     return EVP_PKEY_Q_keygen(NULL, NULL, "EC", group_name);
@@ -93,4 +95,74 @@ size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, 
 
 void lkk_free_key(EVP_PKEY *key) {
     EVP_PKEY_free(key);
+}
+
+static int add_named_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
+    X509V3_CTX context;
+    X509V3_set_ctx_nodb(&context);
+    X509V3_set_ctx(&context, issuer, certificate, NULL, NULL, 0);
+    X509_EXTENSION *extension = X509V3_EXT_conf_nid(NULL, &context, nid, value);
+    if (extension == NULL) return 0;
+    int added = X509_add_ext(certificate, extension, -1);
+    X509_EXTENSION_free(extension);
+    return added == 1;
+}
+
+static int add_raw_extension(X509 *certificate, const char *oid_text, const uint8_t *value, size_t value_length) {
+    ASN1_OBJECT *oid = OBJ_txt2obj(oid_text, 1);
+    ASN1_OCTET_STRING *data = ASN1_OCTET_STRING_new();
+    X509_EXTENSION *extension = NULL;
+    int ok = oid != NULL && data != NULL && value_length <= INT32_MAX &&
+             ASN1_OCTET_STRING_set(data, value, (int)value_length) == 1 &&
+             (extension = X509_EXTENSION_create_by_OBJ(NULL, oid, 0, data)) != NULL &&
+             X509_add_ext(certificate, extension, -1) == 1;
+    X509_EXTENSION_free(extension);
+    ASN1_OCTET_STRING_free(data);
+    ASN1_OBJECT_free(oid);
+    return ok;
+}
+
+size_t lkk_issue_certificate(EVP_PKEY *subject_key, const char *common_name, const uint8_t *issuer_der,
+                             size_t issuer_der_length, EVP_PKEY *issuer_key, int is_ca, long serial,
+                             int64_t not_before, int64_t not_after, const char *extension_oid,
+                             const uint8_t *extension_value, size_t extension_value_length,
+                             uint8_t *buffer, size_t buffer_length) {
+    X509 *issuer = NULL;
+    if (issuer_der != NULL) {
+        const uint8_t *cursor = issuer_der;
+        issuer = d2i_X509(NULL, &cursor, (long)issuer_der_length);
+        if (issuer == NULL) return 0;
+    }
+    X509 *certificate = X509_new();
+    size_t length = 0;
+    time_t from = (time_t)not_before, until = (time_t)not_after;
+    int ok = certificate != NULL && X509_set_version(certificate, 2) == 1 &&
+             ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1 &&
+             X509_time_adj_ex(X509_getm_notBefore(certificate), 0, 0, &from) != NULL &&
+             X509_time_adj_ex(X509_getm_notAfter(certificate), 0, 0, &until) != NULL &&
+             X509_set_pubkey(certificate, subject_key) == 1;
+    if (ok) {
+        X509_NAME *name = X509_get_subject_name(certificate);
+        X509 *issuing = issuer != NULL ? issuer : certificate;
+        ok = X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Software Authenticator", -1, -1, 0) == 1 &&
+             X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
+             X509_set_issuer_name(certificate, X509_get_subject_name(issuing)) == 1 &&
+             add_named_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
+             add_named_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
+             add_named_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
+             (issuer == NULL || add_named_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always")) &&
+             (extension_oid == NULL || add_raw_extension(certificate, extension_oid, extension_value, extension_value_length)) &&
+             X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
+    }
+    if (ok) {
+        int encoded = i2d_X509(certificate, NULL);
+        if (encoded > 0 && (size_t)encoded <= buffer_length) {
+            uint8_t *cursor = buffer;
+            length = i2d_X509(certificate, &cursor) == encoded ? (size_t)encoded : 0;
+        }
+    }
+    ERR_clear_error();
+    X509_free(certificate);
+    X509_free(issuer);
+    return length;
 }

@@ -1,3 +1,4 @@
+import Foundation
 import CLatchkeyKeyShims
 import COpenSSL
 
@@ -94,6 +95,26 @@ final class CredentialPrivateKey {
         try exported("signature") { buffer, capacity in
             lkk_sign(key, algorithm.digestName, message, message.count, buffer, capacity)
         }
+    }
+
+    /// An X.509 certificate (DER) for `subject`'s public key, signed with this key: a CA's when
+    /// `isCA`, issued by `issuer` (DER) or self-signed, with one extra extension when given.
+    func issueCertificate(
+        for subject: CredentialPrivateKey, commonName: String, issuer: [UInt8]?, isCA: Bool, serial: Int,
+        validity: ClosedRange<Date>, extension custom: (oid: String, value: [UInt8])? = nil
+    ) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let value = custom?.value ?? []
+        let length = buffer.withUnsafeMutableBufferPointer { output in
+            value.withUnsafeBufferPointer { extensionValue in
+                lkk_issue_certificate(
+                    subject.key, commonName, issuer, issuer?.count ?? 0, key, isCA ? 1 : 0, serial,
+                    Int64(validity.lowerBound.timeIntervalSince1970), Int64(validity.upperBound.timeIntervalSince1970),
+                    custom?.oid, extensionValue.baseAddress, extensionValue.count, output.baseAddress, output.count)
+            }
+        }
+        guard length > 0 else { throw AuthenticatorError(.cryptoFailure, "OpenSSL could not issue the certificate \(commonName)") }
+        return Array(buffer.prefix(length))
     }
 
     /// Whether the parsed key is of the type (and on the curve) `algorithm` needs.

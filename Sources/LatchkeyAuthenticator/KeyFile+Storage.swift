@@ -37,41 +37,6 @@ extension KeyFile {
         encoder.dateEncodingStrategy = .iso8601
         let bytes = Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
 
-        let target = URL(fileURLWithPath: path)
-        let folder = target.deletingLastPathComponent().path
-        let suffix = (try? SecureRandom.bytes(count: 6)).map { Base64URL.encode($0) } ?? String(getpid())
-        let temporary = folder + "/." + target.lastPathComponent + "." + suffix + ".tmp"
-
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw Self.writeFailure(path, errno) }
-        var written = 0
-        var failure: Int32?
-        // fchmod: the umask may have taken bits away, never adds any; the mode is exactly 0600.
-        if fchmod(descriptor, 0o600) != 0 { failure = errno }
-        while failure == nil, written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno != EINTR { failure = errno }
-            } else {
-                written += count
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
-        if close(descriptor) != 0, failure == nil { failure = errno }
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
-        if let failure {
-            unlink(temporary)
-            throw Self.writeFailure(path, failure)
-        }
-        // The rename itself reaches the disk with the folder's entry.
-        let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderDescriptor >= 0 {
-            fsync(folderDescriptor)
-            close(folderDescriptor)
-        }
-    }
-
-    private static func writeFailure(_ path: String, _ code: Int32) -> AuthenticatorError {
-        AuthenticatorError(.unwritableKeyFile, "cannot write keys file \(path): \(String(cString: strerror(code)))")
+        try SecretFile.replace(path, with: bytes, what: "keys file")
     }
 }

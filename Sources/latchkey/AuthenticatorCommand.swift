@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LatchkeyAuthenticator
+import WebAuthn
 
 /// `latchkey authenticator ...`: a software passkey provider for shells and tests.
 struct AuthenticatorCommand: ParsableCommand {
@@ -18,7 +19,7 @@ struct AuthenticatorCommand: ParsableCommand {
             not options (malformed JSON, a failed reply) or an unreadable keys file, 73 when the keys \
             file cannot be written.
             """,
-        subcommands: [Register.self, SignIn.self, DeviceKeyCommand.self])
+        subcommands: [Register.self, SignIn.self, DeviceKeyCommand.self, AppAttestCommand.self])
 
     /// `latchkey authenticator register`: creation options in, `RegistrationResponseJSON` out.
     struct Register: ParsableCommand {
@@ -111,12 +112,84 @@ struct DeviceKeyCommand: ParsableCommand {
     }
 }
 
+/// `latchkey authenticator app-attest ...`: a software stand-in for App Attest, with a test CA.
+struct AppAttestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-attest",
+        abstract: "An app's App Attest key, attested by a test CA (for servers with appAttestTestRoots), in a JSON file.",
+        discussion: """
+            `attest` answers the reply of POST /app-attest/challenge for POST /app-attest/keys; `assert` \
+            adds an appAttestChallenge to a request body and writes the body to send, with the \
+            X-Latchkey-App-Attest header line in --header-file (for curl -H @FILE), or without \
+            --header-file the body of POST /app-attest/assertions. The test CA is made in --ca on first use.
+            """,
+        subcommands: [Attest.self, Assert.self])
+
+    /// `latchkey authenticator app-attest attest --key FILE --app-id ID`: a challenge in, the attestation out.
+    struct Attest: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a key in FILE and attest it for the reply of POST /app-attest/challenge (stdin), for POST /app-attest/keys.")
+
+        @Option(help: "The key file, created with mode 0600 (it must not exist).")
+        var key: String
+
+        @Option(help: "The folder of the test CA (made when missing): list it in appAttestTestRoots.")
+        var ca: String
+
+        @Option(name: .customLong("app-id"), help: "The app, as TEAMID.bundle.id (one of the server's appleAppIDs).")
+        var appID: String
+
+        @Option(help: "development (AAGUID appattestdevelop) or production.")
+        var environment = "development"
+
+        func validate() throws {
+            guard AppAttestEnvironment(rawValue: environment) != nil else {
+                throw ValidationError("--environment must be development or production, not \(environment)")
+            }
+        }
+
+        func run() throws {
+            let environment = AppAttestEnvironment(rawValue: environment) ?? .development
+            try answerOptions(endpoint: "/app-attest/challenge") {
+                try AppAttestAuthenticator(keyPath: key, caFolder: ca).attest(challengeReply: $0, appID: appID, environment: environment)
+            }
+        }
+    }
+
+    /// `latchkey authenticator app-attest assert --key FILE --challenge C`: a body in, the asserted body out.
+    struct Assert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Assert over the JSON request body on stdin, with the challenge of POST /app-attest/challenge added to it.")
+
+        @Option(help: "The key file made by attest.")
+        var key: String
+
+        @Option(help: "The challenge of a POST /app-attest/challenge reply (base64url).")
+        var challenge: String
+
+        @Option(name: .customLong("header-file"), help: "Write the X-Latchkey-App-Attest header line here, and the body to send on stdout.")
+        var headerFile: String?
+
+        func run() throws {
+            try answerOptions(endpoint: "", input: "the request body is read on stdin: pipe in the JSON object to send") { body in
+                let asserted = try AppAttestAuthenticator(keyPath: key, caFolder: "").assert(body: body, challenge: challenge)
+                guard let headerFile else { return asserted.assertionRequest }
+                let line = "X-Latchkey-App-Attest: \(asserted.header)\n"
+                guard FileManager.default.createFile(atPath: headerFile, contents: Data(line.utf8)) else {
+                    throw AuthenticatorError(.unwritableKeyFile, "cannot write the header file \(headerFile)")
+                }
+                return asserted.body
+            }
+        }
+    }
+}
+
 /// Reads the options on stdin and writes `answer`'s JSON on stdout; on error, writes nothing
 /// there, the message to stderr, and exits with the error's status.
-private func answerOptions(endpoint: String, _ answer: ([UInt8]) throws -> [UInt8]) throws {
+private func answerOptions(endpoint: String, input: String? = nil, _ answer: ([UInt8]) throws -> [UInt8]) throws {
     do {
         guard isatty(STDIN_FILENO) == 0 else {
-            throw AuthenticatorError(.malformedOptions, "the options are read on stdin: pipe in the reply of POST \(endpoint)")
+            throw AuthenticatorError(.malformedOptions, input ?? "the options are read on stdin: pipe in the reply of POST \(endpoint)")
         }
         let options = Array(FileHandle.standardInput.readDataToEndOfFile())
         FileHandle.standardOutput.write(Data(try answer(options)))

@@ -39,6 +39,17 @@ int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capac
 size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity);
 
+/// A DER X.509 v3 certificate for `subject_key`, signed with `issuer_key` (ECDSA or RSA with
+/// SHA-256), into `buffer`: subject O=Latchkey Software Authenticator, CN=`common_name`; issued by
+/// the subject of the DER certificate `issuer_der`, or self-signed when it is NULL. A CA
+/// (`is_ca`) gets CA:TRUE and keyCertSign. When `extension_oid` is not NULL, one more extension
+/// of that dotted OID holds the DER `extension_value`. Returns the length, or 0 on failure.
+size_t lkk_issue_certificate(EVP_PKEY *subject_key, const char *common_name, const uint8_t *issuer_der,
+                             size_t issuer_der_length, EVP_PKEY *issuer_key, int is_ca, long serial,
+                             int64_t not_before, int64_t not_after, const char *extension_oid,
+                             const uint8_t *extension_value, size_t extension_value_length,
+                             uint8_t *buffer, size_t buffer_length);
+
 void lkk_free_key(EVP_PKEY *key);
 
 #endif

@@ -34,7 +34,7 @@ struct AppAttestKeys: Sendable {
     /// Verifies an attestation of `keyID` made for `challenge` (whose SHA-256 the app passed as
     /// `clientDataHash`) and stores the key.
     func attest(keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
-        _ = try await challenges.take(.appAttest, challenge: challenge, request: request)
+        _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "challenge")
         let attested = try attestationVerifier.verify(attestationObject: attestationObject, keyID: keyID, clientDataHash: Digest.sha256(challenge))
         let record = AppAttestKeyRecord(
             keyID: attested.keyID, publicKey: attested.publicKey, appID: attested.appID, environment: attested.environment.rawValue,
@@ -59,7 +59,7 @@ struct AppAttestKeys: Sendable {
         guard let challenge = carrier.appAttestChallenge?.bytes, !challenge.isEmpty else {
             throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
         }
-        _ = try await challenges.take(.appAttest, challenge: challenge, request: request)
+        _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "appAttestChallenge")
         guard var key = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
         let counter = try assertionVerifier.verify(
             assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(clientData), previousCounter: key.counter)

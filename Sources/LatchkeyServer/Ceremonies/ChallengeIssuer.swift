@@ -80,17 +80,21 @@ struct ChallengeIssuer: Sendable {
     }
 
     /// Consumes the ceremony `challenge` answers and checks it. Whatever happens next, the
-    /// challenge is spent.
-    func take(_ kind: CeremonyKind, challenge: [UInt8], request: Request, now: Date = Date()) async throws -> PendingCeremony {
+    /// challenge is spent. `member` names where the request carried it, for the error.
+    func take(
+        _ kind: CeremonyKind, challenge: [UInt8], request: Request, member: String = "clientDataJSON.challenge", now: Date = Date()
+    ) async throws -> PendingCeremony {
         let pending = try await store.takePendingCeremony(challengeHash: Digest.sha256(challenge))
-        return try check(pending, kind: kind, request: request, now: now)
+        return try check(pending, kind: kind, request: request, member: member, now: now)
     }
 
     /// Checks a consumed ceremony: it existed, has not expired, is of `kind`, and the ceremony
     /// cookie, when sent, is the one issued with it.
-    func check(_ pending: PendingCeremony?, kind: CeremonyKind, request: Request, now: Date = Date()) throws -> PendingCeremony {
+    func check(
+        _ pending: PendingCeremony?, kind: CeremonyKind, request: Request, member: String = "clientDataJSON.challenge", now: Date = Date()
+    ) throws -> PendingCeremony {
         guard let pending else {
-            throw APIError.badRequest("clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired")
+            throw APIError.badRequest("\(member) does not match any pending ceremony: it is unknown, already used or expired")
         }
         caps.release(pending.challengeHash)
         guard pending.expiresAt > now else {

@@ -50,7 +50,7 @@ struct DeviceKeysController: Sendable {
         let bytes = try await WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeyEnrolmentRequest.self, from: bytes)
         let attestedBy = try await services.appAttest.admit(request, body: bytes, for: "enrolling a device key")
-        let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request)
+        let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request, member: "challenge")
         // A ticket's challenge is for the user it names; any other is for the signed-in user who asked.
         let ticketHash = pending.enrollmentTicketHash
         let user: UserRecord
@@ -120,7 +120,7 @@ struct DeviceKeysController: Sendable {
         let bytes = try await WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeySignInRequest.self, from: bytes)
         _ = try await services.appAttest.admit(request, body: bytes, for: "signing in with a device key")
-        let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request)
+        let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request, member: "challenge")
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
               let owner = try await services.store.user(handle: key.userHandle)
         else { throw APIError.unknownDeviceKey(body.keyId.bytes) }

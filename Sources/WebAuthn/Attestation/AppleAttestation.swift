@@ -5,8 +5,8 @@ public struct AppleAttestation: AttestationFormat {
     public let identifier = "apple"
     public init() {}
 
-    /// The Apple anonymous attestation nonce extension of the credential certificate.
-    static let nonceExtensionOID = "1.2.840.113635.100.8.2"
+    /// The certificate extension that carries the nonce, in Apple's WebAuthn and App Attest leaves.
+    public static let nonceExtensionOID = "1.2.840.113635.100.8.2"
 
     public func verify(_ input: AttestationInput) throws -> AttestationResult {
         // §8.8 step 1: attStmt is valid CBOR with x5c.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads PEM-armoured certificates.
+/// Reads and writes PEM-armoured certificates.
 public enum PEM {
     /// Every `CERTIFICATE` block in `text`, as DER.
     public static func certificates(in text: String) -> [[UInt8]] {
@@ -18,5 +18,11 @@ public enum PEM {
             }
         }
         return blocks
+    }
+
+    /// `der` as one PEM block of `label` (`CERTIFICATE`), in lines of 64 characters.
+    public static func encode(_ der: [UInt8], label: String) -> String {
+        let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
 }
