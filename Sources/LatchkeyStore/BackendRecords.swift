@@ -151,6 +151,8 @@ public protocol DeviceKeyStore: Sendable {
     func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord?
     /// A user's device keys, oldest first.
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord]
+    /// Renames a key of `owner` (nil: no name); nil when no such key is theirs.
+    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord?
     /// Removes a key of `owner`; false when no such key is theirs.
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool
     /// Records a sign-in with a key and starts its session, in one transaction; false (writing

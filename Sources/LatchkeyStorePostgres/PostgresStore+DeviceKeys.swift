@@ -36,6 +36,13 @@ extension PostgresStore {
             """) { try Self.deviceKey(&$0) }
     }
 
+    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord? {
+        try await firstRow("""
+            UPDATE device_keys SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
+            RETURNING \(unescaped: Self.deviceKeyColumns)
+            """) { try Self.deviceKey(&$0) }
+    }
+
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
         try await !rows("DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1") { _ in true }.isEmpty
     }

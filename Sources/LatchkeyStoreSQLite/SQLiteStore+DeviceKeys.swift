@@ -11,6 +11,7 @@ extension SQLiteStore {
         """
     private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ?"
     private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
+    private static let rename = "UPDATE device_keys SET name = ? WHERE id = ? AND user_handle = ? RETURNING \(columns)"
     private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
@@ -51,6 +52,16 @@ extension SQLiteStore {
             var keys: [DeviceKeyRecord] = []
             while try row.step() { keys.append(Self.deviceKey(row)) }
             return keys
+        }
+    }
+
+    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) throws -> DeviceKeyRecord? {
+        try database().withStatement(Self.rename) { row in
+            try row.bind(name, id, owner)
+            guard try row.step() else { return nil }
+            let key = Self.deviceKey(row)
+            try row.finish()
+            return key
         }
     }
 

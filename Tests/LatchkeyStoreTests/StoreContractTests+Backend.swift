@@ -211,6 +211,12 @@ extension StoreContractTests {
         #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(2, of: bob)), "not bob's key")
         #expect(try await !store.hasSession(Fixtures.bytes(2)))
 
+        #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: bob.handle, name: "taken") == nil, "not bob's key")
+        var renamed = try #require(try await store.deviceKey(id: phone.id))
+        renamed.name = "Work phone"
+        #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: alice.handle, name: "Work phone") == renamed)
+        renamed.name = nil
+        #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: alice.handle, name: nil) == renamed)
         #expect(try await !store.deleteDeviceKey(id: phone.id, ownedBy: bob.handle))
         #expect(try await store.deleteDeviceKey(id: phone.id, ownedBy: alice.handle))
         #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(3, of: alice)), "a removed key")

@@ -20,9 +20,10 @@ struct CredentialsController: Sendable {
     @Sendable func list(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try context.requireIdentity().user
         let credentials = try await services.store.credentials(ofUser: user.handle)
+        let deviceKeys = try await services.store.deviceKeys(ofUser: user.handle)
         return JSONResponse.make(CredentialListReply(
             rpId: services.relyingParty.id, userHandle: Base64URLBytes(user.handle),
-            credentials: credentials.map { CredentialSummary($0, names: names) }))
+            credentials: credentials.map { CredentialSummary($0, names: names) }, deviceKeys: deviceKeys.map(DeviceKeySummary.init)))
     }
 
     @Sendable func rename(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

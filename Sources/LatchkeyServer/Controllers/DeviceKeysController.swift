@@ -17,6 +17,7 @@ struct DeviceKeysController: Sendable {
         authenticated.post("options", use: enrolmentOptions)
         authenticated.post(use: enrol)
         authenticated.get(use: list)
+        authenticated.patch("{keyId}", use: rename)
         authenticated.delete("{keyId}", use: remove)
         signIn.post("options", use: signInOptions)
         signIn.post(use: self.signIn)
@@ -92,6 +93,19 @@ struct DeviceKeysController: Sendable {
         let user = try context.requireIdentity().user
         let keys = try await services.store.deviceKeys(ofUser: user.handle)
         return JSONResponse.make(DeviceKeyListReply(deviceKeys: keys.map(DeviceKeySummary.init)))
+    }
+
+    @Sendable func rename(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try context.requireIdentity().user
+        let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
+        let name = try body.name.isEmpty ? nil : UserNames.displayName(body.name, member: "name")
+        guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty,
+              let renamed = try await services.store.renameDeviceKey(id: id, ownedBy: user.handle, name: name)
+        else { throw APIError(.notFound, "no device key with this id") }
+        context.logger.info("device key renamed", metadata: [
+            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
+        ])
+        return JSONResponse.make(DeviceKeyReply(deviceKey: DeviceKeySummary(renamed)))
     }
 
     @Sendable func remove(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

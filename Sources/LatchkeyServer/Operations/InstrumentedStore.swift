@@ -128,6 +128,9 @@ struct InstrumentedStore: LatchkeyStore {
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord] {
         try await measured("deviceKeys") { try await base.deviceKeys(ofUser: handle) }
     }
+    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord? {
+        try await measured("renameDeviceKey") { try await base.renameDeviceKey(id: id, ownedBy: owner, name: name) }
+    }
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
         try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner) }
     }

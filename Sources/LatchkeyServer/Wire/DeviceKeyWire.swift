@@ -47,30 +47,44 @@ struct DeviceKeySignInRequest: Decodable, Sendable {
     var signature: Base64URLBytes
 }
 
-/// One device key as `GET /device-keys` lists it.
+/// One device key as `GET /device-keys` and `GET /credentials` list it.
 struct DeviceKeySummary: Encodable, Sendable {
+    /// Always `deviceKey`, beside the passkeys' `passkey`.
+    let kind = "deviceKey"
     var keyId: Base64URLBytes
     var name: String?
     var createdAt: String
     var lastUsedAt: String?
+    /// Whether an App Attest assertion from a genuine copy of the app vouched for its enrolment.
+    var appAttested: Bool
 
     init(_ key: DeviceKeyRecord) {
         keyId = Base64URLBytes(key.id)
         name = key.name
         createdAt = RFC3339.string(key.createdAt)
         lastUsedAt = key.lastUsedAt.map(RFC3339.string)
+        appAttested = key.appAttestKeyID != nil
     }
 
-    private enum CodingKeys: String, CodingKey { case keyId, name, createdAt, lastUsedAt }
+    private enum CodingKeys: String, CodingKey { case kind, keyId, name, createdAt, lastUsedAt, appAttested }
 
     /// `name` and `lastUsedAt` as null (not absent) when unset.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
         try container.encode(keyId, forKey: .keyId)
         try container.encode(name, forKey: .name)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(lastUsedAt, forKey: .lastUsedAt)
+        try container.encode(appAttested, forKey: .appAttested)
     }
+}
+
+/// `PATCH /device-keys/{keyId}` reply.
+struct DeviceKeyReply: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var deviceKey: DeviceKeySummary
 }
 
 /// `GET /device-keys` reply.

@@ -4,6 +4,8 @@ import WebAuthn
 
 /// One passkey as `GET /credentials` lists it: what a person needs to recognise it, never its key.
 struct CredentialSummary: Encodable, Sendable {
+    /// Always `passkey`, beside the device keys' `deviceKey`.
+    let kind = "passkey"
     var id: Base64URLBytes
     /// The name its owner gave it, else ``authenticatorName``.
     var name: String
@@ -67,6 +69,8 @@ struct CredentialListReply: Encodable, Sendable {
     var rpId: String
     var userHandle: Base64URLBytes
     var credentials: [CredentialSummary]
+    /// The user's device keys (see `/device-keys`), renamed and removed there.
+    var deviceKeys: [DeviceKeySummary]
 }
 
 /// `PATCH /credentials/{id}`: the renamed passkey.
