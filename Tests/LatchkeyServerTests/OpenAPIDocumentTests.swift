@@ -30,8 +30,12 @@ struct OpenAPIDocumentTests {
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {
-        // Every optional route on: metrics on the public listener need a token.
-        let harness = try RouteHarness { $0.metricsToken = "scrape-token" }
+        // Every optional route on: metrics on the public listener need a token, App Attest an app.
+        let harness = try RouteHarness {
+            $0.metricsToken = "scrape-token"
+            $0.appleAppIDs = ["ABCDE12345.com.example.app"]
+            $0.appAttest = .optional
+        }
         let router = harness.router()
         let routes = router.routes.map { (method: $0.method, path: $0.path.description) }
         let documented = try Self.documentedOperations()
