@@ -111,6 +111,7 @@ let package = Package(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn", "CLatchkeyTestSupport",
+                "LatchkeyAuthenticator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -19,8 +19,13 @@ struct RouteHarness {
     /// Where this harness's Latchkey metrics go (not the process-wide metrics system).
     let metricsRegistry = PrometheusCollectorRegistry()
     let metrics: LatchkeyMetrics
+    /// The roots App Attest chains may end in (a stand-in's CA).
+    let appAttestRoots: [X509Certificate]
 
-    init(conformanceMode: Bool = false, configure: (inout LatchkeyConfiguration) -> Void = { _ in }) throws {
+    init(
+        conformanceMode: Bool = false, appAttestRoots: [X509Certificate] = [], configure: (inout LatchkeyConfiguration) -> Void = { _ in }
+    ) throws {
+        self.appAttestRoots = appAttestRoots
         var configuration = LatchkeyConfiguration()
         configuration.conformanceMode = conformanceMode
         configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
@@ -40,7 +45,7 @@ struct RouteHarness {
     func router(logger: Logger = RouteHarness.logger) -> Router<LatchkeyRequestContext> {
         LatchkeyServer.router(
             configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
-            authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
+            appAttestRoots: appAttestRoots, authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
     }
 
     static var logger: Logger {
