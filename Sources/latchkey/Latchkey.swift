@@ -5,11 +5,28 @@ import LatchkeyStore
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
+import NIOPosix
 import Prometheus
 import WebAuthn
 
-/// The `latchkey` command.
+/// Starts `latchkey` with Swift concurrency's jobs run on SwiftNIO's event loop threads: a
+/// request's handler, its store calls and its socket I/O then share threads instead of handing
+/// each step between two pools. This must happen before any task exists, hence a synchronous
+/// entry point.
 @main
+enum LatchkeyMain {
+    static func main() {
+        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        Task {
+            await Latchkey.main()
+            exit(0)
+        }
+        dispatchMain()
+    }
+}
+
+/// The `latchkey` command.
 struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A WebAuthn / passkey relying-party server.",

@@ -21,7 +21,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.exceptions import OpenAPIValidationError
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import positive_data_acceptance, unsupported_method
 
 from conftest import LATCHKEY_BIN, REPO, served
 from softauthn import b64url
@@ -49,7 +49,8 @@ def test_the_document_is_valid_openapi_3_1():
 
 
 # The defaults, and every optional reply on: conformance mode (CORS, echoed options), decoy options
-# for unknown users, and every /.well-known/ file.
+# for unknown users, every /.well-known/ file, and App Attest (the /app-attest routes and the
+# X-Latchkey-App-Attest header, verified when sent).
 CONFIGURATIONS = {
     "defaults": {},
     "everything-on": {
@@ -57,13 +58,36 @@ CONFIGURATIONS = {
         "LATCHKEY_APPLE_APP_LINKS": "ABCDE12345.com.example.app",
         "LATCHKEY_ANDROID_APPS": "com.example.app@" + ":".join(["AB"] * 32),
         "LATCHKEY_RELATED_ORIGINS": "https://other.example", "LATCHKEY_PASSKEY_ENROLL_URL": "https://localhost/enroll",
+        "LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.app", "LATCHKEY_APP_ATTEST": "optional",
     },
 }
 
 
+APP_ID = "ABCDE12345.com.example.app"
+
+
+def stand_in(*arguments, stdin: bytes) -> bytes:
+    """`latchkey authenticator ARGUMENTS` (the software authenticators): stdin in, stdout out."""
+    done = subprocess.run([str(LATCHKEY_BIN), "authenticator", *map(str, arguments)], input=stdin, capture_output=True,
+                          cwd=str(REPO), timeout=60)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout
+
+
+def app_attest_on(server) -> bool:
+    return server.env.get("LATCHKEY_APP_ATTEST", "off") != "off"
+
+
 @pytest.fixture(scope="module", params=list(CONFIGURATIONS))
-def api_server(request):
-    servers = served(f"openapi-{request.param}", {"LATCHKEY_METRICS_TOKEN": METRICS_TOKEN, **CONFIGURATIONS[request.param]})
+def api_server(request, tmp_path_factory):
+    environment = {"LATCHKEY_METRICS_TOKEN": METRICS_TOKEN, **CONFIGURATIONS[request.param]}
+    if environment.get("LATCHKEY_APP_ATTEST", "off") != "off":
+        # The stand-in's test CA, which the server must find when it starts: made by a first attest.
+        folder = tmp_path_factory.mktemp("app-attest")
+        stand_in("app-attest", "attest", "--key", folder / "first.json", "--ca", folder / "ca", "--app-id", APP_ID,
+                 stdin=b'{"challenge":"AAAA"}')
+        environment["LATCHKEY_APP_ATTEST_TEST_ROOTS"] = str(folder / "ca")
+    servers = served(f"openapi-{request.param}", environment)
     server = next(servers)
     try:
         server.admin_key = new_admin_key(server)
@@ -209,7 +233,12 @@ def test_every_reply_conforms_to_the_document(case, api_server):
         with_admin_key(case, api_server)
     # Not positive_data_acceptance: names are bounded in UTF-8 bytes and normalised to NFC, which a
     # JSON Schema cannot say, so some schema-valid names are rightly refused with 400.
-    case.call_and_validate(base_url=api_server.url, excluded_checks=[positive_data_acceptance])
+    excluded = [positive_data_acceptance]
+    # With appAttest off (the defaults) nothing is served under /app-attest/: every method there is
+    # the 404 the document gives for that case, not a 405 for the methods it does not list.
+    if case.path.startswith("/app-attest/") and not app_attest_on(api_server):
+        excluded.append(unsupported_method)
+    case.call_and_validate(base_url=api_server.url, excluded_checks=excluded)
 
 
 def conforms(reply: requests.Response, status: int, schema_name: str) -> dict:
@@ -250,6 +279,58 @@ def test_successful_ceremonies_conform_to_the_document(api_server):
     assert shown["passkeys"] == 1 and shown["lastSignInAt"] is not None
     listed = conforms(admin(api_server, "GET", f"/users/{username}/credentials"), 200, "AdminCredentialList")
     assert [passkey["id"] for passkey in listed["credentials"]] == [registered["credentialId"]]
+
+
+def test_app_attest_replies_conform_to_the_document(api_server, tmp_path):
+    """What schemathesis cannot reach, with the software stand-in (whose test CA the server trusts):
+    an attested key and its assertions, and a device key enrolled with an enrollment ticket under an
+    assertion, signed in with, listed and renamed."""
+    client = api_server.client()
+    if not app_attest_on(api_server):
+        conforms(client.post("/app-attest/challenge"), 404, "Failure")
+        return
+    ca, key = api_server.env["LATCHKEY_APP_ATTEST_TEST_ROOTS"], tmp_path / "app-attest-key.json"
+
+    def asserted(body: dict, challenge: str, header_file=None) -> bytes:
+        extra = ("--header-file", header_file) if header_file else ()
+        return stand_in("app-attest", "assert", "--key", key, "--challenge", challenge, *extra, stdin=json.dumps(body).encode())
+
+    def gate(body: dict) -> tuple[bytes, dict]:
+        """The body to send (with a fresh appAttestChallenge) and the header that vouches for it."""
+        challenge = conforms(client.post("/app-attest/challenge"), 200, "AppAttestChallenge")["challenge"]
+        sent = asserted(body, challenge, tmp_path / "header")
+        name, value = (tmp_path / "header").read_text().strip().split(": ", 1)
+        return sent, {name: value}
+
+    issued = conforms(client.post("/app-attest/challenge"), 200, "AppAttestChallenge")
+    attestation = stand_in("app-attest", "attest", "--key", key, "--ca", ca, "--app-id", APP_ID, "--environment", "production",
+                           stdin=json.dumps(issued).encode())
+    attested = conforms(client.post("/app-attest/keys", raw=attestation), 201, "AppAttestKeyReply")
+    assert (attested["appId"], attested["environment"]) == (APP_ID, "production")
+    challenge = conforms(client.post("/app-attest/challenge"), 200, "AppAttestChallenge")["challenge"]
+    checked = conforms(client.post("/app-attest/assertions", raw=asserted({"purpose": "check"}, challenge)), 200, "AppAttestAssertionReply")
+    assert (checked["keyId"], checked["counter"]) == (attested["keyId"], 1)
+    stranger = {"keyId": b64url(secrets.token_bytes(32)), "assertion": "oA", "clientData": b64url(
+        json.dumps({"appAttestChallenge": conforms(client.post("/app-attest/challenge"), 200, "AppAttestChallenge")["challenge"]}).encode())}
+    unknown = conforms(client.post("/app-attest/assertions", stranger), 400, "Failure")
+    assert (unknown["reason"], unknown["credentialId"]) == ("unknownAppAttestKey", stranger["keyId"])
+
+    # A device key for a user the backend made, with an enrollment ticket and an assertion.
+    username = "device-" + secrets.token_hex(4)
+    conforms(admin(api_server, "POST", "/users", {"username": username}), 201, "AdminUserReply")
+    ticket = conforms(admin(api_server, "POST", f"/users/{username}/enrollment-tickets"), 201, "EnrollmentTicketReply")["ticket"]
+    options = conforms(client.post("/device-keys/options", {"enrollmentTicket": ticket}), 200, "DeviceKeyOptions")
+    enrolment = json.loads(stand_in("device-key", "enrol", "--key", tmp_path / "device.pem", stdin=json.dumps(options).encode()))
+    sent, header = gate({**enrolment, "name": "Test iPhone"})
+    key_id = conforms(client.post("/device-keys", raw=sent, headers=header), 201, "DeviceKeyEnrolled")["keyId"]
+    options = conforms(client.post("/device-keys/sign-in/options", {"keyId": key_id}), 200, "DeviceKeyOptions")
+    sent, header = gate(json.loads(stand_in("device-key", "sign-in", "--key", tmp_path / "device.pem", stdin=json.dumps(options).encode())))
+    signed_in = conforms(client.post("/device-keys/sign-in", raw=sent, headers=header), 200, "SignInReply")
+    bearer = {"Authorization": f"Bearer {signed_in['sessionToken']}"}
+    listed = conforms(client.get("/credentials", headers=bearer), 200, "CredentialList")
+    assert [(k["keyId"], k["name"], k["appAttested"]) for k in listed["deviceKeys"]] == [(key_id, "Test iPhone", True)]
+    renamed = conforms(client.patch(f"/device-keys/{key_id}", {"name": ""}, headers=bearer), 200, "DeviceKeyReply")
+    assert renamed["deviceKey"]["name"] is None
 
 
 def test_the_server_survived(api_server):
