@@ -39,7 +39,7 @@ struct EnrollmentTickets: Sendable {
     /// A 403 naming why a ticket that exists cannot be used at `now`.
     static func checkState(_ record: EnrollmentTicketRecord, now: Date) throws {
         if record.usedAt != nil {
-            throw APIError(.forbidden, "this enrollment ticket was already used to register a passkey; a ticket works once, ask for a new one")
+            throw APIError(.forbidden, "this enrollment ticket was already used (to register a passkey or enrol a device key); a ticket works once, ask for a new one")
         }
         if record.revokedAt != nil {
             throw APIError(.forbidden, "this enrollment ticket was revoked; ask for a new one")

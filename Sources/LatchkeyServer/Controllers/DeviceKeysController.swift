@@ -31,6 +31,9 @@ struct DeviceKeysController: Sendable {
         if let identity = context.identity {
             (ticket, user) = (nil, identity.user)
         } else {
+            guard request.headers[.contentType] != nil else {
+                throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")
+            }
             let body = try await request.decode(as: DeviceKeyEnrolmentOptionsRequest.self, context: context)
             guard let presented = body.enrollmentTicket else {
                 throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")

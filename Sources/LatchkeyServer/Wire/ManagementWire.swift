@@ -40,13 +40,14 @@ struct CredentialSummary: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, authenticatorName, aaguid, createdAt, lastUsedAt, backupEligible, backedUp, transports
+        case kind, id, name, authenticatorName, aaguid, createdAt, lastUsedAt, backupEligible, backedUp, transports
         case attestationFormat, userVerified
     }
 
     /// Dates as RFC 3339 in UTC; `lastUsedAt` as null (not absent) when never used.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
         try container.encode(id, forKey: .id)
         try container.encode(name, forKey: .name)
         try container.encode(authenticatorName, forKey: .authenticatorName)
