@@ -45,7 +45,7 @@ public enum LatchkeyServer {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(services.configuration.trustedProxies)))
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: services.configuration.trustedProxies)))
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: services.configuration.usesHTTPS))
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: ErrorMapping(health: services.health))
@@ -78,7 +78,7 @@ public enum LatchkeyServer {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
         switch services.policy.crossOriginRequests {
         case .anyOriginWithCredentials:

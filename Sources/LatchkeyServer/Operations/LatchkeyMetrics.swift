@@ -8,7 +8,7 @@ import WebAuthn
 /// Latchkey's own metrics, through swift-metrics (Prometheus when the server is started by the
 /// `latchkey` command): ceremonies by kind and outcome, verification and store latency, and the
 /// pending challenges and live sessions the store holds. HTTP requests by route and status come
-/// from Hummingbird's `MetricsMiddleware`.
+/// from ``RequestMetricsMiddleware`` (under the names of Hummingbird's `MetricsMiddleware`).
 public final class LatchkeyMetrics: Sendable {
     /// The ceremony a request belongs to: `registration-options`, `authentication-result`, ...
     public enum Ceremony: String, Sendable, CaseIterable {
@@ -127,13 +127,5 @@ public final class LatchkeyMetrics: Sendable {
         case let error as APIError: error.reason?.rawValue ?? outcome(status: error.status)
         default: "error"
         }
-    }
-}
-
-extension CoreMetrics.Timer {
-    /// Records the time from `start` until now.
-    fileprivate func record(since start: ContinuousClock.Instant) {
-        let elapsed = (ContinuousClock.now - start).components
-        recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }
 }
