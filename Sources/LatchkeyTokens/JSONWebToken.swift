@@ -16,11 +16,15 @@ public enum JSONWebToken {
         return encoder
     }()
 
+    /// The base64url JOSE header of the tokens the key with this ID signs (made once per key).
+    static func encodedHeader(keyID: String) throws -> String {
+        Base64URL.encode(try encoder.encode(Header(kid: keyID)))
+    }
+
     /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
     public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
-        let header = Base64URL.encode(try encoder.encode(Header(kid: key.keyID)))
         let payload = Base64URL.encode(try encoder.encode(claims))
-        let signingInput = header + "." + payload
+        let signingInput = key.encodedHeader + "." + payload
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
     }
 }

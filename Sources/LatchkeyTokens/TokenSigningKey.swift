@@ -10,10 +10,13 @@ public final class TokenSigningKey: @unchecked Sendable {
     private let key: OpaquePointer
     /// The public key as a JWK.
     public let publicKey: JSONWebKey
+    /// The first part of every token this key signs: the base64url JOSE header naming it.
+    let encodedHeader: String
 
     private init(key: OpaquePointer) throws {
         self.key = key
         publicKey = try Self.publicJWK(of: key)
+        encodedHeader = try JSONWebToken.encodedHeader(keyID: publicKey.kid)
     }
 
     deinit { lkk_free_key(key) }
