@@ -21,6 +21,16 @@ enum JSONResponse {
             body: ResponseBody(byteBuffer: body(value)))
     }
 
+    /// `value`, which writes its own JSON, as the body of a reply with `status`.
+    static func make(_ value: some JSONTextEncodable, status: HTTPResponse.Status = .ok) -> Response {
+        var json = JSONText()
+        value.write(to: &json)
+        return Response(
+            status: status,
+            headers: [.contentType: contentType, .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
+    }
+
     /// `value` encoded as a reply body, for replies written below the router too.
     static func body(_ value: some Encodable) -> ByteBuffer {
         let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)

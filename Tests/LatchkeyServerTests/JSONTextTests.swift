@@ -1,0 +1,40 @@
+import Foundation
+@testable import LatchkeyServer
+import Testing
+import WebAuthn
+
+/// The hand-written replies say exactly what `JSONEncoder` says for the same values.
+@Suite("Hand-written JSON")
+struct JSONTextTests {
+    static let awkward = "quote \" backslash \\ slash / tab \t newline \n nul \u{0} bell \u{7} del \u{7F} é 🔑 \u{2028}"
+
+    static func parsed(_ bytes: some Sequence<UInt8>) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
+    }
+
+    static func same(_ value: some JSONTextEncodable) throws -> Bool {
+        var json = JSONText()
+        value.write(to: &json)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return try parsed(json.bytes) == parsed(try encoder.encode(value))
+    }
+
+    @Test func signInRepliesMatchJSONEncoder() throws {
+        let reply = SignInReply(
+            username: Self.awkward, displayName: "Ünïcødé \u{1F}", credentialId: Base64URLBytes([0, 1, 254, 255]), userVerified: true,
+            sessionToken: "token", idToken: "a.b.c")
+        #expect(try Self.same(reply))
+    }
+
+    @Test(arguments: [false, true])
+    func requestOptionsMatchJSONEncoder(withOptionalMembers: Bool) throws {
+        let reply = RequestOptionsReply(
+            challenge: Base64URLBytes(Array(repeating: 7, count: 32)), timeout: 300_000, rpId: "example.com",
+            allowCredentials: withOptionalMembers
+                ? [CredentialDescriptor(id: [1, 2, 3], transports: [.internal, .hybrid]), CredentialDescriptor(id: [4], transports: [])] : [],
+            userVerification: .preferred, hints: withOptionalMembers ? ["client-device", Self.awkward] : nil,
+            extensions: withOptionalMembers ? ["appid": .string("https://example.com/\u{1}"), "largeBlob": .object(["read": .bool(true)])] : nil)
+        #expect(try Self.same(reply))
+    }
+}
