@@ -21,18 +21,14 @@ enum JSONResponse {
             body: ResponseBody(byteBuffer: body(value)))
     }
 
-    /// `value`, which writes its own JSON, as the body of a reply with `status`.
-    static func make(_ value: some JSONTextEncodable, status: HTTPResponse.Status = .ok) -> Response {
-        var json = JSONText()
-        value.write(to: &json)
-        return Response(
-            status: status,
-            headers: [.contentType: contentType, .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: json.bytes)))
-    }
-
     /// `value` encoded as a reply body, for replies written below the router too.
     static func body(_ value: some Encodable) -> ByteBuffer {
+        // The hot replies write their own JSON; the cast is decided per reply type, not per byte.
+        if let text = value as? any JSONTextEncodable {
+            var json = JSONText()
+            text.write(to: &json)
+            return ByteBuffer(bytes: json.bytes)
+        }
         let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
         return ByteBuffer(bytes: data)
     }
