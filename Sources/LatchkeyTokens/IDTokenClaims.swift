@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// The claims of the token Latchkey issues on every successful ceremony: who signed in, with which
 /// passkey and how, for services that verify it offline against the published key set.
@@ -71,5 +72,28 @@ public struct IDTokenClaims: Encodable, Sendable, Equatable {
         try container.encode(amr, forKey: .amr)
         try container.encode(credentialID, forKey: .cred)
         try container.encode(jwtID, forKey: .jti)
+    }
+}
+
+extension IDTokenClaims: JSONTextEncodable {
+    /// The same members as `encode(to:)`, written by hand: a token is signed for every ceremony.
+    public func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("iss", iss)
+            if aud.count == 1 {
+                json.member("aud", aud[0])
+            } else {
+                json.member("aud") { json in json.array(aud) { json, audience in json.element(audience) } }
+            }
+            json.member("sub", sub)
+            json.member("preferred_username", preferredUsername)
+            if let externalId { json.member("ext_id", externalId) }
+            json.member("iat", Int(issuedAt.timeIntervalSince1970))
+            json.member("exp", Int(expiresAt.timeIntervalSince1970))
+            json.member("auth_time", Int(authenticatedAt.timeIntervalSince1970))
+            json.member("amr") { json in json.array(amr) { json, method in json.element(method) } }
+            json.member("cred", credentialID)
+            json.member("jti", jwtID)
+        }
     }
 }

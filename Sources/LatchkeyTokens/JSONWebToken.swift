@@ -23,7 +23,14 @@ public enum JSONWebToken {
 
     /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
     public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
-        let payload = Base64URL.encode(try encoder.encode(claims))
+        let payload: String
+        if let text = claims as? any JSONTextEncodable {
+            var json = JSONText(capacity: 384)
+            text.write(to: &json)
+            payload = Base64URL.encode(json.bytes)
+        } else {
+            payload = Base64URL.encode(try encoder.encode(claims))
+        }
         let signingInput = key.encodedHeader + "." + payload
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
     }

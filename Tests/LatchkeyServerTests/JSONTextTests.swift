@@ -1,5 +1,6 @@
 import Foundation
 @testable import LatchkeyServer
+import LatchkeyTokens
 import Testing
 import WebAuthn
 
@@ -16,7 +17,7 @@ struct JSONTextTests {
         var json = JSONText()
         value.write(to: &json)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         return try parsed(json.bytes) == parsed(try encoder.encode(value))
     }
 
@@ -36,5 +37,17 @@ struct JSONTextTests {
             userVerification: .preferred, hints: withOptionalMembers ? ["client-device", Self.awkward] : nil,
             extensions: withOptionalMembers ? ["appid": .string("https://example.com/\u{1}"), "largeBlob": .object(["read": .bool(true)])] : nil)
         #expect(try Self.same(reply))
+    }
+
+    @Test(arguments: [["https://a.example"], ["svc-1", "svc-2 \u{1}"]])
+    func tokenClaimsMatchJSONEncoder(audience: [String]) throws {
+        for externalId in [nil, "acct \"42\""] {
+            let claims = IDTokenClaims(
+                iss: "https://login.example/", aud: audience, sub: "c3Vi", preferredUsername: Self.awkward, externalId: externalId,
+                issuedAt: Date(timeIntervalSince1970: 1_790_000_000.9), expiresAt: Date(timeIntervalSince1970: 1_790_000_300),
+                authenticatedAt: Date(timeIntervalSince1970: 1_790_000_000), amr: ["pop", "user", "mfa"], credentialID: "Y3JlZA",
+                jwtID: "jti-1")
+            #expect(try Self.same(claims))
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import WebAuthn
 
 /// Builds the JSON replies of the API from wire models: `application/json`, never cached.
 enum JSONResponse {

@@ -1,20 +1,19 @@
 import Foundation
-import WebAuthn
 
-/// JSON written by hand for the replies every ceremony sends, where Foundation's `JSONEncoder`
+/// JSON written by hand for the replies and tokens every ceremony sends, where Foundation's `JSONEncoder`
 /// (its generic boxing, dictionaries and string building) cost more than the rest of the reply.
 /// Output is RFC 8259 JSON as `JSONEncoder` with `.withoutEscapingSlashes` writes it: UTF-8, with
 /// `"`, `\` and control characters escaped.
-struct JSONText {
-    private(set) var bytes: [UInt8] = []
+public struct JSONText {
+    public private(set) var bytes: [UInt8] = []
     private var needsComma = false
 
-    init(capacity: Int = 512) {
+    public init(capacity: Int = 512) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Writes `{`, the members `body` writes, then `}`.
-    mutating func object(_ body: (inout JSONText) -> Void) {
+    public mutating func object(_ body: (inout JSONText) -> Void) {
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
         body(&self)
@@ -23,7 +22,7 @@ struct JSONText {
     }
 
     /// Writes `[`, one element per item, then `]`.
-    mutating func array<Item>(_ items: [Item], _ element: (inout JSONText, Item) -> Void) {
+    public mutating func array<Item>(_ items: [Item], _ element: (inout JSONText, Item) -> Void) {
         bytes.append(UInt8(ascii: "["))
         needsComma = false
         for item in items {
@@ -35,40 +34,40 @@ struct JSONText {
         needsComma = true
     }
 
-    mutating func member(_ key: String, _ value: String) {
+    public mutating func member(_ key: String, _ value: String) {
         writeKey(key)
         string(value)
     }
 
-    mutating func member(_ key: String, _ value: Int) {
+    public mutating func member(_ key: String, _ value: Int) {
         writeKey(key)
         bytes += Array(String(value).utf8)
     }
 
-    mutating func member(_ key: String, _ value: Bool) {
+    public mutating func member(_ key: String, _ value: Bool) {
         writeKey(key)
         bytes += value ? Array("true".utf8) : Array("false".utf8)
     }
 
-    mutating func member(_ key: String, base64URL value: [UInt8]) {
+    public mutating func member(_ key: String, base64URL value: [UInt8]) {
         member(key, Base64URL.encode(value))
     }
 
     /// A member whose value is whatever `JSONEncoder` writes for `value` (for the rare, free-form parts).
-    mutating func member(_ key: String, encoded value: some Encodable) {
+    public mutating func member(_ key: String, encoded value: some Encodable) {
         writeKey(key)
         bytes += (try? Self.encoder.encode(value)).map(Array.init) ?? Array("null".utf8)
     }
 
     /// A member whose value `body` writes (an object or an array).
-    mutating func member(_ key: String, _ body: (inout JSONText) -> Void) {
+    public mutating func member(_ key: String, _ body: (inout JSONText) -> Void) {
         writeKey(key)
         body(&self)
         needsComma = true
     }
 
     /// A string element of an array.
-    mutating func element(_ value: String) {
+    public mutating func element(_ value: String) {
         string(value)
     }
 
@@ -118,48 +117,7 @@ struct JSONText {
     }()
 }
 
-/// A reply that writes its own JSON (see ``JSONText``); `JSONResponse.make` prefers it.
-protocol JSONTextEncodable: Encodable {
+/// A value that writes its own JSON (see ``JSONText``); the server's replies and the token signer prefer it.
+public protocol JSONTextEncodable: Encodable {
     func write(to json: inout JSONText)
-}
-
-extension RequestOptionsReply: JSONTextEncodable {
-    func write(to json: inout JSONText) {
-        json.object { json in
-            json.member("status", status)
-            json.member("errorMessage", errorMessage)
-            json.member("challenge", base64URL: challenge.bytes)
-            json.member("timeout", timeout)
-            json.member("rpId", rpId)
-            json.member("allowCredentials") { json in
-                json.array(allowCredentials) { json, descriptor in
-                    json.object { json in
-                        json.member("type", descriptor.type.rawValue)
-                        json.member("id", base64URL: descriptor.id.bytes)
-                        if let transports = descriptor.transports {
-                            json.member("transports") { json in json.array(transports) { json, transport in json.element(transport.rawValue) } }
-                        }
-                    }
-                }
-            }
-            json.member("userVerification", userVerification.rawValue)
-            if let hints { json.member("hints") { json in json.array(hints) { json, hint in json.element(hint) } } }
-            if let extensions { json.member("extensions", encoded: extensions) }
-        }
-    }
-}
-
-extension SignInReply: JSONTextEncodable {
-    func write(to json: inout JSONText) {
-        json.object { json in
-            json.member("status", status)
-            json.member("errorMessage", errorMessage)
-            json.member("username", username)
-            json.member("displayName", displayName)
-            json.member("credentialId", base64URL: credentialId.bytes)
-            json.member("userVerified", userVerified)
-            json.member("sessionToken", sessionToken)
-            json.member("idToken", idToken)
-        }
-    }
 }
