@@ -34,6 +34,8 @@ public struct NewRegistration: Sendable, Equatable {
 
 /// A sign-in that passed verification, to record in one transaction.
 public struct CompletedSignIn: Sendable, Equatable {
+    /// SHA-256 of the challenge it answered: its pending ceremony is consumed in the same transaction.
+    public var challengeHash: [UInt8]
     public var credentialID: [UInt8]
     /// The counter read before verifying; the write happens only if it is still this value.
     public var previousSignCount: UInt32
@@ -46,9 +48,10 @@ public struct CompletedSignIn: Sendable, Equatable {
     public var endingSessions: [[UInt8]]
 
     public init(
-        credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool, userVerified: Bool,
-        at: Date, session: SessionRecord, endingSessions: [[UInt8]] = []
+        challengeHash: [UInt8], credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool,
+        userVerified: Bool, at: Date, session: SessionRecord, endingSessions: [[UInt8]] = []
     ) {
+        self.challengeHash = challengeHash
         self.credentialID = credentialID
         self.previousSignCount = previousSignCount
         self.signCount = signCount
@@ -60,7 +63,7 @@ public struct CompletedSignIn: Sendable, Equatable {
     }
 }
 
-/// What the start of a sign-in result reads: the consumed ceremony (nil when the challenge is
+/// What the start of a sign-in result reads: the pending ceremony (nil when the challenge is
 /// unknown or spent) and the credential with its owner (nil when the credential is unknown).
 public struct SignInLookup: Sendable, Equatable {
     public var ceremony: PendingCeremony?
@@ -89,9 +92,11 @@ public struct SessionWithUser: Sendable, Equatable {
 public enum SignInRecording: Sendable, Equatable {
     /// The sign-in is recorded and its session started.
     case recorded
-    /// Another sign-in moved the counter first; nothing was written.
+    /// The challenge was answered already (its pending ceremony is gone); nothing was written.
+    case challengeSpent
+    /// Another sign-in moved the counter first; only the challenge was consumed.
     case counterMoved
-    /// The credential was removed (or its user deleted) since it was read; nothing was written.
+    /// The credential was removed (or its user deleted) since it was read; only the challenge was consumed.
     case credentialRemoved
 }
 

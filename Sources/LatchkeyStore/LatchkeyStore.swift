@@ -30,12 +30,14 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// thrown and nothing is written.
     func register(_ registration: NewRegistration) async throws
 
-    /// Records a successful sign-in, in one transaction, only if the stored counter is still
-    /// `previousSignCount`: the new counter, backup state, UV and time, the new session, and the end
-    /// of the sessions it replaces. Writes nothing and says why when another sign-in moved the
-    /// counter first (so two racing assertions cannot both pass the counter check) or the credential
-    /// is gone. A `session` for another user than the credential's owner is refused with
-    /// ``StoreError/Code/userNotFound``, writing nothing.
+    /// Records a successful sign-in, in one transaction. First it consumes the pending ceremony of
+    /// `challengeHash`; when that is gone (another answer took it), it writes nothing and returns
+    /// ``SignInRecording/challengeSpent``, so a challenge signs in at most once. Then, only if the
+    /// stored counter is still `previousSignCount`: the new counter, backup state, UV and time, the
+    /// new session, and the end of the sessions it replaces. When another sign-in moved the counter
+    /// first (so two racing assertions cannot both pass the counter check) or the credential is
+    /// gone, only the ceremony is consumed, and the reply says why. A `session` for another user
+    /// than the credential's owner is refused with ``StoreError/Code/userNotFound``, writing nothing.
     func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
@@ -59,9 +61,10 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// Removes and returns the pending ceremony for this challenge hash, so each challenge is
     /// answered at most once even when two requests race. Returns expired ones too, for a clear error.
     func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony?
-    /// The start of a sign-in result in one round trip: takes the pending ceremony as
-    /// ``takePendingCeremony(challengeHash:)`` does and reads the credential with its owner.
-    func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup
+    /// The start of a sign-in result in one round trip: reads the pending ceremony (without
+    /// consuming it: ``recordSignIn(_:)`` does, or the caller with ``takePendingCeremony(challengeHash:)``
+    /// when the sign-in fails) and the credential with its owner.
+    func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup
 
     // MARK: Sessions
 

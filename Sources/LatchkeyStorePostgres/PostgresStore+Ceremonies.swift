@@ -17,11 +17,10 @@ extension PostgresStore {
             """) { try PostgresRows.ceremony(&$0) }
     }
 
-    /// One statement (``SignInStatements/TakeSignInCeremony``): the ceremony is consumed as in
-    /// ``takePendingCeremony(challengeHash:)`` and the credential read with its owner; the LEFT
-    /// JOINs give one row whatever is missing.
-    public func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
-        let rows = try await rows(SignInStatements.TakeSignInCeremony(challengeHash: challengeHash, credentialID: credentialID))
+    /// One statement (``SignInStatements/SignInLookupStatement``): the ceremony and the credential
+    /// with its owner; the LEFT JOINs give one row whatever is missing.
+    public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
+        let rows = try await rows(SignInStatements.SignInLookupStatement(challengeHash: challengeHash, credentialID: credentialID))
         guard let lookup = rows.first else { throw StoreError(.database, "the sign-in lookup returned no row") }
         return lookup
     }

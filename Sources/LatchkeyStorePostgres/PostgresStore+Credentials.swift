@@ -75,6 +75,7 @@ extension PostgresStore {
         guard let outcome = try await rows(SignInStatements.RecordSignIn(signIn: signIn)).first else {
             throw StoreError(.database, "the sign-in statement returned no row")
         }
+        guard outcome.consumed else { return .challengeSpent }
         if outcome.recorded { return .recorded }
         guard let owner = outcome.owner else { return .credentialRemoved }
         guard owner == signIn.session.userHandle else {

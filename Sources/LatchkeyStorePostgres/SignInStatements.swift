@@ -45,19 +45,15 @@ enum SignInStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
-    /// Consumes the ceremony and reads the credential with its owner:
-    /// ``PostgresStore/takeSignInCeremony(challengeHash:credentialID:)``.
-    struct TakeSignInCeremony: PostgresPreparedStatement {
+    /// Reads the ceremony (without consuming it) and the credential with its owner:
+    /// ``PostgresStore/signInLookup(challengeHash:credentialID:)``.
+    struct SignInLookupStatement: PostgresPreparedStatement {
         typealias Row = SignInLookup
-        static let name = "latchkey_take_sign_in_ceremony_v2"
+        static let name = "latchkey_sign_in_lookup_v1"
         static let sql = """
-            WITH taken AS (
-                DELETE FROM pending_ceremonies WHERE challenge_hash = $1
-                RETURNING \(PostgresRows.ceremonyColumns())
-            )
             SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.credentialColumns("c.")), \(PostgresRows.userColumns("u."))
             FROM (SELECT) AS one
-            LEFT JOIN taken t ON true
+            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1
             LEFT JOIN (credentials c JOIN users u ON u.handle = c.user_handle) ON c.id = $2
             """
         static let bindingDataTypes = [bytea, bytea]
@@ -81,17 +77,21 @@ enum SignInStatements {
         }
     }
 
-    /// The counter's compare-and-set, the new session and the end of the replaced ones, in one
-    /// statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether it was recorded, and the
-    /// credential's owner as the statement began (nil when the credential is gone).
+    /// The challenge's consumption, the counter's compare-and-set, the new session and the end of
+    /// the replaced ones, in one statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether the
+    /// challenge was consumed, whether the sign-in was recorded, and the credential's owner as the
+    /// statement began (nil when the credential is gone). Of two answers to one challenge, the
+    /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
-        typealias Row = (recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v1"
+        typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
+        static let name = "latchkey_record_sign_in_v2"
         static let sql = """
-            WITH signed_in AS (
+            WITH consumed AS (
+                DELETE FROM pending_ceremonies WHERE challenge_hash = $12 RETURNING 1
+            ), signed_in AS (
                 UPDATE credentials
                 SET sign_count = $1, backed_up = $2, user_verified = $3, last_used_at = $4
-                WHERE id = $5 AND sign_count = $6 AND user_handle = $7
+                WHERE id = $5 AND sign_count = $6 AND user_handle = $7 AND EXISTS (SELECT FROM consumed)
                 RETURNING user_handle
             ), started AS (
                 INSERT INTO sessions (\(PostgresRows.sessionColumns()))
@@ -99,17 +99,17 @@ enum SignInStatements {
             ), ended AS (
                 DELETE FROM sessions WHERE token_hash = ANY($11) AND EXISTS (SELECT FROM signed_in)
             )
-            SELECT EXISTS (SELECT FROM signed_in), c.user_handle
+            SELECT EXISTS (SELECT FROM consumed), EXISTS (SELECT FROM signed_in), c.user_handle
             FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5
             """
         static let bindingDataTypes = [
-            int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray,
+            int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray, bytea,
         ]
 
         let signIn: CompletedSignIn
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            var bindings = PostgresBindings(capacity: 12)
             bindings.append(Int64(signIn.signCount))
             bindings.append(signIn.backedUp)
             bindings.append(signIn.userVerified)
@@ -121,12 +121,13 @@ enum SignInStatements {
             bindings.append(signIn.session.createdAt)
             bindings.append(signIn.session.expiresAt)
             bindings.append(signIn.endingSessions.map(\.bytea))
+            bindings.append(signIn.challengeHash.bytea)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> (recorded: Bool, owner: [UInt8]?) {
+        func decodeRow(_ row: PostgresRow) throws -> (consumed: Bool, recorded: Bool, owner: [UInt8]?) {
             var columns = ColumnReader(row)
-            return (try columns.next(Bool.self), try columns.optionalBytes())
+            return (try columns.next(Bool.self), try columns.next(Bool.self), try columns.optionalBytes())
         }
     }
 

@@ -10,6 +10,9 @@ extension SQLiteStore {
     private static let takeCeremony = """
         DELETE FROM pending_ceremonies WHERE challenge_hash = ? RETURNING \(SQLiteRows.ceremonyColumns)
         """
+    private static let ceremonyByChallenge = """
+        SELECT \(SQLiteRows.ceremonyColumns) FROM pending_ceremonies WHERE challenge_hash = ?
+        """
     private static let credentialWithOwner = """
         SELECT \(SQLiteRows.credentialColumns("c.")), \(SQLiteRows.userColumns("u."))
         FROM credentials c JOIN users u ON u.handle = c.user_handle WHERE c.id = ?
@@ -35,17 +38,17 @@ extension SQLiteStore {
         try Self.takeCeremony(challengeHash, from: database())
     }
 
-    public func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
+    public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
         let database = try database()
-        return try database.transaction {
-            let ceremony = try Self.takeCeremony(challengeHash, from: database)
-            return try database.withStatement(Self.credentialWithOwner) { row in
-                try row.bind(credentialID)
-                guard try row.step() else { return SignInLookup(ceremony: ceremony, credential: nil, owner: nil) }
-                return SignInLookup(
-                    ceremony: ceremony, credential: try SQLiteRows.credential(row),
-                    owner: SQLiteRows.user(row, at: Self.ownerOffset))
-            }
+        let ceremony = try database.withStatement(Self.ceremonyByChallenge) { row in
+            try row.bind(challengeHash)
+            return try row.step() ? try SQLiteRows.ceremony(row) : nil
+        }
+        return try database.withStatement(Self.credentialWithOwner) { row in
+            try row.bind(credentialID)
+            guard try row.step() else { return SignInLookup(ceremony: ceremony, credential: nil, owner: nil) }
+            return SignInLookup(
+                ceremony: ceremony, credential: try SQLiteRows.credential(row), owner: SQLiteRows.user(row, at: Self.ownerOffset))
         }
     }
 

@@ -19,6 +19,8 @@ extension SQLiteStore {
         INSERT INTO credentials (\(SQLiteRows.credentialColumns()))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+    /// The sign-in's challenge, consumed first: of two answers to one challenge, one deletes the row.
+    private static let consumeCeremony = "DELETE FROM pending_ceremonies WHERE challenge_hash = ?"
     /// The compare-and-set of a sign-in: writes only if the counter is still the one read.
     private static let compareAndSetSignIn = """
         UPDATE credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?
@@ -92,6 +94,12 @@ extension SQLiteStore {
     public func recordSignIn(_ signIn: CompletedSignIn) throws -> SignInRecording {
         let database = try database()
         return try database.transaction {
+            let consumed = try database.withStatement(Self.consumeCeremony) { statement in
+                try statement.bind(signIn.challengeHash)
+                try statement.step()
+                return database.changes
+            }
+            guard consumed == 1 else { return .challengeSpent }
             let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
                 try row.bind(
                     Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,

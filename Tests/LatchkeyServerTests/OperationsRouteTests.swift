@@ -59,7 +59,7 @@ struct MetricsRouteTests {
                 #"latchkey_ceremonies_total{ceremony="authentication-result",outcome="ok"} 1"#,
                 #"latchkey_ceremonies_total{ceremony="authentication-options",outcome="ok"} 2"#,
                 #"latchkey_verification_duration_seconds_count{ceremony="authentication-result"} 2"#,
-                #"latchkey_store_duration_seconds_count{operation="takeSignInCeremony"} 2"#,
+                #"latchkey_store_duration_seconds_count{operation="signInLookup"} 2"#,
             ] {
                 #expect(text.contains(line), "missing \(line)")
             }

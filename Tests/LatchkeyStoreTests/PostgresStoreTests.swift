@@ -64,9 +64,9 @@ struct PostgresStoreTests {
         // Several rounds, so the two statements really meet at the row lock some of the time.
         for round: UInt32 in 0..<20 {
             let tokens = [Fixtures.bytes(index: Int(round) * 2), Fixtures.bytes(index: Int(round) * 2 + 1)]
-            async let a = first.recordSignIn(Fixtures.signIn(
+            async let a = first.recordAnswered(Fixtures.signIn(
                 credential, from: round, to: round + 1, session: Fixtures.session(tokens[0], of: alice)))
-            async let b = second.recordSignIn(Fixtures.signIn(
+            async let b = second.recordAnswered(Fixtures.signIn(
                 credential, from: round, to: round + 1, session: Fixtures.session(tokens[1], of: alice)))
             let outcomes = try await [a, b]
             #expect(outcomes.filter { $0 == .recorded }.count == 1, "round \(round): exactly one sign-in wins")
@@ -80,18 +80,25 @@ struct PostgresStoreTests {
     @Test func aPendingCeremonyIsTakenOnceAcrossInstances() async throws {
         let (first, second) = try await twoInstances()
         let alice = Fixtures.user("alice", handle: 1)
-        let credential = Fixtures.credential(7, of: alice)
+        let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await first.registerNew(alice, with: credential)
         for round in 0..<10 {
             let ceremony = Fixtures.authentication(Fixtures.bytes(index: round))
             try await first.savePendingCeremony(ceremony)
+            // Half the attempts take the ceremony as a failed answer does, half record a sign-in with it.
+            @Sendable func answer(_ attempt: Int) -> CompletedSignIn {
+                var answer = Fixtures.signIn(
+                    credential, from: 0, to: 0, session: Fixtures.session(Fixtures.bytes(index: 1_000 + round * 8 + attempt), of: alice))
+                answer.challengeHash = ceremony.challengeHash
+                return answer
+            }
             let taken = try await withThrowingTaskGroup(of: PendingCeremony?.self) { group in
                 for attempt in 0..<8 {
                     let store = attempt.isMultiple(of: 2) ? first : second
                     group.addTask {
                         attempt < 4
                             ? try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
-                            : try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id).ceremony
+                            : try await store.recordSignIn(answer(attempt)) == .recorded ? ceremony : nil
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -246,7 +253,7 @@ struct PostgresStoreTests {
         #expect(error?.code == .database)
         #expect(error?.message.contains("\"notarised\"") == true)
         let lookupError = await #expect(throws: StoreError.self) {
-            try await store.takeSignInCeremony(challengeHash: Fixtures.bytes(1), credentialID: credential.id)
+            try await store.signInLookup(challengeHash: Fixtures.bytes(1), credentialID: credential.id)
         }
         #expect(lookupError?.code == .database)
     }

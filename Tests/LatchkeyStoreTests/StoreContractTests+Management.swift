@@ -114,7 +114,7 @@ extension StoreContractTests {
         try await store.register(NewRegistration(credential: Fixtures.credential(8, of: alice), newUser: nil))
         #expect(try await store.deleteCredential(id: credential.id, ownedBy: alice.handle) == .deleted)
         let late = Fixtures.signIn(credential, from: 1, to: 2, session: Fixtures.session(5, of: alice))
-        #expect(try await store.recordSignIn(late) == .credentialRemoved)
+        #expect(try await store.recordAnswered(late) == .credentialRemoved)
         #expect(try await store.hasSession(Fixtures.bytes(5)) == false)
     }
 }

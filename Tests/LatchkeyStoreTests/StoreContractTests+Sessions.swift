@@ -54,7 +54,7 @@ extension StoreContractTests {
             try await store.savePendingCeremony(Fixtures.authentication(Fixtures.bytes(index: index), expiresIn: expiredLifetime))
             let session = Fixtures.session(Fixtures.bytes(index: index), of: alice, expiresIn: expiredLifetime)
             let signIn = Fixtures.signIn(credential, from: UInt32(index), to: UInt32(index + 1), session: session)
-            #expect(try await store.recordSignIn(signIn) == .recorded)
+            #expect(try await store.recordAnswered(signIn) == .recorded)
         }
         let atTheBoundary = Fixtures.authentication(Fixtures.bytes(index: 0xFFFE), expiresIn: 0)
         let liveCeremony = Fixtures.authentication(Fixtures.bytes(index: 0xFFFF), expiresIn: 1)

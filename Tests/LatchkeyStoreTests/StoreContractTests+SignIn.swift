@@ -54,7 +54,7 @@ extension StoreContractTests {
     // MARK: The start of a sign-in
 
     @Test(arguments: StoreBackend.all)
-    func takeSignInCeremonyReadsCeremonyCredentialAndOwner(backend: StoreBackend) async throws {
+    func signInLookupReadsCeremonyCredentialAndOwnerWithoutConsuming(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)
         let credential = Fixtures.detailedCredential(7, of: alice)
@@ -62,16 +62,16 @@ extension StoreContractTests {
         let ceremony = Fixtures.authentication(1, expiresIn: -1)
         try await store.savePendingCeremony(ceremony)
 
-        let found = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id)
+        let found = try await store.signInLookup(challengeHash: ceremony.challengeHash, credentialID: credential.id)
         #expect(found == SignInLookup(ceremony: ceremony, credential: credential, owner: alice))
-        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil, "the ceremony is consumed")
-
-        let spent = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id)
+        #expect(try await store.signInLookup(challengeHash: ceremony.challengeHash, credentialID: credential.id) == found, "read, not taken")
+        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == ceremony)
+        let spent = try await store.signInLookup(challengeHash: ceremony.challengeHash, credentialID: credential.id)
         #expect(spent == SignInLookup(ceremony: nil, credential: credential, owner: alice))
     }
 
     @Test(arguments: StoreBackend.all)
-    func takeSignInCeremonyWithUnknownParts(backend: StoreBackend) async throws {
+    func signInLookupWithUnknownParts(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)
         let credential = Fixtures.credential(7, of: alice)
@@ -81,32 +81,54 @@ extension StoreContractTests {
         let unknownChallenge = Fixtures.bytes(2)
         let unknownCredential = Fixtures.bytes(8, count: 16)
 
-        let neither = try await store.takeSignInCeremony(challengeHash: unknownChallenge, credentialID: unknownCredential)
+        let neither = try await store.signInLookup(challengeHash: unknownChallenge, credentialID: unknownCredential)
         #expect(neither == SignInLookup(ceremony: nil, credential: nil, owner: nil))
-        let noChallenge = try await store.takeSignInCeremony(challengeHash: unknownChallenge, credentialID: credential.id)
+        let noChallenge = try await store.signInLookup(challengeHash: unknownChallenge, credentialID: credential.id)
         #expect(noChallenge == SignInLookup(ceremony: nil, credential: credential, owner: alice))
-        // An unknown credential still consumes the challenge: it was answered.
-        let noCredential = try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: unknownCredential)
+        let noCredential = try await store.signInLookup(challengeHash: ceremony.challengeHash, credentialID: unknownCredential)
         #expect(noCredential == SignInLookup(ceremony: ceremony, credential: nil, owner: nil))
-        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil)
     }
 
     @Test(arguments: StoreBackend.all)
-    func takeSignInCeremonyIsSingleUseUnderConcurrency(backend: StoreBackend) async throws {
+    func aChallengeSignsInOnceWhenItsAnswersRace(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)
-        let credential = Fixtures.credential(7, of: alice)
+        // A counter that stays 0 (as synced passkeys report it) leaves the challenge as the only guard.
+        let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await store.registerNew(alice, with: credential)
         let ceremony = Fixtures.authentication(1)
         try await store.savePendingCeremony(ceremony)
-        let lookups = try await withThrowingTaskGroup(of: SignInLookup.self) { group in
-            for _ in 0..<8 {
-                group.addTask { try await store.takeSignInCeremony(challengeHash: ceremony.challengeHash, credentialID: credential.id) }
+        let outcomes = try await withThrowingTaskGroup(of: SignInRecording.self) { group in
+            for index in 0..<8 {
+                var answer = Fixtures.signIn(credential, from: 0, to: 0, session: Fixtures.session(UInt8(10 + index), of: alice))
+                answer.challengeHash = ceremony.challengeHash
+                group.addTask { try await store.recordSignIn(answer) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(lookups.compactMap(\.ceremony) == [ceremony])
-        #expect(lookups.allSatisfy { $0.credential == credential && $0.owner == alice })
+        #expect(outcomes.filter { $0 == .recorded }.count == 1, "\(outcomes)")
+        #expect(outcomes.filter { $0 == .challengeSpent }.count == 7, "\(outcomes)")
+        var sessions = 0
+        for index in 0..<8 where try await store.hasSession(Fixtures.bytes(UInt8(10 + index))) { sessions += 1 }
+        #expect(sessions == 1, "only the winner's session exists")
+        #expect(try await store.takePendingCeremony(challengeHash: ceremony.challengeHash) == nil, "consumed")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func aSpentChallengeWritesNothingAndARefusedCounterStillSpendsIt(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let credential = Fixtures.credential(7, of: alice, signCount: 5)
+        try await store.registerNew(alice, with: credential)
+        let unanswered = Fixtures.signIn(credential, from: 5, to: 6, session: Fixtures.session(1, of: alice))
+        #expect(try await store.recordSignIn(unanswered) == .challengeSpent, "no pending ceremony")
+        #expect(try await store.credential(id: credential.id)?.signCount == 5)
+        #expect(try await !store.hasSession(Fixtures.bytes(1)))
+
+        let stale = Fixtures.signIn(credential, from: 4, to: 6, session: Fixtures.session(2, of: alice))
+        #expect(try await store.recordAnswered(stale) == .counterMoved)
+        #expect(try await store.takePendingCeremony(challengeHash: stale.challengeHash) == nil, "the challenge is spent")
+        #expect(try await !store.hasSession(Fixtures.bytes(2)))
     }
 
     // MARK: Recording a sign-in
@@ -121,7 +143,7 @@ extension StoreContractTests {
         try await store.registerNew(alice, with: credential, session: replaced)
         try await store.recordSignCountRegression(credentialID: credential.id)
         let first = Fixtures.signIn(credential, from: 10, to: 11, session: kept)
-        #expect(try await store.recordSignIn(first) == .recorded)
+        #expect(try await store.recordAnswered(first) == .recorded)
         var expected = credential
         expected.signCount = 11
         expected.backedUp = false
@@ -135,7 +157,7 @@ extension StoreContractTests {
         signIn.backedUp = true
         signIn.userVerified = true
         signIn.at = Fixtures.now.addingTimeInterval(30)
-        #expect(try await store.recordSignIn(signIn) == .recorded)
+        #expect(try await store.recordAnswered(signIn) == .recorded)
 
         expected.signCount = 12
         expected.backedUp = true
@@ -158,14 +180,14 @@ extension StoreContractTests {
         var stale = Fixtures.signIn(credential, from: 9, to: 11, session: Fixtures.session(2, of: alice), ending: [live.tokenHash])
         stale.userVerified = false
         stale.backedUp = false
-        #expect(try await store.recordSignIn(stale) == .counterMoved)
+        #expect(try await store.recordAnswered(stale) == .counterMoved)
         #expect(try await store.credential(id: credential.id) == credential, "the credential must be untouched")
         #expect(try await store.hasSession(Fixtures.bytes(2)) == false, "no session may start")
         #expect(try await store.hasSession(live.tokenHash), "replaced sessions stay alive")
 
         let unknown = Fixtures.signIn(
             Fixtures.credential(8, of: alice), from: 0, to: 1, session: Fixtures.session(3, of: alice), ending: [live.tokenHash])
-        #expect(try await store.recordSignIn(unknown) == .credentialRemoved)
+        #expect(try await store.recordAnswered(unknown) == .credentialRemoved)
         #expect(try await store.hasSession(Fixtures.bytes(3)) == false)
         #expect(try await store.hasSession(live.tokenHash))
     }
@@ -188,7 +210,7 @@ extension StoreContractTests {
         ]
         let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for (index, attempt) in attempts.enumerated() {
-                group.addTask { (index, try await store.recordSignIn(attempt) == .recorded) }
+                group.addTask { (index, try await store.recordAnswered(attempt) == .recorded) }
             }
             return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
         }
@@ -212,7 +234,7 @@ extension StoreContractTests {
         try await store.registerNew(alice, with: credential)
         try await store.registerNew(mallory, with: Fixtures.credential(8, of: mallory))
         let crossed = Fixtures.signIn(credential, from: 3, to: 4, session: Fixtures.session(1, of: mallory))
-        let error = await #expect(throws: StoreError.self) { try await store.recordSignIn(crossed) }
+        let error = await #expect(throws: StoreError.self) { try await store.recordAnswered(crossed) }
         #expect(error?.code == .userNotFound)
         #expect(try await store.credential(id: credential.id) == credential, "nothing is written")
         #expect(try await store.hasSession(Fixtures.bytes(1)) == false)

@@ -68,17 +68,26 @@ enum Fixtures {
         authentication(bytes(challenge), expiresIn: lifetime)
     }
 
+    /// A verified sign-in; its challenge (one per session token) is pending only once saved, as
+    /// ``LatchkeyStore/recordAnswered(_:)`` does.
     static func signIn(
         _ credential: CredentialRecord, from previous: UInt32, to next: UInt32, session: SessionRecord,
         ending: [[UInt8]] = []
     ) -> CompletedSignIn {
         CompletedSignIn(
-            credentialID: credential.id, previousSignCount: previous, signCount: next, backedUp: false,
-            userVerified: false, at: now.addingTimeInterval(5), session: session, endingSessions: ending)
+            challengeHash: Digest.sha256(session.tokenHash), credentialID: credential.id, previousSignCount: previous,
+            signCount: next, backedUp: false, userVerified: false, at: now.addingTimeInterval(5), session: session,
+            endingSessions: ending)
     }
 }
 
 extension LatchkeyStore {
+    /// Saves the pending ceremony `signIn` answers, then records it, as a server's sign-in does.
+    func recordAnswered(_ signIn: CompletedSignIn) async throws -> SignInRecording {
+        try await savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        return try await recordSignIn(signIn)
+    }
+
     /// Registers `user` as new, with `credential` as their first passkey.
     func registerNew(_ user: UserRecord, with credential: CredentialRecord, session: SessionRecord? = nil) async throws {
         try await register(NewRegistration(credential: credential, newUser: user, session: session))

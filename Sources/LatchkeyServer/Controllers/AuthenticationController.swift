@@ -55,39 +55,53 @@ struct AuthenticationController: Sendable {
         // Client data is parsed once: for the challenge here, and for §7.2 steps 10-14 below.
         let clientData = try CollectedClientData(clientDataJSON)
         let challenge = try ChallengeIssuer.challenge(answeredBy: clientData)
-        let lookup = try await services.store.takeSignInCeremony(challengeHash: Digest.sha256(challenge), credentialID: credentialID)
-        let pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
-        guard let record = lookup.credential else {
-            throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
-        }
-        guard let owner = lookup.owner else {
-            throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
-        }
-        // §7.2 step 5: when the user was named, the credential must be one of theirs.
-        if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
-            throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
-        }
-        let verified = try await verify(
-            AuthenticationResponse(
-                credentialID: credentialID, clientDataJSON: clientDataJSON,
-                authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
-            clientData: clientData, challenge: challenge, pending: pending, record: record, logger: context.logger)
-
+        // The ceremony is read here and consumed with the sign-in's record (one write transaction),
+        // or, when the answer fails, consumed all the same below: a challenge is answered once.
+        let challengeHash = Digest.sha256(challenge)
+        let lookup = try await services.store.signInLookup(challengeHash: challengeHash, credentialID: credentialID)
+        let pending: PendingCeremony, record: CredentialRecord, owner: UserRecord
+        let verified: VerifiedAuthentication, session: (token: String, record: SessionRecord)
         let now = Date()
-        let session = try services.sessions.make(for: owner.handle, now: now)
-        let recorded = try await services.store.recordSignIn(CompletedSignIn(
-            credentialID: record.id, previousSignCount: record.signCount, signCount: verified.signCount,
-            backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,
-            session: session.record, endingSessions: services.sessions.tokenHashes(in: request)))
-        switch recorded {
-        case .recorded:
-            break
-        case .counterMoved:
-            // Another sign-in with this passkey moved the counter between reading and writing it.
-            throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
-        case .credentialRemoved:
-            // Removed (or its account deleted) while this sign-in was being verified.
-            throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+        do {
+            pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
+            guard let found = lookup.credential else {
+                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+            }
+            guard let foundOwner = lookup.owner else {
+                throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
+            }
+            (record, owner) = (found, foundOwner)
+            // §7.2 step 5: when the user was named, the credential must be one of theirs.
+            if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
+                throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
+            }
+            verified = try await verify(
+                AuthenticationResponse(
+                    credentialID: credentialID, clientDataJSON: clientDataJSON,
+                    authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
+                clientData: clientData, challenge: challenge, pending: pending, record: record, logger: context.logger)
+
+            session = try services.sessions.make(for: owner.handle, now: now)
+            let recorded = try await services.store.recordSignIn(CompletedSignIn(
+                challengeHash: challengeHash, credentialID: record.id, previousSignCount: record.signCount,
+                signCount: verified.signCount, backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,
+                session: session.record, endingSessions: services.sessions.tokenHashes(in: request)))
+            switch recorded {
+            case .recorded:
+                break
+            case .challengeSpent:
+                // Another answer to this challenge was recorded between reading and writing it.
+                throw APIError.badRequest("clientDataJSON.challenge was answered already; request new options")
+            case .counterMoved:
+                // Another sign-in with this passkey moved the counter between reading and writing it.
+                throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
+            case .credentialRemoved:
+                // Removed (or its account deleted) while this sign-in was being verified.
+                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+            }
+        } catch {
+            if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
+            throw error
         }
         context.logger.info("signed in", metadata: [
             "user": "\(owner.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",
@@ -101,6 +115,16 @@ struct AuthenticationController: Sendable {
         response.setCookie(services.challenges.clearingCookie(.authentication))
         response.setCookie(services.sessions.cookie(for: session.token))
         return response
+    }
+
+    /// Consumes the ceremony of an answer that failed, so that its challenge cannot be tried again.
+    private func spend(_ challengeHash: [UInt8], logger: Logger) async {
+        do {
+            _ = try await services.store.takePendingCeremony(challengeHash: challengeHash)
+        } catch {
+            // It expires all the same; the refusal is what the client needs to hear.
+            logger.warning("could not consume the challenge of a failed sign-in", metadata: ["error": "\(error)"])
+        }
     }
 
     /// §7.2 steps 6-22 on the stored credential. A counter that goes backwards may mean a cloned

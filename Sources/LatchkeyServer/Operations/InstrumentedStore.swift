@@ -51,9 +51,9 @@ struct InstrumentedStore: LatchkeyStore {
     func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony? {
         try await measured("takePendingCeremony") { try await base.takePendingCeremony(challengeHash: challengeHash) }
     }
-    func takeSignInCeremony(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
-        try await measured("takeSignInCeremony") {
-            try await base.takeSignInCeremony(challengeHash: challengeHash, credentialID: credentialID)
+    func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
+        try await measured("signInLookup") {
+            try await base.signInLookup(challengeHash: challengeHash, credentialID: credentialID)
         }
     }
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
