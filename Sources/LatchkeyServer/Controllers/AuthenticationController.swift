@@ -5,8 +5,9 @@ import Logging
 import WebAuthn
 
 /// `POST /assertion/options` and `POST /assertion/result`: signing in with a passkey (§7.2), with
-/// or without a username. A result costs two store round trips: one that consumes the challenge
-/// and reads the credential with its owner, one that records the sign-in and starts the session.
+/// or without a username. A result costs two store round trips: one that reads the challenge's
+/// ceremony and the credential with its owner, one that consumes the ceremony, records the sign-in
+/// and starts the session. A failed answer costs a third, which spends its challenge.
 struct AuthenticationController: Sendable {
     let services: LatchkeyServices
     var decoys: UnknownUserDecoys { UnknownUserDecoys(store: services.store) }
