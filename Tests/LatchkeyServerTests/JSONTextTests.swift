@@ -50,4 +50,28 @@ struct JSONTextTests {
             #expect(try Self.same(claims))
         }
     }
+
+    @Test(arguments: [false, true])
+    func creationOptionsMatchJSONEncoder(withOptionalMembers: Bool) throws {
+        let reply = CreationOptionsReply(
+            rp: .init(id: "example.com", name: Self.awkward), user: .init(id: Base64URLBytes([9, 8, 7]), name: "ana", displayName: Self.awkward),
+            challenge: Base64URLBytes(Array(repeating: 3, count: 32)), pubKeyCredParams: [.init(alg: -7), .init(alg: -257)], timeout: 60_000,
+            excludeCredentials: withOptionalMembers ? [CredentialDescriptor(id: [1], transports: [.usb])] : [],
+            authenticatorSelection: withOptionalMembers
+                ? AuthenticatorSelectionCriteria(
+                    authenticatorAttachment: .platform, residentKey: .required, requireResidentKey: true, userVerification: .required)
+                : nil,
+            attestation: .direct, hints: withOptionalMembers ? ["security-key"] : nil,
+            attestationFormats: withOptionalMembers ? ["packed", "tpm"] : nil,
+            extensions: withOptionalMembers ? ["credProps": .bool(true)] : nil)
+        #expect(try Self.same(reply))
+    }
+
+    @Test(arguments: [nil, "session \u{7}"])
+    func registrationRepliesMatchJSONEncoder(sessionToken: String?) throws {
+        let reply = RegistrationReply(
+            username: Self.awkward, credentialId: Base64URLBytes([1, 2]), attestationFormat: .androidKey, attestationType: .basic,
+            attestationTrusted: false, userVerified: true, sessionToken: sessionToken, idToken: "h.p.s")
+        #expect(try Self.same(reply))
+    }
 }

@@ -8,17 +8,7 @@ extension RequestOptionsReply: JSONTextEncodable {
             json.member("challenge", base64URL: challenge.bytes)
             json.member("timeout", timeout)
             json.member("rpId", rpId)
-            json.member("allowCredentials") { json in
-                json.array(allowCredentials) { json, descriptor in
-                    json.object { json in
-                        json.member("type", descriptor.type.rawValue)
-                        json.member("id", base64URL: descriptor.id.bytes)
-                        if let transports = descriptor.transports {
-                            json.member("transports") { json in json.array(transports) { json, transport in json.element(transport.rawValue) } }
-                        }
-                    }
-                }
-            }
+            json.member("allowCredentials") { json in json.array(allowCredentials) { json, descriptor in descriptor.write(to: &json) } }
             json.member("userVerification", userVerification.rawValue)
             if let hints { json.member("hints") { json in json.array(hints) { json, hint in json.element(hint) } } }
             if let extensions { json.member("extensions", encoded: extensions) }
@@ -37,6 +27,89 @@ extension SignInReply: JSONTextEncodable {
             json.member("userVerified", userVerified)
             json.member("sessionToken", sessionToken)
             json.member("idToken", idToken)
+        }
+    }
+}
+
+extension CreationOptionsReply: JSONTextEncodable {
+    func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("status", status)
+            json.member("errorMessage", errorMessage)
+            json.member("rp") { json in
+                json.object { json in
+                    json.member("id", rp.id)
+                    json.member("name", rp.name)
+                }
+            }
+            json.member("user") { json in
+                json.object { json in
+                    json.member("id", base64URL: user.id.bytes)
+                    json.member("name", user.name)
+                    json.member("displayName", user.displayName)
+                }
+            }
+            json.member("challenge", base64URL: challenge.bytes)
+            json.member("pubKeyCredParams") { json in
+                json.array(pubKeyCredParams) { json, parameters in
+                    json.object { json in
+                        json.member("type", parameters.type.rawValue)
+                        json.member("alg", Int(parameters.alg))
+                    }
+                }
+            }
+            json.member("timeout", timeout)
+            json.member("excludeCredentials") { json in json.array(excludeCredentials) { json, descriptor in descriptor.write(to: &json) } }
+            if let authenticatorSelection {
+                json.member("authenticatorSelection") { json in
+                    json.object { json in
+                        if let attachment = authenticatorSelection.authenticatorAttachment {
+                            json.member("authenticatorAttachment", attachment.rawValue)
+                        }
+                        if let residentKey = authenticatorSelection.residentKey { json.member("residentKey", residentKey.rawValue) }
+                        if let required = authenticatorSelection.requireResidentKey { json.member("requireResidentKey", required) }
+                        if let verification = authenticatorSelection.userVerification {
+                            json.member("userVerification", verification.rawValue)
+                        }
+                    }
+                }
+            }
+            json.member("attestation", attestation.rawValue)
+            if let hints { json.member("hints") { json in json.array(hints) { json, hint in json.element(hint) } } }
+            if let attestationFormats {
+                json.member("attestationFormats") { json in json.array(attestationFormats) { json, format in json.element(format) } }
+            }
+            if let extensions { json.member("extensions", encoded: extensions) }
+        }
+    }
+}
+
+extension RegistrationReply: JSONTextEncodable {
+    func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("status", status)
+            json.member("errorMessage", errorMessage)
+            json.member("username", username)
+            json.member("credentialId", base64URL: credentialId.bytes)
+            json.member("attestationFormat", attestationFormat.rawValue)
+            json.member("attestationType", attestationType.rawValue)
+            json.member("attestationTrusted", attestationTrusted)
+            json.member("userVerified", userVerified)
+            if let sessionToken { json.member("sessionToken", sessionToken) }
+            json.member("idToken", idToken)
+        }
+    }
+}
+
+extension CredentialDescriptor {
+    /// `{"type","id","transports"?}`, as in allow and exclude lists.
+    func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("type", type.rawValue)
+            json.member("id", base64URL: id.bytes)
+            if let transports {
+                json.member("transports") { json in json.array(transports) { json, transport in json.element(transport.rawValue) } }
+            }
         }
     }
 }
