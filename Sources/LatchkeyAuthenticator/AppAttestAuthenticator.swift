@@ -47,7 +47,7 @@ public struct AppAttestAuthenticator: Sendable {
         try makeCA()
         let (caKey, root) = try loadCA()
         let key = try CredentialPrivateKey.generate(.es256)
-        let point = try Self.point(of: key)
+        let point = try key.uncompressedP256Point()
         let keyID = Digest.sha256(point)
 
         let authenticatorData = AuthenticatorDataBytes.make(
@@ -73,10 +73,10 @@ public struct AppAttestAuthenticator: Sendable {
             CBORMapEntry(key: .text("authData"), value: .bytes(authenticatorData)),
         ]))
         try save(KeyState(privateKey: try key.pem(), appId: appID, counter: 0))
-        return try Self.json([
+        return try [
             "keyId": Base64URL.encode(keyID), "attestationObject": Base64URL.encode(attestationObject),
             "challenge": Base64URL.encode(reply.challenge.bytes),
-        ])
+        ].jsonLine()
     }
 
     /// What an app sends with an assertion: the exact body, and the header value that vouches for it.
@@ -104,7 +104,7 @@ public struct AppAttestAuthenticator: Sendable {
 
         var state = try loadState()
         let key = try CredentialPrivateKey(pem: state.privateKey, algorithm: .es256)
-        let keyID = Digest.sha256(try Self.point(of: key))
+        let keyID = Digest.sha256(try key.uncompressedP256Point())
         state.counter += 1
         // As devices write it: the AT flag set, with no credential data after the counter.
         let authenticatorData = AuthenticatorDataBytes.make(rpID: state.appId, flags: [.attestedCredentialData], signCount: state.counter)
@@ -115,9 +115,9 @@ public struct AppAttestAuthenticator: Sendable {
         ]))
         try save(state)
         let header = Base64URL.encode(keyID) + "." + Base64URL.encode(assertion)
-        let request = try Self.json([
+        let request = try [
             "keyId": Base64URL.encode(keyID), "assertion": Base64URL.encode(assertion), "clientData": Base64URL.encode(body),
-        ])
+        ].jsonLine()
         return AssertedRequest(body: body, header: header, assertionRequest: request)
     }
 
@@ -161,16 +161,4 @@ public struct AppAttestAuthenticator: Sendable {
         return [0x30, UInt8(tagged.count)] + tagged
     }
 
-    private static func point(of key: CredentialPrivateKey) throws -> [UInt8] {
-        guard case .ec2(_, let x, let y) = try key.publicKeyParts() else {
-            throw AuthenticatorError(.cryptoFailure, "the App Attest key is not a P-256 key")
-        }
-        return [0x04] + x + y
-    }
-
-    private static func json(_ members: [String: String]) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(members)) + [UInt8(ascii: "\n")]
-    }
 }

@@ -90,6 +90,15 @@ final class CredentialPrivateKey {
         }
     }
 
+    /// `0x04 ‖ x ‖ y` of a P-256 key, as `SecKeyCopyExternalRepresentation` returns it (device
+    /// keys and App Attest keys).
+    func uncompressedP256Point() throws -> [UInt8] {
+        guard algorithm == .es256, case .ec2(_, let x, let y) = try publicKeyParts() else {
+            throw AuthenticatorError(.cryptoFailure, "the key is not a P-256 key")
+        }
+        return [0x04] + x + y
+    }
+
     /// The signature over `message` as WebAuthn carries it: DER for ECDSA, raw for EdDSA and RSA.
     func sign(_ message: [UInt8]) throws -> [UInt8] {
         try exported("signature") { buffer, capacity in

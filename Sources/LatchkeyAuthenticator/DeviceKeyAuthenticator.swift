@@ -23,14 +23,14 @@ public struct DeviceKeyAuthenticator: Sendable {
     public func enrol(options json: [UInt8]) throws -> [UInt8] {
         let options = try JSONInput.decode(Options.self, from: json, source: "device key options", code: .malformedOptions)
         let key = try CredentialPrivateKey.generate(.es256)
-        let point = try Self.point(of: key)
+        let point = try key.uncompressedP256Point()
         let signed = DeviceKeySignature(purpose: .enrol, rpID: options.rpId, challenge: options.challenge.bytes, publicKey: point)
         let signature = try key.sign(signed.message)
         try Self.create(keyPath, contents: Array(try key.pem().utf8))
-        return try Self.json([
+        return try [
             "challenge": Base64URL.encode(options.challenge.bytes), "publicKey": Base64URL.encode(point),
             "signature": Base64URL.encode(signature),
-        ])
+        ].jsonLine()
     }
 
     /// Answers sign-in options with the key in ``keyPath``: `{"keyId","challenge","signature"}`
@@ -41,21 +41,14 @@ public struct DeviceKeyAuthenticator: Sendable {
             throw AuthenticatorError(.unreadableKeyFile, "cannot read the device key \(keyPath): enrol one first")
         }
         let key = try CredentialPrivateKey(pem: String(decoding: pem, as: UTF8.self), algorithm: .es256)
-        let point = try Self.point(of: key)
+        let point = try key.uncompressedP256Point()
         let signed = DeviceKeySignature(purpose: .signIn, rpID: options.rpId, challenge: options.challenge.bytes, publicKey: point)
-        return try Self.json([
+        return try [
             "keyId": Base64URL.encode(DeviceKeySignature.keyID(of: point)), "challenge": Base64URL.encode(options.challenge.bytes),
             "signature": Base64URL.encode(try key.sign(signed.message)),
-        ])
+        ].jsonLine()
     }
 
-    /// `0x04 ‖ x ‖ y`, as `SecKeyCopyExternalRepresentation` returns a P-256 public key.
-    private static func point(of key: CredentialPrivateKey) throws -> [UInt8] {
-        guard case .ec2(_, let x, let y) = try key.publicKeyParts() else {
-            throw AuthenticatorError(.cryptoFailure, "the device key is not a P-256 key")
-        }
-        return [0x04] + x + y
-    }
 
     /// Writes a new file readable by its owner alone; an existing file is never replaced.
     private static func create(_ path: String, contents: [UInt8]) throws {
@@ -68,11 +61,5 @@ public struct DeviceKeyAuthenticator: Sendable {
         guard written == contents.count, fsync(descriptor) == 0 else {
             throw AuthenticatorError(.unwritableKeyFile, "cannot write the device key \(path): \(String(cString: strerror(errno)))")
         }
-    }
-
-    private static func json(_ members: [String: String]) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(members)) + [UInt8(ascii: "\n")]
     }
 }

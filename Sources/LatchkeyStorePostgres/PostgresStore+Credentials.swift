@@ -40,15 +40,7 @@ extension PostgresStore {
         do {
             try await transaction { connection in
                 if let ticket = registration.spendingTicket {
-                    let spent = try await Self.rows("""
-                        UPDATE enrollment_tickets SET used_at = \(ticket.at)
-                        WHERE hash = \(ticket.hash.bytea) AND user_handle = \(credential.userHandle.bytea)
-                        AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
-                        RETURNING 1
-                        """, on: connection) { _ in true }
-                    guard !spent.isEmpty else {
-                        throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user")
-                    }
+                    try await Self.spend(ticket, of: credential.userHandle, on: connection)
                 }
                 if let user = registration.newUser {
                     try await Self.execute(PostgresRows.insert(user), on: connection)
@@ -88,5 +80,17 @@ extension PostgresStore {
         try await execute("""
             UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea)
             """)
+    }
+
+    /// Marks an enrollment ticket of `userHandle` used; ``StoreError/Code/ticketNotUsable`` when it
+    /// is another user's, used, revoked, expired or gone.
+    static func spend(_ ticket: (hash: [UInt8], at: Date), of userHandle: [UInt8], on connection: PostgresConnection) async throws {
+        let spent = try await rows("""
+            UPDATE enrollment_tickets SET used_at = \(ticket.at)
+            WHERE hash = \(ticket.hash.bytea) AND user_handle = \(userHandle.bytea)
+            AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
+            RETURNING 1
+            """, on: connection) { _ in true }
+        guard !spent.isEmpty else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
     }
 }

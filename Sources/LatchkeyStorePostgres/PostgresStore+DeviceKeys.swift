@@ -9,13 +9,7 @@ extension PostgresStore {
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
         try await transaction { connection in
             if let ticket = spendingTicket {
-                let spent = try await Self.rows("""
-                    UPDATE enrollment_tickets SET used_at = \(ticket.at)
-                    WHERE hash = \(ticket.hash.bytea) AND user_handle = \(key.userHandle.bytea)
-                    AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
-                    RETURNING 1
-                    """, on: connection) { _ in true }
-                guard !spent.isEmpty else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
+                try await Self.spend(ticket, of: key.userHandle, on: connection)
             }
             try await Self.execute("""
                 INSERT INTO device_keys (\(unescaped: Self.deviceKeyColumns)) VALUES (

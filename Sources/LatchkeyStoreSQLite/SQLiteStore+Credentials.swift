@@ -71,14 +71,7 @@ extension SQLiteStore {
         let database = try database()
         try database.transaction {
             if let ticket = registration.spendingTicket {
-                let spent = try database.withStatement(Self.spendTicket) { statement in
-                    try statement.bind(ticket.at, ticket.hash, credential.userHandle)
-                    try statement.step()
-                    return database.changes
-                }
-                guard spent == 1 else {
-                    throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user")
-                }
+                try Self.spend(ticket, of: credential.userHandle, in: database)
             }
             if let newUser = registration.newUser {
                 try Self.insert(newUser, into: database)
@@ -133,6 +126,17 @@ extension SQLiteStore {
     }
 
     // MARK: Writes inside a transaction
+
+    /// Marks an enrollment ticket of `userHandle` used; ``StoreError/Code/ticketNotUsable`` when it
+    /// is another user's, used, revoked, expired or gone.
+    static func spend(_ ticket: (hash: [UInt8], at: Date), of userHandle: [UInt8], in database: SQLiteConnection) throws {
+        let spent = try database.withStatement(spendTicket) { statement in
+            try statement.bind(ticket.at, ticket.hash, userHandle)
+            try statement.step()
+            return database.changes
+        }
+        guard spent == 1 else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
+    }
 
     static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
         try database.withStatement(insertUser) { statement in

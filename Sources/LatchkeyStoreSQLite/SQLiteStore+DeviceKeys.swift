@@ -5,10 +5,6 @@ import LatchkeyStore
 extension SQLiteStore {
     private static let columns = "id, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id"
     private static let insert = "INSERT INTO device_keys (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
-    private static let spendTicket = """
-        UPDATE enrollment_tickets SET used_at = ?1
-        WHERE hash = ?2 AND user_handle = ?3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
-        """
     private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ?"
     private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
     private static let rename = "UPDATE device_keys SET name = ? WHERE id = ? AND user_handle = ? RETURNING \(columns)"
@@ -19,12 +15,7 @@ extension SQLiteStore {
         let database = try database()
         try database.transaction {
             if let ticket = spendingTicket {
-                let spent = try database.withStatement(Self.spendTicket) { statement in
-                    try statement.bind(ticket.at, ticket.hash, key.userHandle)
-                    try statement.step()
-                    return database.changes
-                }
-                guard spent == 1 else { throw StoreError(.ticketNotUsable, "the enrollment ticket is no longer usable for this user") }
+                try Self.spend(ticket, of: key.userHandle, in: database)
             }
             try database.withStatement(Self.insert) { statement in
                 try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)

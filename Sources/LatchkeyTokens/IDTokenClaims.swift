@@ -83,7 +83,7 @@ extension IDTokenClaims: JSONTextEncodable {
             if aud.count == 1 {
                 json.member("aud", aud[0])
             } else {
-                json.member("aud") { json in json.array(aud) { json, audience in json.element(audience) } }
+                json.member("aud", strings: aud)
             }
             json.member("sub", sub)
             json.member("preferred_username", preferredUsername)
@@ -91,7 +91,7 @@ extension IDTokenClaims: JSONTextEncodable {
             json.member("iat", Int(issuedAt.timeIntervalSince1970))
             json.member("exp", Int(expiresAt.timeIntervalSince1970))
             json.member("auth_time", Int(authenticatedAt.timeIntervalSince1970))
-            json.member("amr") { json in json.array(amr) { json, method in json.element(method) } }
+            json.member("amr", strings: amr)
             json.member("cred", credentialID)
             json.member("jti", jwtID)
         }

@@ -10,7 +10,7 @@ extension RequestOptionsReply: JSONTextEncodable {
             json.member("rpId", rpId)
             json.member("allowCredentials") { json in json.array(allowCredentials) { json, descriptor in descriptor.write(to: &json) } }
             json.member("userVerification", userVerification.rawValue)
-            if let hints { json.member("hints") { json in json.array(hints) { json, hint in json.element(hint) } } }
+            if let hints { json.member("hints", strings: hints) }
             if let extensions { json.member("extensions", encoded: extensions) }
         }
     }
@@ -75,10 +75,8 @@ extension CreationOptionsReply: JSONTextEncodable {
                 }
             }
             json.member("attestation", attestation.rawValue)
-            if let hints { json.member("hints") { json in json.array(hints) { json, hint in json.element(hint) } } }
-            if let attestationFormats {
-                json.member("attestationFormats") { json in json.array(attestationFormats) { json, format in json.element(format) } }
-            }
+            if let hints { json.member("hints", strings: hints) }
+            if let attestationFormats { json.member("attestationFormats", strings: attestationFormats) }
             if let extensions { json.member("extensions", encoded: extensions) }
         }
     }
@@ -108,7 +106,7 @@ extension CredentialDescriptor {
             json.member("type", type.rawValue)
             json.member("id", base64URL: id.bytes)
             if let transports {
-                json.member("transports") { json in json.array(transports) { json, transport in json.element(transport.rawValue) } }
+                json.member("transports", strings: transports.map(\.rawValue))
             }
         }
     }

@@ -53,6 +53,11 @@ public struct JSONText {
         member(key, Base64URL.encode(value))
     }
 
+    /// A member whose value is an array of strings.
+    public mutating func member(_ key: String, strings values: [String]) {
+        member(key) { json in json.array(values) { json, value in json.element(value) } }
+    }
+
     /// A member whose value is whatever `JSONEncoder` writes for `value` (for the rare, free-form parts).
     public mutating func member(_ key: String, encoded value: some Encodable) {
         writeKey(key)
@@ -67,7 +72,7 @@ public struct JSONText {
     }
 
     /// A string element of an array.
-    public mutating func element(_ value: String) {
+    private mutating func element(_ value: String) {
         string(value)
     }
 
