@@ -10,7 +10,7 @@ extension SQLiteStore {
     private static let advanceCounter = "UPDATE app_attest_keys SET counter = ?1, last_used_at = ?2 WHERE key_id = ?3 AND counter < ?1"
 
     public func saveAppAttestKey(_ key: AppAttestKeyRecord) throws {
-        try database().withStatement(Self.insertAppAttestKey) { statement in
+        try withStatement(Self.insertAppAttestKey) { statement in
             try statement.bind(
                 key.keyID, key.publicKey, key.appID, key.environment, key.receipt, Int64(key.counter), key.createdAt, key.lastUsedAt)
             do {
@@ -22,7 +22,7 @@ extension SQLiteStore {
     }
 
     public func appAttestKey(id: [UInt8]) throws -> AppAttestKeyRecord? {
-        try database().withStatement(Self.appAttestKeyByID) { row in
+        try withStatement(Self.appAttestKeyByID) { row in
             try row.bind(id)
             guard try row.step() else { return nil }
             return AppAttestKeyRecord(
@@ -32,11 +32,12 @@ extension SQLiteStore {
     }
 
     public func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) throws -> Bool {
-        let database = try database()
-        return try database.withStatement(Self.advanceCounter) { statement in
-            try statement.bind(Int64(counter), at, id)
-            try statement.step()
-            return database.changes > 0
+        return try withDatabase { database in
+            return try database.withStatement(Self.advanceCounter) { statement in
+                try statement.bind(Int64(counter), at, id)
+                try statement.step()
+                return database.changes > 0
+            }
         }
     }
 }

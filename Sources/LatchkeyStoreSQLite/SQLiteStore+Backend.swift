@@ -26,12 +26,13 @@ extension SQLiteStore {
         """
 
     public func createUser(_ user: UserRecord) throws {
-        let database = try database()
-        try database.transaction { try Self.insert(user, into: database) }
+        try withDatabase { database in
+            try database.transaction { try Self.insert(user, into: database) }
+        }
     }
 
     public func user(externalId: String) throws -> UserRecord? {
-        try database().withStatement(Self.userByExternalID) { row in
+        try withStatement(Self.userByExternalID) { row in
             try row.bind(externalId)
             return try row.step() ? SQLiteRows.user(row) : nil
         }
@@ -48,7 +49,7 @@ extension SQLiteStore {
     // MARK: Admin keys
 
     public func saveAdminKey(_ key: AdminKeyRecord) throws {
-        try database().withStatement(Self.insertAdminKey) { statement in
+        try withStatement(Self.insertAdminKey) { statement in
             try statement.bind(key.name, key.keyHash, key.createdAt, key.lastUsedAt)
             do {
                 try statement.step()
@@ -59,7 +60,7 @@ extension SQLiteStore {
     }
 
     public func adminKeys() throws -> [AdminKeyRecord] {
-        try database().withStatement(Self.allAdminKeys) { row in
+        try withStatement(Self.allAdminKeys) { row in
             var keys: [AdminKeyRecord] = []
             while try row.step() { keys.append(Self.adminKey(row)) }
             return keys
@@ -71,7 +72,7 @@ extension SQLiteStore {
     }
 
     public func useAdminKey(hash: [UInt8], now: Date) throws -> AdminKeyRecord? {
-        try database().withStatement(Self.useAdminKey) { row in
+        try withStatement(Self.useAdminKey) { row in
             try row.bind(now, hash)
             guard try row.step() else { return nil }
             let key = Self.adminKey(row)
@@ -83,7 +84,7 @@ extension SQLiteStore {
     // MARK: Enrollment tickets
 
     public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) throws {
-        try database().withStatement(Self.insertTicket) { statement in
+        try withStatement(Self.insertTicket) { statement in
             try statement.bind(ticket.hash, ticket.userHandle, ticket.createdAt, ticket.expiresAt, ticket.usedAt, ticket.revokedAt)
             do {
                 try statement.step()
@@ -96,7 +97,7 @@ extension SQLiteStore {
     }
 
     public func enrollmentTicket(hash: [UInt8]) throws -> EnrollmentTicketRecord? {
-        try database().withStatement(Self.ticketByHash) { row in
+        try withStatement(Self.ticketByHash) { row in
             try row.bind(hash)
             guard try row.step() else { return nil }
             return EnrollmentTicketRecord(
@@ -112,7 +113,7 @@ extension SQLiteStore {
     // MARK: Signing keys
 
     public func signingKeys() throws -> [SigningKeyRecord] {
-        try database().withStatement(Self.allSigningKeys) { row in
+        try withStatement(Self.allSigningKeys) { row in
             var keys: [SigningKeyRecord] = []
             while try row.step() {
                 keys.append(SigningKeyRecord(
@@ -133,11 +134,12 @@ extension SQLiteStore {
 
     /// Runs one statement that returns no rows; returns how many rows it changed.
     private func changing(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Int {
-        let database = try database()
-        return try database.withStatement(sql) { statement in
-            try bind(statement)
-            try statement.step()
-            return database.changes
+        return try withDatabase { database in
+            return try database.withStatement(sql) { statement in
+                try bind(statement)
+                try statement.step()
+                return database.changes
+            }
         }
     }
 

@@ -21,7 +21,7 @@ extension SQLiteStore {
     private static let ownerOffset: Int32 = 20
 
     public func savePendingCeremony(_ ceremony: PendingCeremony) throws {
-        try database().withStatement(Self.insertCeremony) { statement in
+        try withStatement(Self.insertCeremony) { statement in
             try statement.bind(
                 ceremony.challengeHash, ceremony.kind.rawValue, ceremony.userHandle, ceremony.username,
                 ceremony.displayName, ceremony.userVerification.rawValue, ceremony.bindingHash, ceremony.expiresAt,
@@ -35,20 +35,21 @@ extension SQLiteStore {
     }
 
     public func takePendingCeremony(challengeHash: [UInt8]) throws -> PendingCeremony? {
-        try Self.takeCeremony(challengeHash, from: database())
+        try withDatabase { try Self.takeCeremony(challengeHash, from: $0) }
     }
 
     public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
-        let database = try database()
-        let ceremony = try database.withStatement(Self.ceremonyByChallenge) { row in
-            try row.bind(challengeHash)
-            return try row.step() ? try SQLiteRows.ceremony(row) : nil
-        }
-        return try database.withStatement(Self.credentialWithOwner) { row in
-            try row.bind(credentialID)
-            guard try row.step() else { return SignInLookup(ceremony: ceremony, credential: nil, owner: nil) }
-            return SignInLookup(
-                ceremony: ceremony, credential: try SQLiteRows.credential(row), owner: SQLiteRows.user(row, at: Self.ownerOffset))
+        return try withDatabase { database in
+            let ceremony = try database.withStatement(Self.ceremonyByChallenge) { row in
+                try row.bind(challengeHash)
+                return try row.step() ? try SQLiteRows.ceremony(row) : nil
+            }
+            return try database.withStatement(Self.credentialWithOwner) { row in
+                try row.bind(credentialID)
+                guard try row.step() else { return SignInLookup(ceremony: ceremony, credential: nil, owner: nil) }
+                return SignInLookup(
+                    ceremony: ceremony, credential: try SQLiteRows.credential(row), owner: SQLiteRows.user(row, at: Self.ownerOffset))
+            }
         }
     }
 

@@ -31,21 +31,21 @@ extension SQLiteStore {
         "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
 
     public func user(named username: String) throws -> UserRecord? {
-        try database().withStatement(Self.userByName) { row in
+        try withStatement(Self.userByName) { row in
             try row.bind(username)
             return try row.step() ? SQLiteRows.user(row) : nil
         }
     }
 
     public func user(handle: [UInt8]) throws -> UserRecord? {
-        try database().withStatement(Self.userByHandle) { row in
+        try withStatement(Self.userByHandle) { row in
             try row.bind(handle)
             return try row.step() ? SQLiteRows.user(row) : nil
         }
     }
 
     public func credentials(ofUser handle: [UInt8]) throws -> [CredentialRecord] {
-        try database().withStatement(Self.credentialsByUser) { row in
+        try withStatement(Self.credentialsByUser) { row in
             try row.bind(handle)
             var records: [CredentialRecord] = []
             while try row.step() { records.append(try SQLiteRows.credential(row)) }
@@ -54,7 +54,7 @@ extension SQLiteStore {
     }
 
     public func credential(id: [UInt8]) throws -> CredentialRecord? {
-        try database().withStatement(Self.credentialByID) { row in
+        try withStatement(Self.credentialByID) { row in
             try row.bind(id)
             return try row.step() ? SQLiteRows.credential(row) : nil
         }
@@ -68,58 +68,60 @@ extension SQLiteStore {
         if let session = registration.session, session.userHandle != credential.userHandle {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
-        let database = try database()
-        try database.transaction {
-            if let ticket = registration.spendingTicket {
-                try Self.spend(ticket, of: credential.userHandle, in: database)
+        try withDatabase { database in
+            try database.transaction {
+                if let ticket = registration.spendingTicket {
+                    try Self.spend(ticket, of: credential.userHandle, in: database)
+                }
+                if let newUser = registration.newUser {
+                    try Self.insert(newUser, into: database)
+                }
+                try Self.insert(credential, into: database)
+                if let session = registration.session {
+                    try Self.insert(session, into: database)
+                }
+                try Self.deleteSessions(registration.endingSessions, from: database)
             }
-            if let newUser = registration.newUser {
-                try Self.insert(newUser, into: database)
-            }
-            try Self.insert(credential, into: database)
-            if let session = registration.session {
-                try Self.insert(session, into: database)
-            }
-            try Self.deleteSessions(registration.endingSessions, from: database)
         }
     }
 
     public func recordSignIn(_ signIn: CompletedSignIn) throws -> SignInRecording {
-        let database = try database()
-        return try database.transaction {
-            let consumed = try database.withStatement(Self.consumeCeremony) { statement in
-                try statement.bind(signIn.challengeHash)
-                try statement.step()
-                return database.changes
-            }
-            guard consumed == 1 else { return .challengeSpent }
-            let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
-                try row.bind(
-                    Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
-                    Int64(signIn.previousSignCount))
-                guard try row.step() else { return nil as [UInt8]? }
-                let owner = row.blob(0)
-                try row.finish()
-                return owner
-            }
-            guard let owner else {
-                let exists = try database.withStatement(Self.credentialExists) { row in
-                    try row.bind(signIn.credentialID)
-                    return try row.step()
+        return try withDatabase { database in
+            return try database.transaction {
+                let consumed = try database.withStatement(Self.consumeCeremony) { statement in
+                    try statement.bind(signIn.challengeHash)
+                    try statement.step()
+                    return database.changes
                 }
-                return exists ? .counterMoved : .credentialRemoved
+                guard consumed == 1 else { return .challengeSpent }
+                let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
+                    try row.bind(
+                        Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
+                        Int64(signIn.previousSignCount))
+                    guard try row.step() else { return nil as [UInt8]? }
+                    let owner = row.blob(0)
+                    try row.finish()
+                    return owner
+                }
+                guard let owner else {
+                    let exists = try database.withStatement(Self.credentialExists) { row in
+                        try row.bind(signIn.credentialID)
+                        return try row.step()
+                    }
+                    return exists ? .counterMoved : .credentialRemoved
+                }
+                guard owner == signIn.session.userHandle else {
+                    throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+                }
+                try Self.insert(signIn.session, into: database)
+                try Self.deleteSessions(signIn.endingSessions, from: database)
+                return .recorded
             }
-            guard owner == signIn.session.userHandle else {
-                throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
-            }
-            try Self.insert(signIn.session, into: database)
-            try Self.deleteSessions(signIn.endingSessions, from: database)
-            return .recorded
         }
     }
 
     public func recordSignCountRegression(credentialID: [UInt8]) throws {
-        try database().withStatement(Self.countRegression) { statement in
+        try withStatement(Self.countRegression) { statement in
             try statement.bind(credentialID)
             try statement.step()
         }

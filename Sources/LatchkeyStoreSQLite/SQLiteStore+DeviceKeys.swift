@@ -12,33 +12,34 @@ extension SQLiteStore {
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) throws {
-        let database = try database()
-        try database.transaction {
-            if let ticket = spendingTicket {
-                try Self.spend(ticket, of: key.userHandle, in: database)
-            }
-            try database.withStatement(Self.insert) { statement in
-                try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)
-                do {
-                    try statement.step()
-                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
-                    throw StoreError(.userNotFound, "the user this device key was for does not exist")
-                } catch is SQLiteConstraintError {
-                    throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
+        try withDatabase { database in
+            try database.transaction {
+                if let ticket = spendingTicket {
+                    try Self.spend(ticket, of: key.userHandle, in: database)
+                }
+                try database.withStatement(Self.insert) { statement in
+                    try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)
+                    do {
+                        try statement.step()
+                    } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                        throw StoreError(.userNotFound, "the user this device key was for does not exist")
+                    } catch is SQLiteConstraintError {
+                        throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
+                    }
                 }
             }
         }
     }
 
     public func deviceKey(id: [UInt8]) throws -> DeviceKeyRecord? {
-        try database().withStatement(Self.byID) { row in
+        try withStatement(Self.byID) { row in
             try row.bind(id)
             return try row.step() ? Self.deviceKey(row) : nil
         }
     }
 
     public func deviceKeys(ofUser handle: [UInt8]) throws -> [DeviceKeyRecord] {
-        try database().withStatement(Self.byUser) { row in
+        try withStatement(Self.byUser) { row in
             try row.bind(handle)
             var keys: [DeviceKeyRecord] = []
             while try row.step() { keys.append(Self.deviceKey(row)) }
@@ -47,7 +48,7 @@ extension SQLiteStore {
     }
 
     public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) throws -> DeviceKeyRecord? {
-        try database().withStatement(Self.rename) { row in
+        try withStatement(Self.rename) { row in
             try row.bind(name, id, owner)
             guard try row.step() else { return nil }
             let key = Self.deviceKey(row)
@@ -57,25 +58,27 @@ extension SQLiteStore {
     }
 
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
-        let database = try database()
-        return try database.withStatement(Self.delete) { statement in
-            try statement.bind(id, owner)
-            try statement.step()
-            return database.changes > 0
+        return try withDatabase { database in
+            return try database.withStatement(Self.delete) { statement in
+                try statement.bind(id, owner)
+                try statement.step()
+                return database.changes > 0
+            }
         }
     }
 
     public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) throws -> Bool {
-        let database = try database()
-        return try database.transaction {
-            let marked = try database.withStatement(Self.markUsed) { statement in
-                try statement.bind(at, id, session.userHandle)
-                try statement.step()
-                return database.changes
+        return try withDatabase { database in
+            return try database.transaction {
+                let marked = try database.withStatement(Self.markUsed) { statement in
+                    try statement.bind(at, id, session.userHandle)
+                    try statement.step()
+                    return database.changes
+                }
+                guard marked > 0 else { return false }
+                try Self.insert(session, into: database)
+                return true
             }
-            guard marked > 0 else { return false }
-            try Self.insert(session, into: database)
-            return true
         }
     }
 

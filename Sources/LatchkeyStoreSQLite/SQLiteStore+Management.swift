@@ -19,7 +19,7 @@ extension SQLiteStore {
     private static let deleteUser = "DELETE FROM users WHERE handle = ?"
 
     public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) throws -> CredentialRecord? {
-        try database().withStatement(Self.renameCredential) { row in
+        try withStatement(Self.renameCredential) { row in
             try row.bind(name, id, owner)
             guard try row.step() else { return nil }
             let credential = try SQLiteRows.credential(row)
@@ -29,45 +29,47 @@ extension SQLiteStore {
     }
 
     public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) throws -> CredentialDeletion {
-        let database = try database()
-        return try database.transaction {
-            let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
-                try statement.bind(id, owner, owner)
-                try statement.step()
-                return database.changes
+        return try withDatabase { database in
+            return try database.transaction {
+                let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
+                    try statement.bind(id, owner, owner)
+                    try statement.step()
+                    return database.changes
+                }
+                if deleted > 0 { return .deleted }
+                let owned = try database.withStatement(Self.ownedCredentialExists) { row in
+                    try row.bind(id, owner)
+                    return try row.step()
+                }
+                return owned ? .lastCredential : .notFound
             }
-            if deleted > 0 { return .deleted }
-            let owned = try database.withStatement(Self.ownedCredentialExists) { row in
-                try row.bind(id, owner)
-                return try row.step()
-            }
-            return owned ? .lastCredential : .notFound
         }
     }
 
     public func deleteUser(handle: [UInt8]) throws -> [[UInt8]]? {
-        let database = try database()
-        return try database.transaction {
-            // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
-            // removed credential IDs and to reach pending ceremonies, which have no foreign key.
-            let credentialIDs = try database.withStatement(Self.deleteCredentialsOfUser) { row in
-                try row.bind(handle)
-                var ids: [[UInt8]] = []
-                while try row.step() { ids.append(row.blob(0)) }
-                return ids
-            }
-            for sql in [Self.deleteSessionsOfUser, Self.deleteCeremoniesOfUser] {
-                try database.withStatement(sql) { statement in
+        return try withDatabase { database in
+            return try database.transaction {
+                // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
+                // removed credential IDs and to reach pending ceremonies, which have no foreign key.
+                let credentialIDs = try database.withStatement(Self.deleteCredentialsOfUser) { row in
+                    try row.bind(handle)
+                    var ids: [[UInt8]] = []
+                    while try row.step() { ids.append(row.blob(0)) }
+                    return ids
+                }
+                for sql in [Self.deleteSessionsOfUser, Self.deleteCeremoniesOfUser] {
+                    try database.withStatement(sql) { statement in
+                        try statement.bind(handle)
+                        try statement.step()
+                    }
+                }
+                let deletedUsers = try database.withStatement(Self.deleteUser) { statement in
                     try statement.bind(handle)
                     try statement.step()
+                    return database.changes
                 }
+                return deletedUsers > 0 ? credentialIDs : nil
             }
-            let deletedUsers = try database.withStatement(Self.deleteUser) { statement in
-                try statement.bind(handle)
-                try statement.step()
-                return database.changes
-            }
-            return deletedUsers > 0 ? credentialIDs : nil
         }
     }
 }

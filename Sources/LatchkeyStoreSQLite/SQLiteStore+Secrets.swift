@@ -9,17 +9,18 @@ extension SQLiteStore {
     private static let selectSecret = "SELECT value FROM secrets WHERE name = ?"
 
     public func secret(named name: String) throws -> [UInt8] {
-        let database = try database()
-        let candidate = try SecureRandom.bytes(count: 32)
-        return try database.transaction {
-            try database.withStatement(Self.insertSecret) { statement in
-                try statement.bind(name, candidate)
-                try statement.step()
-            }
-            return try database.withStatement(Self.selectSecret) { row in
-                try row.bind(name)
-                guard try row.step() else { throw StoreError(.database, "the secret \"\(name)\" vanished") }
-                return row.blob(0)
+        return try withDatabase { database in
+            let candidate = try SecureRandom.bytes(count: 32)
+            return try database.transaction {
+                try database.withStatement(Self.insertSecret) { statement in
+                    try statement.bind(name, candidate)
+                    try statement.step()
+                }
+                return try database.withStatement(Self.selectSecret) { row in
+                    try row.bind(name)
+                    guard try row.step() else { throw StoreError(.database, "the secret \"\(name)\" vanished") }
+                    return row.blob(0)
+                }
             }
         }
     }

@@ -15,14 +15,14 @@ extension SQLiteStore {
     /// Rows the purge deletes per statement; each statement is its own short transaction.
     static let purgeBatchSize: Int64 = 500
     private static let purgeStatements = [
-        "DELETE FROM pending_ceremonies WHERE rowid IN (SELECT rowid FROM pending_ceremonies WHERE expires_at <= ? LIMIT ?)",
-        "DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? LIMIT ?)",
+        "DELETE FROM pending_ceremonies WHERE challenge_hash IN (SELECT challenge_hash FROM pending_ceremonies WHERE expires_at <= ? LIMIT ?)",
+        "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)",
         // Kept a day past expiry, so that a late second use is told the ticket was spent or revoked.
         "DELETE FROM enrollment_tickets WHERE rowid IN (SELECT rowid FROM enrollment_tickets WHERE expires_at <= ? - 86400 LIMIT ?)",
     ]
 
     public func session(tokenHash: [UInt8], now: Date) throws -> SessionWithUser? {
-        try database().withStatement(Self.liveSessionWithUser) { row in
+        try withStatement(Self.liveSessionWithUser) { row in
             try row.bind(tokenHash, now)
             guard try row.step() else { return nil }
             return SessionWithUser(session: SQLiteRows.session(row), user: SQLiteRows.user(row, at: Self.userOffset))
@@ -31,8 +31,9 @@ extension SQLiteStore {
 
     public func deleteSessions(tokenHashes: [[UInt8]]) throws {
         guard !tokenHashes.isEmpty else { return }
-        let database = try database()
-        try database.transaction { try Self.deleteSessions(tokenHashes, from: database) }
+        try withDatabase { database in
+            try database.transaction { try Self.deleteSessions(tokenHashes, from: database) }
+        }
     }
 
     /// Deletes in batches of ``purgeBatchSize`` rows, letting other calls to the store run between
@@ -40,11 +41,12 @@ extension SQLiteStore {
     public func purgeExpired(now: Date) async throws {
         for sql in Self.purgeStatements {
             while true {
-                let database = try database()
-                let deleted = try database.withStatement(sql) { statement in
-                    try statement.bind(now, Self.purgeBatchSize)
-                    try statement.step()
-                    return database.changes
+                let deleted = try withDatabase { database in
+                    try database.withStatement(sql) { statement in
+                        try statement.bind(now, Self.purgeBatchSize)
+                        try statement.step()
+                        return database.changes
+                    }
                 }
                 guard deleted >= Self.purgeBatchSize else { break }
                 await Task.yield()

@@ -1,21 +1,22 @@
 import Foundation
 import LatchkeyStore
 import ServiceLifecycle
+import Synchronization
 
-/// The embedded default store: one SQLite file in WAL mode, migrated on open. The actor serialises
+/// The embedded default store: one SQLite file in WAL mode, migrated on open. A lock serialises
 /// every statement on its single connection; SQLite's own locking guards other processes.
 ///
-/// The actor runs on Swift's cooperative pool, not on a thread of its own: a store call is a few
-/// microseconds of cached statements (WAL with `synchronous = NORMAL` does not sync on commit), and
-/// hopping to a dedicated thread and back cost more than the call (measured: 15.7 → 7.5 context
-/// switches per HTTP sign-in, BENCHMARKS.md). The price: a write that waits for another process's
-/// lock (up to the 5 s busy timeout) holds a pool thread while it waits.
+/// A store call runs on the thread that makes it, holding the lock for its few microseconds of
+/// cached statements (WAL with `synchronous = NORMAL` does not sync on commit): it never suspends,
+/// so a request's task stays on its event loop instead of hopping to an actor's executor and back
+/// (BENCHMARKS.md). The price: a write that waits for another process's lock (up to the 5 s busy
+/// timeout) holds its thread while it waits, and calls from other threads wait for the lock.
 ///
 /// As a `Service`, ``run()`` waits for graceful shutdown and then closes the connection: list the
 /// store before the HTTP server in a `ServiceGroup`, so it shuts down after the server has drained.
-public actor SQLiteStore: LatchkeyStore {
-    /// Nil once closed.
-    private var connection: SQLiteConnection?
+public final class SQLiteStore: LatchkeyStore, Sendable {
+    /// The connection, nil once closed, behind the lock every call takes.
+    private let connection: Mutex<SQLiteConnection?>
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
     /// bad path or a database from a newer Latchkey fails here, before the server listens.
@@ -26,9 +27,9 @@ public actor SQLiteStore: LatchkeyStore {
         } catch {
             throw StoreError(.database, "cannot create the folder for the SQLite database at \(path): \(error)")
         }
-        let connection = try SQLiteConnection(path: path)
-        try SQLiteSchema.migrate(connection)
-        self.connection = connection
+        let opened = try SQLiteConnection(path: path)
+        try SQLiteSchema.migrate(opened)
+        connection = Mutex(opened)
     }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database.
@@ -43,20 +44,30 @@ public actor SQLiteStore: LatchkeyStore {
 
     /// Closes the database now; every later call throws. Closing twice does nothing.
     public func close() {
-        connection?.close()
-        connection = nil
+        connection.withLock { connection in
+            connection?.close()
+            connection = nil
+        }
     }
 
-    /// The open connection, or the error every call gets once the store is closed.
-    func database() throws -> SQLiteConnection {
-        guard let connection else { throw StoreError(.unavailable, "the store is closed") }
-        return connection
+    /// Runs `body` with the open connection, holding the lock: one call's statements (and its
+    /// transaction) are never interleaved with another's. Never call it from inside `body`.
+    func withDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { connection throws -> Locked<T> in
+            guard let connection else { throw StoreError(.unavailable, "the store is closed") }
+            return Locked(try body(connection))
+        }.value
+    }
+
+    /// ``withDatabase(_:)`` for one cached statement.
+    func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        try withDatabase { try $0.withStatement(sql, body) }
     }
 
     /// One row rewritten: a commit appends to the WAL, so a full disk, an I/O error or a
     /// read-only file fails here as it would for a ceremony.
     public func checkWritable(now: Date) throws {
-        try database().withStatement("""
+        try withStatement("""
             INSERT INTO store_health (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at
             """) { statement in
             try statement.bind(now)
@@ -65,7 +76,7 @@ public actor SQLiteStore: LatchkeyStore {
     }
 
     public func liveRecordCounts(now: Date) throws -> LiveRecordCounts {
-        try database().withStatement("""
+        try withStatement("""
             SELECT (SELECT COUNT(*) FROM pending_ceremonies WHERE expires_at > ?1), (SELECT COUNT(*) FROM sessions WHERE expires_at > ?1)
             """) { row in
             try row.bind(now)
@@ -75,5 +86,12 @@ public actor SQLiteStore: LatchkeyStore {
     }
 
     /// How many statements the connection has prepared, for tests of the statement cache.
-    var preparedStatementCount: Int { connection?.preparedStatementCount ?? 0 }
+    var preparedStatementCount: Int { connection.withLock { $0?.preparedStatementCount ?? 0 } }
+}
+
+/// A value carried out of the lock. The store's lock hands results back across its boundary; every
+/// result is a value made inside the call from the connection's rows, never the connection itself.
+struct Locked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -23,7 +23,7 @@ enum StoreBackend {
     /// Closes a store opened for a one-off command.
     static func close(_ store: any LatchkeyStore) async {
         switch store {
-        case let store as SQLiteStore: await store.close()
+        case let store as SQLiteStore: store.close()
         case let store as PostgresStore: await store.close()
         default: break
         }
