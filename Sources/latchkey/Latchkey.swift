@@ -17,6 +17,9 @@ import WebAuthn
 @main
 enum LatchkeyMain {
     static func main() {
+        if let loops = ProcessInfo.processInfo.environment["LATCHKEY_EXPERIMENT_LOOPS"].flatMap(Int.init) {
+            NIOSingletons.groupLoopCountSuggestion = loops
+        }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         Task {
             await Latchkey.main()
