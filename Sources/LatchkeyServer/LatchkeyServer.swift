@@ -131,12 +131,12 @@ public enum LatchkeyServer {
 
     /// The application over `store`: loads attestation trust, and runs the store, a purger of
     /// expired challenges and sessions and, with a `metricsAddress` or an `adminAddress`, the
-    /// metrics or admin listener as services beside the HTTP server. On graceful shutdown the server stops first, then the
+    /// metrics or admin listener as services beside the HTTP server, every listener on `eventLoops`. On graceful shutdown the server stops first, then the
     /// others, then the store closes. Metrics go to `metricsRegistry` (the factory bootstrapped
     /// over it is the caller's).
     public static func application(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, metricsRegistry: PrometheusCollectorRegistry? = nil,
-        logger: Logger
+        eventLoops: EventLoopGroupProvider = .singleton, logger: Logger
     ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
@@ -152,7 +152,7 @@ public enum LatchkeyServer {
             MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)
             services.append(Application(
                 router: metricsRouter, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
-                logger: logger))
+                eventLoopGroupProvider: eventLoops, logger: logger))
         }
         // Connections are bounded by the descriptors there are: a full listener closes its
         // longest-idle connection for a newcomer, and running out all the same pauses accepts.
@@ -182,7 +182,7 @@ public enum LatchkeyServer {
             services.append(Application(
                 router: adminRouter(services: shared, authenticatorNames: names), server: admin.server,
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
-                onServerRunning: admin.onRunning, logger: logger))
+                onServerRunning: admin.onRunning, eventLoopGroupProvider: eventLoops, logger: logger))
         }
         let main = listener(limit: maximumConnections)
         return Application(
@@ -191,6 +191,7 @@ public enum LatchkeyServer {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: services,
             onServerRunning: main.onRunning,
+            eventLoopGroupProvider: eventLoops,
             logger: logger)
     }
 

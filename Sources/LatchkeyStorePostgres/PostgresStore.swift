@@ -22,9 +22,14 @@ public final class PostgresStore: LatchkeyStore {
     /// Connects to the server, applies the migrations it has not seen yet (once, even when several
     /// instances start together) and starts the connection pool. Throws a ``StoreError`` naming the
     /// server, never the password, when it cannot connect within the configured timeout.
-    public static func open(_ configuration: Configuration, logger: Logger = Logger(label: "latchkey.postgres")) async throws -> PostgresStore {
+    /// The pool's connections live on `eventLoops` (the loops that serve requests, so that a
+    /// query's reply resumes its request on the loop it runs on).
+    public static func open(
+        _ configuration: Configuration, logger: Logger = Logger(label: "latchkey.postgres"),
+        eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup
+    ) async throws -> PostgresStore {
         try await PostgresSchema.migrate(configuration, logger: logger)
-        return PostgresStore(configuration: configuration, logger: logger)
+        return PostgresStore(configuration: configuration, logger: logger, eventLoops: eventLoops)
     }
 
     /// Reaches the server and reads the schema version of its database (0 before the first start)
@@ -33,13 +38,13 @@ public final class PostgresStore: LatchkeyStore {
         (try await PostgresSchema.version(configuration), PostgresSchema.migrations.count)
     }
 
-    private init(configuration: Configuration, logger: Logger) {
+    private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup) {
         self.configuration = configuration
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: configuration.clientConfiguration, backgroundLogger: poolLogger)
+        let client = PostgresClient(configuration: configuration.clientConfiguration, eventLoopGroup: eventLoops, backgroundLogger: poolLogger)
         self.client = client
         // Detached: the pool lives as long as the store, not as the caller's task (nor does it
         // inherit the caller's graceful-shutdown handler); ``close()`` ends it.

@@ -17,9 +17,6 @@ import WebAuthn
 @main
 enum LatchkeyMain {
     static func main() {
-        if let loops = ProcessInfo.processInfo.environment["LATCHKEY_EXPERIMENT_LOOPS"].flatMap(Int.init) {
-            NIOSingletons.groupLoopCountSuggestion = loops
-        }
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         Task {
             await Latchkey.main()
@@ -60,10 +57,18 @@ struct Serve: AsyncParsableCommand {
         ])
         let application: any ApplicationProtocol
         do {
-            let store = try await StoreBackend.open(settings, logger: logger)
+            // The loops that serve: connections, their requests and the store's connections.
+            // One loop of SwiftNIO's shared group, or all of them (SwiftNIO's bootstraps take its
+            // own groups and loops only). Swift concurrency's jobs run on the same group and stay
+            // on the loop that resumed them, so with one loop a request never changes threads.
+            let eventLoops: any EventLoopGroup = switch settings.eventLoops {
+            case .one: MultiThreadedEventLoopGroup.singleton.next()
+            case .perCore: MultiThreadedEventLoopGroup.singleton
+            }
+            let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops)
             try await LatchkeyServer.prepareSigningKeys(store, configuration: settings)
             application = try LatchkeyServer.application(
-                configuration: settings, store: store, metricsRegistry: metricsRegistry, logger: logger)
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops), logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

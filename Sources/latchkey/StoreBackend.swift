@@ -3,12 +3,16 @@ import LatchkeyStore
 import LatchkeyStorePostgres
 import LatchkeyStoreSQLite
 import Logging
+import NIOCore
+import NIOPosix
 
 /// Chooses and opens the store the configuration names: a `postgres://` (or `postgresql://`) URL
 /// is a PostgreSQL database that several instances share; a file path is SQLite, the embedded
 /// default.
 enum StoreBackend {
-    static func open(_ configuration: LatchkeyConfiguration, logger: Logger) async throws -> any LatchkeyStore {
+    static func open(
+        _ configuration: LatchkeyConfiguration, logger: Logger, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> any LatchkeyStore {
         let database = configuration.database
         // Any URL (whatever its scheme's case) names a server, never a file: it must not become a
         // SQLite path, which would put its password into a folder name and error messages.
@@ -17,7 +21,7 @@ enum StoreBackend {
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
         settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
-        return try await PostgresStore.open(settings, logger: logger)
+        return try await PostgresStore.open(settings, logger: logger, eventLoops: eventLoops)
     }
 
     /// Closes a store opened for a one-off command.

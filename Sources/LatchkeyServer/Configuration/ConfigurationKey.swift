@@ -314,6 +314,9 @@ extension LatchkeyConfiguration {
         .integer(
             "maxConnections", \.maxConnections, in: 8...1_000_000, rangeDescription: "between 8 and 1000000",
             "Client connections the server holds open at most (8-1000000); more wait in the listen backlog until one closes. At start the open-file limit is raised to its hard limit, and when it still leaves too little room (this plus about 50 descriptors, plus the PostgreSQL pool) the server warns and holds fewer. Should descriptors run out all the same, accepting pauses for a second at a time (one log line a minute, `latchkey_accept_pauses_total`) instead of spinning, and open connections are served meanwhile."),
+        .choice(
+            "eventLoops", \.eventLoops,
+            "`one` (the default) or `perCore`: the event loop threads that serve connections and run their requests (and the PostgreSQL pool's connections). One thread serves about 1,500 sign-ins a second at the least CPU for each; on a 2-core machine one thread per core cost a quarter more CPU per sign-in (BENCHMARKS.md), spent waking threads. Choose `perCore` when the server's one thread is busy most of the time."),
         .integer(
             "storeTimeout", \.storeTimeout, in: 1...30, rangeDescription: "between 1 and 30 seconds",
             "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),

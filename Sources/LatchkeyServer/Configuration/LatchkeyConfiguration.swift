@@ -55,6 +55,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var requestTimeout = 10
     /// Connections the server holds open at most; more wait in the listen backlog.
     public var maxConnections = 4_096
+    /// The event loop threads that serve connections and run their requests.
+    public var eventLoops = EventLoopCount.one
     /// Seconds a request or readiness check waits for the store before answering 503.
     public var storeTimeout = 2
     /// Folder served at `/`.
@@ -221,6 +223,14 @@ public enum AppAttestEnvironments: String, Sendable, CaseIterable {
 }
 
 /// How log lines are written.
+/// How many event loop threads serve (`eventLoops`).
+public enum EventLoopCount: String, Sendable, CaseIterable {
+    /// One thread serves every connection: the least CPU per request.
+    case one
+    /// One thread per core: the most requests a second.
+    case perCore
+}
+
 public enum LogFormat: String, Sendable, CaseIterable {
     /// One readable line per event (swift-log's default handler).
     case text
