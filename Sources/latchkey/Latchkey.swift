@@ -17,6 +17,9 @@ import WebAuthn
 @main
 enum LatchkeyMain {
     static func main() {
+        // Log lines carry local time; without TZ, glibc reads /etc/localtime's status again for
+        // every line (a `stat` per request). Naming the file once keeps the same zone.
+        setenv("TZ", ":/etc/localtime", 0)
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         Task {
             await Latchkey.main()
