@@ -67,7 +67,6 @@ public enum LatchkeyServer {
     ) -> Router<LatchkeyRequestContext> {
         let configuration = services.configuration
         let metrics = services.metrics
-        let store = services.store
 
         // Outermost first: the request ID, the client address and the request metrics (which see
         // every reply, errors included), headers on every reply, CORS (for the origins it allows),
@@ -76,9 +75,14 @@ public enum LatchkeyServer {
         // own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
+        let operations = services.operations == .on
+        if operations {
+            router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
+        }
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
-        router.add(middleware: RequestMetricsMiddleware())
+        if operations {
+            router.add(middleware: RequestMetricsMiddleware())
+        }
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
         switch services.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
@@ -97,7 +101,9 @@ public enum LatchkeyServer {
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping(health: services.health))
-        router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
+        if operations {
+            router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
+        }
 
         // Routes that need to know who is signed in resolve the session once, in this middleware.
         let authenticator = SessionAuthenticator(sessions: services.sessions)
@@ -131,19 +137,22 @@ public enum LatchkeyServer {
 
     /// The application over `store`: loads attestation trust, and runs the store, a purger of
     /// expired challenges and sessions and, with a `metricsAddress` or an `adminAddress`, the
-    /// metrics or admin listener as services beside the HTTP server, every listener on `eventLoops`. On graceful shutdown the server stops first, then the
+    /// metrics or admin listener as services beside the HTTP server, every listener on `eventLoops`.
+    /// `operations` is ``OperationsFeatures/off`` only to measure what request IDs, request and
+    /// ceremony metrics and timed store calls cost (`scripts/benchmark-operations`). On graceful shutdown the server stops first, then the
     /// others, then the store closes. Metrics go to `metricsRegistry` (the factory bootstrapped
     /// over it is the caller's).
     public static func application(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, metricsRegistry: PrometheusCollectorRegistry? = nil,
-        eventLoops: EventLoopGroupProvider = .singleton, logger: Logger
+        eventLoops: EventLoopGroupProvider = .singleton, operations: OperationsFeatures = .on, logger: Logger
     ) throws -> some ApplicationProtocol {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
         let metrics = LatchkeyMetrics()
         let shared = LatchkeyServices(
-            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics)
+            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
+            operations: operations)
         var services: [any Service] = [
             store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
         ]

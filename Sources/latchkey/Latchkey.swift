@@ -71,7 +71,9 @@ struct Serve: AsyncParsableCommand {
             let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops)
             try await LatchkeyServer.prepareSigningKeys(store, configuration: settings)
             application = try LatchkeyServer.application(
-                configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops), logger: logger)
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops),
+                operations: ProcessInfo.processInfo.environment[OperationsFeatures.benchmarkVariable] == "1" ? .off : .on,
+                logger: logger)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

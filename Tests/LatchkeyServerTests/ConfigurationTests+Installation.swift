@@ -236,6 +236,8 @@ extension ConfigurationTests {
         let loaded = try Installation().load([
             "LATCHKEY_RPID": "example.com", "LATCHKEY_PROT": "9000", "LATCHKEY_BIN": "/x", "LATCHKEY_HOME": "/ignored-by-an-explicit-home",
             "LATCHKEY_CONFIG_FILE": "x", "PORT": "1",
+            // What `eval "$(scripts/postgres start)"` exports is the scripts', not the server's: no warning.
+            "LATCHKEY_POSTGRES_DIR": "/tmp/pg", "LATCHKEY_TEST_POSTGRES_URL": "postgres://x@127.0.0.1/postgres",
         ])
         #expect(loaded.configuration.rpID == "localhost", "an unknown variable sets nothing")
         #expect(loaded.warnings == [

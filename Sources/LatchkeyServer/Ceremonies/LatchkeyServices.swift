@@ -26,16 +26,20 @@ struct LatchkeyServices: Sendable {
     /// App Attest keys and the assertions that vouch for app requests.
     let appAttest: AppAttestKeys
     let metrics: LatchkeyMetrics
+    /// Whether requests get IDs and metrics and store calls are timed.
+    let operations: OperationsFeatures
 
-    /// Services over `store`, every call of which is timed in `metrics`; App Attest chains end in `appAttestRoots`.
+    /// Services over `store`, every call of which is timed in `metrics` unless `operations` is
+    /// ``OperationsFeatures/off``; App Attest chains end in `appAttestRoots`.
     init(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
-        metrics: LatchkeyMetrics
+        metrics: LatchkeyMetrics, operations: OperationsFeatures = .on
     ) {
         self.configuration = configuration
         self.policy = configuration.serverPolicy
         self.metrics = metrics
-        let store = InstrumentedStore(base: store, metrics: metrics)
+        self.operations = operations
+        let store: any LatchkeyStore = operations == .on ? InstrumentedStore(base: store, metrics: metrics) : store
         self.store = store
         self.relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust

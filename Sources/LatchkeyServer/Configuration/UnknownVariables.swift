@@ -7,9 +7,15 @@ extension ConfigurationLoader {
         LatchkeyConfiguration.keys.map(\.environmentName) + [fileVariable, LatchkeyHome.variable]
     }
 
+    /// Variables of the project's own scripts, which their commands leave set in a shell that
+    /// then starts the server: known, so they are no warning, but no key either.
+    public static let toolVariables = [
+        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", OperationsFeatures.benchmarkVariable,
+    ]
+
     /// One warning per unknown `LATCHKEY_*` variable, sorted by name.
     static func unknownVariableWarnings(in environment: [String: String]) -> [String] {
-        let known = Set(knownVariables)
+        let known = Set(knownVariables + toolVariables)
         return environment.keys.filter { $0.hasPrefix("LATCHKEY_") && !known.contains($0) }.sorted().map { name in
             "\(name) is not a Latchkey setting and is ignored" + (closestKnownVariable(to: name).map { "; did you mean \($0)?" } ?? "")
         }

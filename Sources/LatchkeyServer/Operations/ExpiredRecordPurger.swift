@@ -12,7 +12,7 @@ struct ExpiredRecordPurger: Service {
     var interval: Duration = .seconds(60)
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     try await store.purgeExpired(now: Date())
