@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStore {
     /// Where and how a ``PostgresStore`` connects, read from a URL such as
-    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE&connect_timeout=SECONDS]`.
+    /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE&connect_timeout=SECONDS&keepalives_idle=SECONDS]`.
     ///
     /// Errors never quote the URL, so they cannot leak the password; ``server`` names the server
     /// for messages.
@@ -34,6 +34,9 @@ extension PostgresStore {
         /// How long a call waits for a pooled connection before it fails as unavailable: short,
         /// so that requests and readiness checks answer 503 while the server is down.
         public var leaseTimeout: Duration = .seconds(2)
+        /// After how long idle a pooled connection sends a `SELECT 1` (to keep a NAT or load
+        /// balancer from dropping it); nil: never.
+        public var keepAliveIdle: Duration?
 
         public init(
             host: String, port: Int = 5432, username: String, password: String?, database: String,
@@ -50,7 +53,7 @@ extension PostgresStore {
         }
 
         /// Reads a `postgres://` or `postgresql://` URL. The user name and password may be
-        /// percent-encoded; `sslmode` and `connect_timeout` are the only query parameters.
+        /// percent-encoded; `sslmode`, `connect_timeout` and `keepalives_idle` are the only query parameters.
         public init(url: String) throws {
             guard let components = URLComponents(string: url) else {
                 throw StoreError(.database, "the PostgreSQL URL cannot be parsed (percent-encode @, :, / and ? in the user name and password)")
@@ -92,9 +95,14 @@ extension PostgresStore {
                         throw StoreError(.database, "the PostgreSQL URL's connect_timeout must be whole seconds from 1 to 600")
                     }
                     connectTimeout = .seconds(seconds)
+                case "keepalives_idle":
+                    guard let seconds = item.value.flatMap(Int.init), (1...3_600).contains(seconds) else {
+                        throw StoreError(.database, "the PostgreSQL URL's keepalives_idle must be whole seconds from 1 to 3600")
+                    }
+                    keepAliveIdle = .seconds(seconds)
                 default:
                     // The name only: a misplaced password must not be echoed.
-                    throw StoreError(.database, "the PostgreSQL URL has an unknown parameter \"\(item.name)\" (known: sslmode, connect_timeout)")
+                    throw StoreError(.database, "the PostgreSQL URL has an unknown parameter \"\(item.name)\" (known: sslmode, connect_timeout, keepalives_idle)")
                 }
             }
         }
@@ -129,6 +137,10 @@ extension PostgresStore {
                 host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
             configuration.options.connectTimeout = connectTimeout
             configuration.options.maximumConnections = maximumConnections
+            // postgres-nio arms a keep-alive timer (a task group and a Dispatch timer) each time a
+            // connection goes back to the pool: a sixth of Latchkey's CPU per sign-in (BENCHMARKS.md).
+            // Off unless asked for, as libpq's own keep-alives are left to the system's defaults.
+            configuration.options.keepAliveBehavior = keepAliveIdle.map { .init(frequency: $0) }
             return configuration
         }
 

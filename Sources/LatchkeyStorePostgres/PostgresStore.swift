@@ -16,6 +16,8 @@ import Synchronization
 public final class PostgresStore: LatchkeyStore {
     let configuration: Configuration
     let client: PostgresClient
+    /// The loops of the pool's connections, whose timers bound each wait for a connection.
+    private let eventLoops: any EventLoopGroup
     /// The task running the pool; nil once the store is closed.
     private let pool: Mutex<Task<Void, Never>?>
 
@@ -40,6 +42,7 @@ public final class PostgresStore: LatchkeyStore {
 
     private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup) {
         self.configuration = configuration
+        self.eventLoops = eventLoops
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
@@ -93,8 +96,8 @@ public final class PostgresStore: LatchkeyStore {
                         return try await body(connection)
                     }
                 }
-                group.addTask { [configuration] in
-                    try await Task.sleep(for: configuration.leaseTimeout)
+                group.addTask { [configuration, eventLoops] in
+                    try await Self.sleep(for: configuration.leaseTimeout, on: eventLoops.any())
                     guard deadline.expire() else { return nil }
                     throw StoreError(
                         .unavailable, "no connection to PostgreSQL at \(configuration.server) within \(configuration.leaseTimeout)")
@@ -109,6 +112,20 @@ public final class PostgresStore: LatchkeyStore {
             }
         } catch {
             throw storeError(error)
+        }
+    }
+
+    /// Sleeps for `duration` on a timer of `eventLoop`, or throws when cancelled first. A
+    /// `Task.sleep` would arm a Dispatch timer instead, woken on a thread of its own: for a deadline
+    /// armed and cancelled on every store call, that thread's wake-ups cost a sixth of Latchkey's
+    /// CPU per sign-in (BENCHMARKS.md).
+    static func sleep(for duration: Duration, on eventLoop: any EventLoop) async throws {
+        let (seconds, attoseconds) = duration.components
+        let timer = eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {}
+        try await withTaskCancellationHandler {
+            try await timer.futureResult.get()
+        } onCancel: {
+            timer.cancel()
         }
     }
 

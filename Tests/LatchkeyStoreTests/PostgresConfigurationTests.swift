@@ -49,6 +49,12 @@ struct PostgresConfigurationTests {
         #expect(configuration.tls == .verifyFull)
         #expect(configuration.connectTimeout == .seconds(3))
         #expect(try PostgresStore.Configuration(url: "postgres://app@h/db?sslmode=disable").tls == .disable)
+        // Keep-alive queries on idle pooled connections: off unless the URL asks for them.
+        #expect(configuration.keepAliveIdle == nil)
+        #expect(configuration.clientConfiguration.options.keepAliveBehavior == nil)
+        let keptAlive = try PostgresStore.Configuration(url: "postgres://app@h/db?keepalives_idle=45")
+        #expect(keptAlive.keepAliveIdle == .seconds(45))
+        #expect(keptAlive.clientConfiguration.options.keepAliveBehavior?.frequency == .seconds(45))
     }
 
     @Test(arguments: [
@@ -61,6 +67,7 @@ struct PostgresConfigurationTests {
         ("postgres://app:pw@h:0/db", "port 0"),
         ("postgres://app:pw@h/db?sslmode=sometimes", "sslmode"),
         ("postgres://app:pw@h/db?connect_timeout=0", "connect_timeout"),
+        ("postgres://app:pw@h/db?keepalives_idle=0", "keepalives_idle"),
         ("postgres://app:pw@h/db?password=pw", "unknown parameter \"password\""),
         ("postgres://app:pw@h:abc/db", "cannot be parsed"),
         ("postgres://app:pw@h:70000/db", "70000"),

@@ -258,7 +258,7 @@ extension LatchkeyConfiguration {
             "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
         .string(
             "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
-            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=` and `connect_timeout=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."
+            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=`, `connect_timeout=` and `keepalives_idle=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."
         ).resolvedAgainstHome,
         .list(
             "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(appleAppIDProblem),
