@@ -16,6 +16,9 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     func user(handle: [UInt8]) async throws -> UserRecord?
     /// Every passkey of one user, oldest first.
     func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord]
+    /// The user with this exact username and every passkey of theirs, oldest first, in one read
+    /// (what sign-in options with a username need); nil when there is no such user.
+    func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])?
     /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
 

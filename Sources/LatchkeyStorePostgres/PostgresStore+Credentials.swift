@@ -23,6 +23,12 @@ extension PostgresStore {
             """) { try PostgresRows.credential(&$0) }
     }
 
+    public func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])? {
+        let rows = try await rows(SignInStatements.UserWithCredentials(username: username))
+        guard let user = rows.first?.user else { return nil }
+        return (user, rows.compactMap(\.credential))
+    }
+
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await firstRow("SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials WHERE id = \(id.bytea)") {
             try PostgresRows.credential(&$0)

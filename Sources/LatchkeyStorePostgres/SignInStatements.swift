@@ -45,6 +45,34 @@ enum SignInStatements {
         func decodeRow(_ row: PostgresRow) throws {}
     }
 
+    /// The user named in sign-in options and their passkeys, oldest first, one row each (one row
+    /// with no passkey when they have none): ``PostgresStore/userWithCredentials(named:)``.
+    struct UserWithCredentials: PostgresPreparedStatement {
+        typealias Row = (user: UserRecord, credential: CredentialRecord?)
+        static let name = "latchkey_user_with_credentials_v1"
+        static let sql = """
+            SELECT \(PostgresRows.userColumns("u.")), \(PostgresRows.credentialColumns("c."))
+            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
+            WHERE u.username = $1 ORDER BY c.created_at, c.registered
+            """
+        static let bindingDataTypes = [bytea]
+
+        let username: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(username.utf8Bytea)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            var columns = ColumnReader(row)
+            return (
+                try PostgresRows.user(&columns),
+                try PostgresRows.optional(&columns, columns: PostgresRows.credentialColumnCount, PostgresRows.credential))
+        }
+    }
+
     /// Reads the ceremony (without consuming it) and the credential with its owner:
     /// ``PostgresStore/signInLookup(challengeHash:credentialID:)``.
     struct SignInLookupStatement: PostgresPreparedStatement {

@@ -53,6 +53,23 @@ extension SQLiteStore {
         }
     }
 
+    public func userWithCredentials(named username: String) throws -> (user: UserRecord, credentials: [CredentialRecord])? {
+        try withDatabase { database in
+            let user = try database.withStatement(Self.userByName) { row in
+                try row.bind(username)
+                return try row.step() ? SQLiteRows.user(row) : nil
+            }
+            guard let user else { return nil }
+            let credentials = try database.withStatement(Self.credentialsByUser) { row in
+                try row.bind(user.handle)
+                var records: [CredentialRecord] = []
+                while try row.step() { records.append(try SQLiteRows.credential(row)) }
+                return records
+            }
+            return (user, credentials)
+        }
+    }
+
     public func credential(id: [UInt8]) throws -> CredentialRecord? {
         try withStatement(Self.credentialByID) { row in
             try row.bind(id)

@@ -54,6 +54,28 @@ extension StoreContractTests {
     // MARK: The start of a sign-in
 
     @Test(arguments: StoreBackend.all)
+    func userWithCredentialsReadsTheNamedUserAndTheirPasskeysOldestFirst(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        let older = Fixtures.detailedCredential(7, of: alice)  // a day before `now`
+        let newer = Fixtures.credential(8, of: alice)
+        try await store.registerNew(alice, with: newer)
+        try await store.register(NewRegistration(credential: older, newUser: nil))
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.registerNew(bob, with: Fixtures.credential(9, of: bob))
+        let carol = Fixtures.user("carol", handle: 3)
+        try await store.createUser(carol)
+
+        let found = try #require(try await store.userWithCredentials(named: "alice"))
+        #expect(found.user == alice)
+        #expect(found.credentials == [older, newer], "every passkey of hers, oldest first, none of bob's")
+        let withoutPasskeys = try #require(try await store.userWithCredentials(named: "carol"))
+        #expect(withoutPasskeys.user == carol && withoutPasskeys.credentials.isEmpty)
+        #expect(try await store.userWithCredentials(named: "dave") == nil)
+        #expect(try await store.userWithCredentials(named: "Alice") == nil, "names are exact")
+    }
+
+    @Test(arguments: StoreBackend.all)
     func signInLookupReadsCeremonyCredentialAndOwnerWithoutConsuming(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)

@@ -25,9 +25,9 @@ struct AuthenticationController: Sendable {
         var userHandle: [UInt8]?
         var allowed: [CredentialDescriptor] = []
         if let username {
-            if let found = try await services.store.user(named: username) {
-                userHandle = found.handle
-                allowed = try await services.store.credentials(ofUser: found.handle).map(CredentialDescriptor.init)
+            if let found = try await services.store.userWithCredentials(named: username) {
+                userHandle = found.user.handle
+                allowed = found.credentials.map(CredentialDescriptor.init)
             } else if services.configuration.hideUnknownUsers {
                 // Options like a registered user's; the ceremony is for a user who does not exist,
                 // so any answer fails as a wrong or unknown passkey would.

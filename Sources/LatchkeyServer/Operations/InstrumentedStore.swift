@@ -24,6 +24,9 @@ struct InstrumentedStore: LatchkeyStore {
     func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord] {
         try await measured("credentials") { try await base.credentials(ofUser: handle) }
     }
+    func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])? {
+        try await measured("userWithCredentials") { try await base.userWithCredentials(named: username) }
+    }
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await measured("credential") { try await base.credential(id: id) }
     }
