@@ -21,6 +21,8 @@ enum StoreBackend {
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
         settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
+        // A fixed-size pool, opened at start: no connection ever arms an idle timer.
+        settings.minimumConnections = settings.maximumConnections
         return try await PostgresStore.open(settings, logger: logger, eventLoops: eventLoops)
     }
 

@@ -55,6 +55,11 @@ struct PostgresConfigurationTests {
         let keptAlive = try PostgresStore.Configuration(url: "postgres://app@h/db?keepalives_idle=45")
         #expect(keptAlive.keepAliveIdle == .seconds(45))
         #expect(keptAlive.clientConfiguration.options.keepAliveBehavior?.frequency == .seconds(45))
+        // The pool's minimum reaches postgres-nio (the server makes it the maximum: a fixed-size pool).
+        #expect(configuration.clientConfiguration.options.minimumConnections == 0)
+        var fixed = configuration
+        fixed.minimumConnections = fixed.maximumConnections
+        #expect(fixed.clientConfiguration.options.minimumConnections == 20)
     }
 
     @Test(arguments: [
