@@ -31,10 +31,7 @@ extension SQLiteStore {
         "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
 
     public func user(named username: String) throws -> UserRecord? {
-        try withStatement(Self.userByName) { row in
-            try row.bind(username)
-            return try row.step() ? SQLiteRows.user(row) : nil
-        }
+        try withDatabase { try Self.user(named: username, in: $0) }
     }
 
     public func user(handle: [UInt8]) throws -> UserRecord? {
@@ -45,28 +42,29 @@ extension SQLiteStore {
     }
 
     public func credentials(ofUser handle: [UInt8]) throws -> [CredentialRecord] {
-        try withStatement(Self.credentialsByUser) { row in
-            try row.bind(handle)
-            var records: [CredentialRecord] = []
-            while try row.step() { records.append(try SQLiteRows.credential(row)) }
-            return records
-        }
+        try withDatabase { try Self.credentials(ofUser: handle, in: $0) }
     }
 
     public func userWithCredentials(named username: String) throws -> (user: UserRecord, credentials: [CredentialRecord])? {
         try withDatabase { database in
-            let user = try database.withStatement(Self.userByName) { row in
-                try row.bind(username)
-                return try row.step() ? SQLiteRows.user(row) : nil
-            }
-            guard let user else { return nil }
-            let credentials = try database.withStatement(Self.credentialsByUser) { row in
-                try row.bind(user.handle)
-                var records: [CredentialRecord] = []
-                while try row.step() { records.append(try SQLiteRows.credential(row)) }
-                return records
-            }
-            return (user, credentials)
+            guard let user = try Self.user(named: username, in: database) else { return nil }
+            return (user, try Self.credentials(ofUser: user.handle, in: database))
+        }
+    }
+
+    private static func user(named username: String, in database: SQLiteConnection) throws -> UserRecord? {
+        try database.withStatement(userByName) { row in
+            try row.bind(username)
+            return try row.step() ? SQLiteRows.user(row) : nil
+        }
+    }
+
+    private static func credentials(ofUser handle: [UInt8], in database: SQLiteConnection) throws -> [CredentialRecord] {
+        try database.withStatement(credentialsByUser) { row in
+            try row.bind(handle)
+            var records: [CredentialRecord] = []
+            while try row.step() { records.append(try SQLiteRows.credential(row)) }
+            return records
         }
     }
 
