@@ -85,47 +85,35 @@ public final class PostgresStore: LatchkeyStore {
     /// most the lease timeout (2 s unless configured) for a connection: while the server is down the
     /// pool keeps trying, and a request must fail (503) before a load balancer's check gives up. Once `body` has
     /// started it runs to the end; a `body` that never starts writes nothing.
+    ///
+    /// The call runs as a task of its own so that the deadline, a timer on an event loop, can cancel
+    /// it while it waits for its connection. (A task group racing the call against a sleeping task
+    /// cost two child tasks and a Dispatch timer per call, BENCHMARKS.md.)
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         guard pool.withLock({ $0 != nil }) else { throw StoreError(.unavailable, "the store is closed") }
         let deadline = LeaseDeadline()
+        let call = Task { [client] in
+            try await client.withConnection { connection in
+                guard deadline.start() else { throw deadline.expired }
+                return try await body(connection)
+            }
+        }
+        let (seconds, attoseconds) = configuration.leaseTimeout.components
+        let timer = eventLoops.any().scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            if deadline.expire() { call.cancel() }
+        }
+        defer { timer.cancel() }
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { [client] in
-                    try await client.withConnection { connection in
-                        guard deadline.start() else { throw deadline.expired }
-                        return try await body(connection)
-                    }
-                }
-                group.addTask { [configuration, eventLoops] in
-                    try await Self.sleep(for: configuration.leaseTimeout, on: eventLoops.any())
-                    guard deadline.expire() else { return nil }
-                    throw StoreError(
-                        .unavailable, "no connection to PostgreSQL at \(configuration.server) within \(configuration.leaseTimeout)")
-                }
-                while let finished = try await group.next() {
-                    if let value = finished {
-                        group.cancelAll()
-                        return value
-                    }
-                }
-                throw StoreError(.database, "a PostgreSQL call ended without a result")
+            return try await withTaskCancellationHandler {
+                try await call.value
+            } onCancel: {
+                call.cancel()
             }
         } catch {
+            if deadline.hasExpired {
+                throw StoreError(.unavailable, "no connection to PostgreSQL at \(configuration.server) within \(configuration.leaseTimeout)")
+            }
             throw storeError(error)
-        }
-    }
-
-    /// Sleeps for `duration` on a timer of `eventLoop`, or throws when cancelled first. A
-    /// `Task.sleep` would arm a Dispatch timer instead, woken on a thread of its own: for a deadline
-    /// armed and cancelled on every store call, that thread's wake-ups cost a sixth of Latchkey's
-    /// CPU per sign-in (BENCHMARKS.md).
-    static func sleep(for duration: Duration, on eventLoop: any EventLoop) async throws {
-        let (seconds, attoseconds) = duration.components
-        let timer = eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {}
-        try await withTaskCancellationHandler {
-            try await timer.futureResult.get()
-        } onCancel: {
-            timer.cancel()
         }
     }
 
@@ -206,7 +194,7 @@ private final class LeaseDeadline: Sendable {
     private enum State { case waiting, started, expired }
     private let state = Mutex(State.waiting)
 
-    /// The error the call gets when the deadline won (the timer throws the one the caller sees).
+    /// The error the call gets when the deadline won (the caller sees an unavailable store).
     let expired = CancellationError()
 
     /// The connection came: true when the call may run, false when the deadline passed first.
@@ -226,4 +214,7 @@ private final class LeaseDeadline: Sendable {
             return true
         }
     }
+
+    /// Whether the deadline passed before the call got its connection.
+    var hasExpired: Bool { state.withLock { $0 == .expired } }
 }
