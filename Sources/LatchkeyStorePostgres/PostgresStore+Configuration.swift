@@ -32,9 +32,9 @@ extension PostgresStore {
         /// The most connections this process keeps open to the server.
         public var maximumConnections: Int
         /// The connections kept open even when idle. postgres-nio arms an idle-timeout timer each
-        /// time a connection above this many goes back to the pool (a sixth of Latchkey's CPU per
-        /// sign-in under 16 clients, BENCHMARKS.md), so the server makes its pool fixed-size:
-        /// ``maximumConnections``.
+        /// time a connection above this many goes back to the pool (with none kept, a quarter of
+        /// Latchkey's CPU per sign-in under 16 clients, BENCHMARKS.md), so the server makes its
+        /// pool fixed-size: ``maximumConnections``.
         public var minimumConnections = 0
         /// How long a call waits for a pooled connection before it fails as unavailable: short,
         /// so that requests and readiness checks answer 503 while the server is down.
