@@ -43,15 +43,27 @@ public enum LatchkeyServer {
 
     static func adminRouter(services: LatchkeyServices, authenticatorNames: AuthenticatorNames) -> Router<LatchkeyRequestContext> {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RequestIDMiddleware(trustedProxies: Set(services.configuration.trustedProxies)))
-        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: services.configuration.trustedProxies)))
-        router.add(middleware: RequestMetricsMiddleware())
-        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: services.configuration.usesHTTPS))
+        addRequestBookkeeping(to: router, services: services)
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: ErrorMapping(health: services.health))
         addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
         MethodNotAllowedRoutes.add(to: router)
         return router
+    }
+
+    /// The outermost middleware of both routers: the request ID, the client address and the
+    /// request metrics (which see every reply, errors included), then headers on every reply. IDs
+    /// and metrics are left out when the operations features are off.
+    private static func addRequestBookkeeping(to router: Router<LatchkeyRequestContext>, services: LatchkeyServices) {
+        let configuration = services.configuration
+        if services.operations == .on {
+            router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
+        }
+        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
+        if services.operations == .on {
+            router.add(middleware: RequestMetricsMiddleware())
+        }
+        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
     }
 
     /// `/admin/v1`, behind the admin key check.
@@ -75,15 +87,7 @@ public enum LatchkeyServer {
         // own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-        let operations = services.operations == .on
-        if operations {
-            router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
-        }
-        router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
-        if operations {
-            router.add(middleware: RequestMetricsMiddleware())
-        }
-        router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
+        addRequestBookkeeping(to: router, services: services)
         switch services.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
             router.add(middleware: OriginCORSMiddleware(allowed: .any))
@@ -101,7 +105,7 @@ public enum LatchkeyServer {
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorMapping(health: services.health))
-        if operations {
+        if services.operations == .on {
             router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
         }
 

@@ -98,8 +98,7 @@ public final class PostgresStore: LatchkeyStore {
                 return try await body(connection)
             }
         }
-        let (seconds, attoseconds) = configuration.leaseTimeout.components
-        let timer = eventLoops.any().scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        let timer = eventLoops.any().scheduleTask(in: TimeAmount(configuration.leaseTimeout)) {
             if deadline.expire() { call.cancel() }
         }
         defer { timer.cancel() }

@@ -44,8 +44,9 @@ final class SQLiteConnection {
             // A bounded WAL: it is checkpointed into the database every 1,000 pages (4 MiB of 4 KiB
             // pages, SQLite's default), and cut back to at most 4 MiB whenever it starts over, so a
             // store needs its database's size plus a few MiB free (docs/OPERATIONS.md, "When things
-            // fail"). A ceremony rewrites the same few pages, so the longer the interval, the fewer
-            // copies and syncs each checkpoint costs per ceremony (a quarter of 256 pages' cost).
+            // fail"). Ceremonies rewrite the same few pages, so a checkpoint copies and syncs about
+            // as much after 1,000 pages of WAL as after 256: the longer interval costs each
+            // ceremony about a quarter as much.
             try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
             try execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         } catch {

@@ -32,8 +32,8 @@ extension SQLiteStore {
     }
 
     public func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) throws -> Bool {
-        return try withDatabase { database in
-            return try database.withStatement(Self.advanceCounter) { statement in
+        try withDatabase { database in
+            try database.withStatement(Self.advanceCounter) { statement in
                 try statement.bind(Int64(counter), at, id)
                 try statement.step()
                 return database.changes > 0

@@ -26,9 +26,7 @@ extension SQLiteStore {
         """
 
     public func createUser(_ user: UserRecord) throws {
-        try withDatabase { database in
-            try database.transaction { try Self.insert(user, into: database) }
-        }
+        try withTransaction { try Self.insert(user, into: $0) }
     }
 
     public func user(externalId: String) throws -> UserRecord? {
@@ -134,8 +132,8 @@ extension SQLiteStore {
 
     /// Runs one statement that returns no rows; returns how many rows it changed.
     private func changing(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Int {
-        return try withDatabase { database in
-            return try database.withStatement(sql) { statement in
+        try withDatabase { database in
+            try database.withStatement(sql) { statement in
                 try bind(statement)
                 try statement.step()
                 return database.changes

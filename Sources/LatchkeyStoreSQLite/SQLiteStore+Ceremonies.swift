@@ -39,7 +39,7 @@ extension SQLiteStore {
     }
 
     public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
-        return try withDatabase { database in
+        try withDatabase { database in
             let ceremony = try database.withStatement(Self.ceremonyByChallenge) { row in
                 try row.bind(challengeHash)
                 return try row.step() ? try SQLiteRows.ceremony(row) : nil

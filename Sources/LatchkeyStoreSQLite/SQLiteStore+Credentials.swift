@@ -83,55 +83,51 @@ extension SQLiteStore {
         if let session = registration.session, session.userHandle != credential.userHandle {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
-        try withDatabase { database in
-            try database.transaction {
-                if let ticket = registration.spendingTicket {
-                    try Self.spend(ticket, of: credential.userHandle, in: database)
-                }
-                if let newUser = registration.newUser {
-                    try Self.insert(newUser, into: database)
-                }
-                try Self.insert(credential, into: database)
-                if let session = registration.session {
-                    try Self.insert(session, into: database)
-                }
-                try Self.deleteSessions(registration.endingSessions, from: database)
+        try withTransaction { database in
+            if let ticket = registration.spendingTicket {
+                try Self.spend(ticket, of: credential.userHandle, in: database)
             }
+            if let newUser = registration.newUser {
+                try Self.insert(newUser, into: database)
+            }
+            try Self.insert(credential, into: database)
+            if let session = registration.session {
+                try Self.insert(session, into: database)
+            }
+            try Self.deleteSessions(registration.endingSessions, from: database)
         }
     }
 
     public func recordSignIn(_ signIn: CompletedSignIn) throws -> SignInRecording {
-        return try withDatabase { database in
-            return try database.transaction {
-                let consumed = try database.withStatement(Self.consumeCeremony) { statement in
-                    try statement.bind(signIn.challengeHash)
-                    try statement.step()
-                    return database.changes
-                }
-                guard consumed == 1 else { return .challengeSpent }
-                let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
-                    try row.bind(
-                        Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
-                        Int64(signIn.previousSignCount))
-                    guard try row.step() else { return nil as [UInt8]? }
-                    let owner = row.blob(0)
-                    try row.finish()
-                    return owner
-                }
-                guard let owner else {
-                    let exists = try database.withStatement(Self.credentialExists) { row in
-                        try row.bind(signIn.credentialID)
-                        return try row.step()
-                    }
-                    return exists ? .counterMoved : .credentialRemoved
-                }
-                guard owner == signIn.session.userHandle else {
-                    throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
-                }
-                try Self.insert(signIn.session, into: database)
-                try Self.deleteSessions(signIn.endingSessions, from: database)
-                return .recorded
+        try withTransaction { database in
+            let consumed = try database.withStatement(Self.consumeCeremony) { statement in
+                try statement.bind(signIn.challengeHash)
+                try statement.step()
+                return database.changes
             }
+            guard consumed == 1 else { return .challengeSpent }
+            let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
+                try row.bind(
+                    Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
+                    Int64(signIn.previousSignCount))
+                guard try row.step() else { return nil as [UInt8]? }
+                let owner = row.blob(0)
+                try row.finish()
+                return owner
+            }
+            guard let owner else {
+                let exists = try database.withStatement(Self.credentialExists) { row in
+                    try row.bind(signIn.credentialID)
+                    return try row.step()
+                }
+                return exists ? .counterMoved : .credentialRemoved
+            }
+            guard owner == signIn.session.userHandle else {
+                throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
+            }
+            try Self.insert(signIn.session, into: database)
+            try Self.deleteSessions(signIn.endingSessions, from: database)
+            return .recorded
         }
     }
 

@@ -12,20 +12,18 @@ extension SQLiteStore {
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) throws {
-        try withDatabase { database in
-            try database.transaction {
-                if let ticket = spendingTicket {
-                    try Self.spend(ticket, of: key.userHandle, in: database)
-                }
-                try database.withStatement(Self.insert) { statement in
-                    try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)
-                    do {
-                        try statement.step()
-                    } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
-                        throw StoreError(.userNotFound, "the user this device key was for does not exist")
-                    } catch is SQLiteConstraintError {
-                        throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
-                    }
+        try withTransaction { database in
+            if let ticket = spendingTicket {
+                try Self.spend(ticket, of: key.userHandle, in: database)
+            }
+            try database.withStatement(Self.insert) { statement in
+                try statement.bind(key.id, key.userHandle, key.publicKey, key.name, key.createdAt, key.lastUsedAt, key.appAttestKeyID)
+                do {
+                    try statement.step()
+                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                    throw StoreError(.userNotFound, "the user this device key was for does not exist")
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
                 }
             }
         }
@@ -58,8 +56,8 @@ extension SQLiteStore {
     }
 
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
-        return try withDatabase { database in
-            return try database.withStatement(Self.delete) { statement in
+        try withDatabase { database in
+            try database.withStatement(Self.delete) { statement in
                 try statement.bind(id, owner)
                 try statement.step()
                 return database.changes > 0
@@ -68,17 +66,15 @@ extension SQLiteStore {
     }
 
     public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) throws -> Bool {
-        return try withDatabase { database in
-            return try database.transaction {
-                let marked = try database.withStatement(Self.markUsed) { statement in
-                    try statement.bind(at, id, session.userHandle)
-                    try statement.step()
-                    return database.changes
-                }
-                guard marked > 0 else { return false }
-                try Self.insert(session, into: database)
-                return true
+        try withTransaction { database in
+            let marked = try database.withStatement(Self.markUsed) { statement in
+                try statement.bind(at, id, session.userHandle)
+                try statement.step()
+                return database.changes
             }
+            guard marked > 0 else { return false }
+            try Self.insert(session, into: database)
+            return true
         }
     }
 

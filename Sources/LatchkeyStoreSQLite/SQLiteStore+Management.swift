@@ -29,47 +29,43 @@ extension SQLiteStore {
     }
 
     public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) throws -> CredentialDeletion {
-        return try withDatabase { database in
-            return try database.transaction {
-                let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
-                    try statement.bind(id, owner, owner)
-                    try statement.step()
-                    return database.changes
-                }
-                if deleted > 0 { return .deleted }
-                let owned = try database.withStatement(Self.ownedCredentialExists) { row in
-                    try row.bind(id, owner)
-                    return try row.step()
-                }
-                return owned ? .lastCredential : .notFound
+        try withTransaction { database in
+            let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
+                try statement.bind(id, owner, owner)
+                try statement.step()
+                return database.changes
             }
+            if deleted > 0 { return .deleted }
+            let owned = try database.withStatement(Self.ownedCredentialExists) { row in
+                try row.bind(id, owner)
+                return try row.step()
+            }
+            return owned ? .lastCredential : .notFound
         }
     }
 
     public func deleteUser(handle: [UInt8]) throws -> [[UInt8]]? {
-        return try withDatabase { database in
-            return try database.transaction {
-                // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
-                // removed credential IDs and to reach pending ceremonies, which have no foreign key.
-                let credentialIDs = try database.withStatement(Self.deleteCredentialsOfUser) { row in
-                    try row.bind(handle)
-                    var ids: [[UInt8]] = []
-                    while try row.step() { ids.append(row.blob(0)) }
-                    return ids
-                }
-                for sql in [Self.deleteSessionsOfUser, Self.deleteCeremoniesOfUser] {
-                    try database.withStatement(sql) { statement in
-                        try statement.bind(handle)
-                        try statement.step()
-                    }
-                }
-                let deletedUsers = try database.withStatement(Self.deleteUser) { statement in
+        try withTransaction { database in
+            // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
+            // removed credential IDs and to reach pending ceremonies, which have no foreign key.
+            let credentialIDs = try database.withStatement(Self.deleteCredentialsOfUser) { row in
+                try row.bind(handle)
+                var ids: [[UInt8]] = []
+                while try row.step() { ids.append(row.blob(0)) }
+                return ids
+            }
+            for sql in [Self.deleteSessionsOfUser, Self.deleteCeremoniesOfUser] {
+                try database.withStatement(sql) { statement in
                     try statement.bind(handle)
                     try statement.step()
-                    return database.changes
                 }
-                return deletedUsers > 0 ? credentialIDs : nil
             }
+            let deletedUsers = try database.withStatement(Self.deleteUser) { statement in
+                try statement.bind(handle)
+                try statement.step()
+                return database.changes
+            }
+            return deletedUsers > 0 ? credentialIDs : nil
         }
     }
 }

@@ -9,18 +9,17 @@ extension SQLiteStore {
     private static let selectSecret = "SELECT value FROM secrets WHERE name = ?"
 
     public func secret(named name: String) throws -> [UInt8] {
-        return try withDatabase { database in
-            let candidate = try SecureRandom.bytes(count: 32)
-            return try database.transaction {
-                try database.withStatement(Self.insertSecret) { statement in
-                    try statement.bind(name, candidate)
-                    try statement.step()
-                }
-                return try database.withStatement(Self.selectSecret) { row in
-                    try row.bind(name)
-                    guard try row.step() else { throw StoreError(.database, "the secret \"\(name)\" vanished") }
-                    return row.blob(0)
-                }
+        // Drawn before the lock: only the write needs it.
+        let candidate = try SecureRandom.bytes(count: 32)
+        return try withTransaction { database in
+            try database.withStatement(Self.insertSecret) { statement in
+                try statement.bind(name, candidate)
+                try statement.step()
+            }
+            return try database.withStatement(Self.selectSecret) { row in
+                try row.bind(name)
+                guard try row.step() else { throw StoreError(.database, "the secret \"\(name)\" vanished") }
+                return row.blob(0)
             }
         }
     }

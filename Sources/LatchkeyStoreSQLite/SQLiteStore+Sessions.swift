@@ -31,9 +31,7 @@ extension SQLiteStore {
 
     public func deleteSessions(tokenHashes: [[UInt8]]) throws {
         guard !tokenHashes.isEmpty else { return }
-        try withDatabase { database in
-            try database.transaction { try Self.deleteSessions(tokenHashes, from: database) }
-        }
+        try withTransaction { try Self.deleteSessions(tokenHashes, from: $0) }
     }
 
     /// Deletes in batches of ``purgeBatchSize`` rows, letting other calls to the store run between

@@ -59,6 +59,11 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         }.value
     }
 
+    /// ``withDatabase(_:)`` inside `BEGIN IMMEDIATE ... COMMIT`, rolled back if `body` throws.
+    func withTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try withDatabase { database in try database.transaction { try body(database) } }
+    }
+
     /// ``withDatabase(_:)`` for one cached statement.
     func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
         try withDatabase { try $0.withStatement(sql, body) }
@@ -89,8 +94,9 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     var preparedStatementCount: Int { connection.withLock { $0?.preparedStatementCount ?? 0 } }
 }
 
-/// A value carried out of the lock. The store's lock hands results back across its boundary; every
-/// result is a value made inside the call from the connection's rows, never the connection itself.
+/// A value carried out of the lock. `Mutex` demands that what leaves it be disconnected from the
+/// connection, which the compiler cannot see through a generic `body`; every result is a value
+/// built from the connection's rows, never the connection or a statement itself.
 struct Locked<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
