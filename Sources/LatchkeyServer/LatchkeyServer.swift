@@ -25,7 +25,8 @@ public enum LatchkeyServer {
     ) -> Router<LatchkeyRequestContext> {
         router(
             services: LatchkeyServices(
-                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics),
+                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics,
+                authenticatorNames: authenticatorNames),
             authenticatorNames: authenticatorNames, metricsRegistry: metricsRegistry, logger: logger)
     }
 
@@ -37,7 +38,8 @@ public enum LatchkeyServer {
     ) -> Router<LatchkeyRequestContext> {
         adminRouter(
             services: LatchkeyServices(
-                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics),
+                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics,
+                authenticatorNames: authenticatorNames),
             authenticatorNames: authenticatorNames)
     }
 
@@ -156,7 +158,7 @@ public enum LatchkeyServer {
         let metrics = LatchkeyMetrics()
         let shared = LatchkeyServices(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
-            operations: operations)
+            operations: operations, authenticatorNames: names)
         var services: [any Service] = [
             store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
         ]

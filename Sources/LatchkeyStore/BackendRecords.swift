@@ -147,17 +147,19 @@ public protocol DeviceKeyStore: Sendable {
     /// `spendingTicket`, the enrollment ticket is marked used in the same transaction; when it is
     /// for another user, used, revoked, expired or gone by then, ``StoreError/Code/ticketNotUsable``
     /// is thrown and nothing is written.
-    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws
+    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
+        async throws
     func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord?
     /// A user's device keys, oldest first.
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord]
     /// Renames a key of `owner` (nil: no name); nil when no such key is theirs.
     func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord?
     /// Removes a key of `owner`; false when no such key is theirs.
-    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool
+    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool
     /// Records a sign-in with a key and starts its session, in one transaction; false (writing
     /// nothing) when the key was removed meanwhile.
-    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool
+    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws
+        -> Bool
 }
 
 /// The store's part in a backend's control of Latchkey: users made ahead of their passkeys, admin
@@ -165,25 +167,26 @@ public protocol DeviceKeyStore: Sendable {
 public protocol BackendStore: Sendable {
     /// Creates a user with no passkey; throws ``StoreError/Code/usernameTaken`` or
     /// ``StoreError/Code/externalIdTaken``, writing nothing.
-    func createUser(_ user: UserRecord) async throws
+    func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws
     /// The user with this external ID, if any.
     func user(externalId: String) async throws -> UserRecord?
     /// Ends every session of a user; returns how many there were.
-    func deleteSessions(ofUser handle: [UInt8]) async throws -> Int
+    func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int
     /// Removes a passkey of `owner`, even their last one; false when no such passkey is theirs.
-    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool
+    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
+        -> Bool
 
     /// Stores a new admin key; throws ``StoreError/Code/nameTaken`` when the name is in use.
-    func saveAdminKey(_ key: AdminKeyRecord) async throws
+    func saveAdminKey(_ key: AdminKeyRecord, recording events: [SecurityEvent]) async throws
     /// Every admin key, oldest first.
     func adminKeys() async throws -> [AdminKeyRecord]
     /// Removes the admin key with this name; false when there is none.
-    func deleteAdminKey(named name: String) async throws -> Bool
+    func deleteAdminKey(named name: String, recording events: [SecurityEvent]) async throws -> Bool
     /// The admin key with this hash, its use at `now` recorded; nil for an unknown (or revoked) key.
     func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord?
 
     /// Stores a new enrollment ticket for an existing user (``StoreError/Code/userNotFound`` otherwise).
-    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws
+    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) async throws
     /// The ticket with this hash, in whatever state, if it is still kept.
     func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord?
     /// Revokes every ticket of a user that is neither spent, revoked nor expired at `now`; returns how many.
@@ -192,5 +195,5 @@ public protocol BackendStore: Sendable {
     /// Every signing key, oldest generation first.
     func signingKeys() async throws -> [SigningKeyRecord]
     /// Adds a signing key; false (writing nothing) when its generation exists already.
-    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool
+    func addSigningKey(_ key: SigningKeyRecord, recording events: [SecurityEvent]) async throws -> Bool
 }

@@ -13,22 +13,26 @@ public struct NewRegistration: Sendable, Equatable {
     /// The enrollment ticket this registration spends, in the same transaction, with the time it
     /// is spent at; the registration writes nothing when the ticket is no longer usable then.
     public var spendingTicket: (hash: [UInt8], at: Date)?
+    /// The security events it makes (user created, passkey registered, ticket used), written in
+    /// the same transaction.
+    public var events: [SecurityEvent]
 
     public init(
         credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil, endingSessions: [[UInt8]] = [],
-        spendingTicket: (hash: [UInt8], at: Date)? = nil
+        spendingTicket: (hash: [UInt8], at: Date)? = nil, events: [SecurityEvent] = []
     ) {
         self.credential = credential
         self.newUser = newUser
         self.session = session
         self.endingSessions = endingSessions
         self.spendingTicket = spendingTicket
+        self.events = events
     }
 
     public static func == (lhs: NewRegistration, rhs: NewRegistration) -> Bool {
         lhs.credential == rhs.credential && lhs.newUser == rhs.newUser && lhs.session == rhs.session
             && lhs.endingSessions == rhs.endingSessions && lhs.spendingTicket?.hash == rhs.spendingTicket?.hash
-            && lhs.spendingTicket?.at == rhs.spendingTicket?.at
+            && lhs.spendingTicket?.at == rhs.spendingTicket?.at && lhs.events == rhs.events
     }
 }
 
@@ -46,10 +50,12 @@ public struct CompletedSignIn: Sendable, Equatable {
     public var session: SessionRecord
     /// Token hashes of sessions the new session replaces.
     public var endingSessions: [[UInt8]]
+    /// The security events it makes (sign-in succeeded), written only when it is recorded.
+    public var events: [SecurityEvent]
 
     public init(
         challengeHash: [UInt8], credentialID: [UInt8], previousSignCount: UInt32, signCount: UInt32, backedUp: Bool,
-        userVerified: Bool, at: Date, session: SessionRecord, endingSessions: [[UInt8]] = []
+        userVerified: Bool, at: Date, session: SessionRecord, endingSessions: [[UInt8]] = [], events: [SecurityEvent] = []
     ) {
         self.challengeHash = challengeHash
         self.credentialID = credentialID
@@ -60,6 +66,7 @@ public struct CompletedSignIn: Sendable, Equatable {
         self.at = at
         self.session = session
         self.endingSessions = endingSessions
+        self.events = events
     }
 }
 
@@ -100,7 +107,7 @@ public enum SignInRecording: Sendable, Equatable {
     case credentialRemoved
 }
 
-/// What ``LatchkeyStore/deleteCredential(id:ownedBy:)`` did.
+/// What ``LatchkeyStore/deleteCredential(id:ownedBy:recording:)`` did.
 public enum CredentialDeletion: Sendable, Equatable {
     case deleted
     /// No credential with this ID belongs to this user (it may belong to another).

@@ -5,9 +5,13 @@ import ServiceLifecycle
 /// one atomic step, so a failure never leaves a half-written record; the ceremony methods do in one
 /// transaction what a ceremony needs, so a sign-in costs two round trips to the store.
 ///
+/// A method that takes `events` (``SecurityEvent``) writes them, and a webhook delivery of each,
+/// in the transaction of its change and only when the change is made: no change without its event,
+/// no event without its change.
+///
 /// A store is a `Service`: the backend is opened when it is made (so a bad database stops the
 /// server before it listens), `run()` waits for graceful shutdown and then closes it.
-public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestStore {
+public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestStore, SecurityEventStore {
     // MARK: Users and credentials
 
     /// The user with this exact username, if any.
@@ -22,7 +26,7 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
 
-    /// Stores a verified credential, in one transaction: creates `newUser` first when given
+    /// Stores a verified credential and its `events`, in one transaction: creates `newUser` first when given
     /// (throws ``StoreError/Code/usernameTaken`` if the username exists by then), refuses a
     /// credential ID already registered (``StoreError/Code/credentialAlreadyRegistered``) or a
     /// missing owner (``StoreError/Code/userNotFound``), and starts `session` when given, ending the
@@ -44,18 +48,20 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording
 
     /// Marks a credential whose counter went backwards: a possible cloned authenticator.
-    func recordSignCountRegression(credentialID: [UInt8]) async throws
+    func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) async throws
 
     // MARK: Passkey management
 
     /// Names a passkey of `owner` (nil: back to the authenticator's name). Returns the renamed
     /// credential, or nil when no credential with this ID belongs to `owner`.
-    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord?
+    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
+        -> CredentialRecord?
     /// Removes a passkey of `owner`, in one transaction, unless it is their only one.
-    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion
+    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
+        -> CredentialDeletion
     /// Removes a user with every passkey, session and pending ceremony of theirs, in one
     /// transaction, and returns the IDs of the removed passkeys; nil when there is no such user.
-    func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]?
+    func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) async throws -> [[UInt8]]?
 
     // MARK: Ceremonies
 
@@ -74,7 +80,7 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// The live session for this token hash at `now`, with its user, if both exist.
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser?
     /// Ends sessions; unknown hashes are ignored.
-    func deleteSessions(tokenHashes: [[UInt8]]) async throws
+    func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) async throws
 
     // MARK: Secrets
 
@@ -95,4 +101,47 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// Deletes expired challenges and sessions, and enrollment tickets a day after they expired, in
     /// small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
+}
+
+/// The mutating methods without events, for tools and tests that record none.
+extension LatchkeyStore {
+    public func recordSignCountRegression(credentialID: [UInt8]) async throws {
+        try await recordSignCountRegression(credentialID: credentialID, recording: [])
+    }
+    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord? {
+        try await renameCredential(id: id, ownedBy: owner, name: name, recording: [])
+    }
+    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
+        try await deleteCredential(id: id, ownedBy: owner, recording: [])
+    }
+    public func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? { try await deleteUser(handle: handle, recording: []) }
+    public func deleteSessions(tokenHashes: [[UInt8]]) async throws { try await deleteSessions(tokenHashes: tokenHashes, recording: []) }
+}
+
+/// The backend's mutating methods without events, for tools and tests that record none.
+extension BackendStore {
+    public func createUser(_ user: UserRecord) async throws { try await createUser(user, recording: []) }
+    public func deleteSessions(ofUser handle: [UInt8]) async throws -> Int { try await deleteSessions(ofUser: handle, recording: []) }
+    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await deleteCredentialEvenIfLast(id: id, ownedBy: owner, recording: [])
+    }
+    public func saveAdminKey(_ key: AdminKeyRecord) async throws { try await saveAdminKey(key, recording: []) }
+    public func deleteAdminKey(named name: String) async throws -> Bool { try await deleteAdminKey(named: name, recording: []) }
+    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
+        try await saveEnrollmentTicket(ticket, recording: [])
+    }
+    public func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool { try await addSigningKey(key, recording: []) }
+}
+
+/// The device-key methods without events, for tests that record none.
+extension DeviceKeyStore {
+    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
+        try await saveDeviceKey(key, spendingTicket: spendingTicket, recording: [])
+    }
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
+        try await deleteDeviceKey(id: id, ownedBy: owner, recording: [])
+    }
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
+        try await recordDeviceKeySignIn(id: id, at: at, session: session, recording: [])
+    }
 }

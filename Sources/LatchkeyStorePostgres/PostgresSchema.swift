@@ -165,6 +165,52 @@ enum PostgresSchema {
             """,
             "ALTER TABLE device_keys ADD COLUMN app_attest_key_id bytea",
         ],
+        // 4: the audit log, and the webhook outbox written in the same transactions.
+        [
+            """
+            CREATE TABLE security_events (
+                sequence bigint GENERATED ALWAYS AS IDENTITY,
+                id text NOT NULL,
+                type text NOT NULL,
+                occurred_at timestamptz NOT NULL,
+                user_handle bytea,
+                username bytea,
+                credential_id bytea,
+                aaguid bytea,
+                authenticator_name text,
+                client_address text,
+                user_agent text,
+                request_id text,
+                actor text NOT NULL,
+                detail bytea,
+                CONSTRAINT security_events_pkey PRIMARY KEY (sequence),
+                CONSTRAINT security_events_id_key UNIQUE (id)
+            )
+            """,
+            "CREATE INDEX security_events_by_user ON security_events (user_handle, sequence) WHERE user_handle IS NOT NULL",
+            "CREATE INDEX security_events_by_time ON security_events (occurred_at)",
+            """
+            CREATE TABLE webhook_deliveries (
+                id bigint GENERATED ALWAYS AS IDENTITY,
+                event_id text NOT NULL,
+                receiver text NOT NULL,
+                ordering_key bytea NOT NULL,
+                state text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                created_at timestamptz NOT NULL,
+                next_attempt_at timestamptz NOT NULL,
+                retry_until timestamptz NOT NULL,
+                lease_owner text,
+                lease_until timestamptz,
+                delivered_at timestamptz,
+                last_error text,
+                CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id)
+            )
+            """,
+            "CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (receiver, ordering_key, id) WHERE state = 'pending'",
+            "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (state, id)",
+            "CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries (created_at)",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -8,9 +8,13 @@ extension PostgresStore {
     private static let adminKeyColumns = "name, key_hash, created_at, last_used_at"
     private static let ticketColumns = "hash, user_handle, created_at, expires_at, used_at, revoked_at"
 
-    public func createUser(_ user: UserRecord) async throws {
+    public func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
+        let outbox = webhooks
         do {
-            try await execute(PostgresRows.insert(user))
+            try await transaction { connection in
+                try await Self.execute(PostgresRows.insert(user), on: connection)
+                try await Self.insert(events, outbox: outbox, on: connection)
+            }
         } catch let error as StoreError where error.code == .usernameTaken {
             throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
         } catch let error as StoreError where error.code == .externalIdTaken {
@@ -24,21 +28,24 @@ extension PostgresStore {
         }
     }
 
-    public func deleteSessions(ofUser handle: [UInt8]) async throws -> Int {
-        try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) RETURNING 1")
+    public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
+        try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) RETURNING 1", recording: events)
     }
 
-    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
-        try await count("DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1") > 0
+    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
+        -> Bool
+    {
+        try await count(
+            "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", recording: events) > 0
     }
 
     // MARK: Admin keys
 
-    public func saveAdminKey(_ key: AdminKeyRecord) async throws {
-        try await execute("""
+    public func saveAdminKey(_ key: AdminKeyRecord, recording events: [SecurityEvent]) async throws {
+        _ = try await count("""
             INSERT INTO admin_keys (\(unescaped: Self.adminKeyColumns))
-            VALUES (\(key.name), \(key.keyHash.bytea), \(key.createdAt), \(key.lastUsedAt))
-            """)
+            VALUES (\(key.name), \(key.keyHash.bytea), \(key.createdAt), \(key.lastUsedAt)) RETURNING 1
+            """, recording: events)
     }
 
     public func adminKeys() async throws -> [AdminKeyRecord] {
@@ -47,8 +54,8 @@ extension PostgresStore {
         }
     }
 
-    public func deleteAdminKey(named name: String) async throws -> Bool {
-        try await count("DELETE FROM admin_keys WHERE name = \(name) RETURNING 1") > 0
+    public func deleteAdminKey(named name: String, recording events: [SecurityEvent]) async throws -> Bool {
+        try await count("DELETE FROM admin_keys WHERE name = \(name) RETURNING 1", recording: events) > 0
     }
 
     public func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord? {
@@ -59,13 +66,13 @@ extension PostgresStore {
 
     // MARK: Enrollment tickets
 
-    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
-        try await execute("""
+    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) async throws {
+        _ = try await count("""
             INSERT INTO enrollment_tickets (\(unescaped: Self.ticketColumns)) VALUES (
                 \(ticket.hash.bytea), \(ticket.userHandle.bytea), \(ticket.createdAt), \(ticket.expiresAt),
                 \(ticket.usedAt), \(ticket.revokedAt)
-            )
-            """)
+            ) RETURNING 1
+            """, recording: events)
     }
 
     public func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
@@ -93,12 +100,12 @@ extension PostgresStore {
         }
     }
 
-    public func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
+    public func addSigningKey(_ key: SigningKeyRecord, recording events: [SecurityEvent]) async throws -> Bool {
         try await count("""
             INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from)
             VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt), \(key.signsFrom))
             ON CONFLICT (generation) DO NOTHING RETURNING 1
-            """) > 0
+            """, recording: events) > 0
     }
 
     // MARK: Helpers

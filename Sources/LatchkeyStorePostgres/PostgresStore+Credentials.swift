@@ -43,6 +43,7 @@ extension PostgresStore {
         if let session = registration.session, session.userHandle != credential.userHandle {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
+        let outbox = webhooks
         do {
             try await transaction { connection in
                 if let ticket = registration.spendingTicket {
@@ -56,6 +57,7 @@ extension PostgresStore {
                     try await Self.insert(session, on: connection)
                 }
                 try await Self.deleteSessions(registration.endingSessions, on: connection)
+                try await Self.insert(registration.events, outbox: outbox, on: connection)
             }
         } catch let error as StoreError where error.code == .usernameTaken {
             throw StoreError(.usernameTaken, "username \"\(registration.newUser?.username ?? "")\" is already registered")
@@ -70,7 +72,19 @@ extension PostgresStore {
     /// nothing. The statement also reads the credential's owner as it began, to say why nothing
     /// was written.
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
-        guard let outcome = try await rows(SignInStatements.RecordSignIn(signIn: signIn)).first else {
+        let outbox = webhooks
+        // With events, the statement and the events share a transaction (two more round trips).
+        let recorded = signIn.events.isEmpty
+            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn)).first
+            : try await transaction { connection in
+                var outcome: SignInStatements.RecordSignIn.Row?
+                for try await row in try await connection.execute(SignInStatements.RecordSignIn(signIn: signIn), logger: Self.silent) {
+                    outcome = row
+                }
+                if let outcome, outcome.recorded { try await Self.insert(signIn.events, outbox: outbox, on: connection) }
+                return outcome
+            }
+        guard let outcome = recorded else {
             throw StoreError(.database, "the sign-in statement returned no row")
         }
         guard outcome.consumed else { return .challengeSpent }
@@ -82,10 +96,10 @@ extension PostgresStore {
         return .counterMoved
     }
 
-    public func recordSignCountRegression(credentialID: [UInt8]) async throws {
-        try await execute("""
-            UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea)
-            """)
+    public func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) async throws {
+        _ = try await count("""
+            UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea) RETURNING 1
+            """, recording: events)
     }
 
     /// Marks an enrollment ticket of `userHandle` used; ``StoreError/Code/ticketNotUsable`` when it

@@ -6,7 +6,10 @@ import PostgresNIO
 extension PostgresStore {
     private static let deviceKeyColumns = "id, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id"
 
-    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
+    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
+        async throws
+    {
+        let outbox = webhooks
         try await transaction { connection in
             if let ticket = spendingTicket {
                 try await Self.spend(ticket, of: key.userHandle, on: connection)
@@ -17,6 +20,7 @@ extension PostgresStore {
                     \(key.lastUsedAt), \(key.appAttestKeyID?.bytea)
                 )
                 """, on: connection)
+            try await Self.insert(events, outbox: outbox, on: connection)
         }
     }
 
@@ -37,17 +41,22 @@ extension PostgresStore {
             """) { try Self.deviceKey(&$0) }
     }
 
-    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
-        try await !rows("DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1") { _ in true }.isEmpty
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
+        try await count(
+            "DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", recording: events) > 0
     }
 
-    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
-        try await transaction { connection in
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws
+        -> Bool
+    {
+        let outbox = webhooks
+        return try await transaction { connection in
             let marked = try await Self.rows("""
                 UPDATE device_keys SET last_used_at = \(at) WHERE id = \(id.bytea) AND user_handle = \(session.userHandle.bytea) RETURNING 1
                 """, on: connection) { _ in true }
             guard !marked.isEmpty else { return false }
             try await Self.insert(session, on: connection)
+            try await Self.insert(events, outbox: outbox, on: connection)
             return true
         }
     }

@@ -4,11 +4,18 @@ import PostgresNIO
 
 /// Passkey management: renaming and removing passkeys, deleting accounts.
 extension PostgresStore {
-    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord? {
-        try await firstRow("""
-            UPDATE credentials SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
-            RETURNING \(unescaped: PostgresRows.credentialColumns())
-            """) { try PostgresRows.credential(&$0) }
+    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
+        -> CredentialRecord?
+    {
+        let outbox = webhooks
+        return try await transaction { connection in
+            let renamed = try await Self.rows("""
+                UPDATE credentials SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
+                RETURNING \(unescaped: PostgresRows.credentialColumns())
+                """, on: connection) { try PostgresRows.credential(&$0) }.first
+            if renamed != nil { try await Self.insert(events, outbox: outbox, on: connection) }
+            return renamed
+        }
     }
 
     /// Locks the owner's row first, so two removals of one user's passkeys run one after the other
@@ -16,8 +23,11 @@ extension PostgresStore {
     /// (from any instances) delete one. A guarded DELETE alone would not do: each would count two
     /// passkeys in its own snapshot. `FOR NO KEY UPDATE` does not block sign-ins and registrations,
     /// which only need the user to exist.
-    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
-        try await transaction { connection in
+    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
+        -> CredentialDeletion
+    {
+        let outbox = webhooks
+        return try await transaction { connection in
             let userExists = try await Self.rows(
                 "SELECT FROM users WHERE handle = \(owner.bytea) FOR NO KEY UPDATE", on: connection) { _ in true }
             guard !userExists.isEmpty else { return .notFound }
@@ -28,14 +38,16 @@ extension PostgresStore {
             guard counts.all > 1 else { return .lastCredential }
             try await Self.execute(
                 "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)", on: connection)
+            try await Self.insert(events, outbox: outbox, on: connection)
             return .deleted
         }
     }
 
     /// Locks the user's row first: registrations and sign-ins for this user wait, so no passkey or
     /// session is added between the deletes and then removed by the cascade without being reported.
-    public func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? {
-        try await transaction { connection in
+    public func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) async throws -> [[UInt8]]? {
+        let outbox = webhooks
+        return try await transaction { connection in
             let found = try await Self.rows("SELECT FROM users WHERE handle = \(handle.bytea) FOR UPDATE", on: connection) { _ in true }
             guard !found.isEmpty else { return nil }
             // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
@@ -45,6 +57,7 @@ extension PostgresStore {
             try await Self.execute("DELETE FROM sessions WHERE user_handle = \(handle.bytea)", on: connection)
             try await Self.execute("DELETE FROM pending_ceremonies WHERE user_handle = \(handle.bytea)", on: connection)
             try await Self.execute("DELETE FROM users WHERE handle = \(handle.bytea)", on: connection)
+            try await Self.insert(events, outbox: outbox, on: connection)
             return credentialIDs
         }
     }

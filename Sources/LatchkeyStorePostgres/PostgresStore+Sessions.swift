@@ -8,9 +8,13 @@ extension PostgresStore {
         try await rows(SignInStatements.LiveSession(tokenHash: tokenHash, now: now)).first
     }
 
-    public func deleteSessions(tokenHashes: [[UInt8]]) async throws {
+    public func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) async throws {
         guard !tokenHashes.isEmpty else { return }
-        try await withConnection { connection in try await Self.deleteSessions(tokenHashes, on: connection) }
+        guard !events.isEmpty else {
+            try await withConnection { connection in try await Self.deleteSessions(tokenHashes, on: connection) }
+            return
+        }
+        _ = try await count("DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea))::bytea[]) RETURNING 1", recording: events)
     }
 
     /// Rows the purge deletes per statement; each statement is its own short transaction.

@@ -15,6 +15,8 @@ import Synchronization
 /// the HTTP server in a `ServiceGroup`, so it shuts down after the server has drained.
 public final class PostgresStore: LatchkeyStore {
     let configuration: Configuration
+    /// Where each event written goes: one pending delivery per receiver.
+    let webhooks: WebhookOutbox
     let client: PostgresClient
     /// The loops of the pool's connections, whose timers bound each wait for a connection.
     private let eventLoops: any EventLoopGroup
@@ -28,10 +30,10 @@ public final class PostgresStore: LatchkeyStore {
     /// query's reply resumes its request on the loop it runs on).
     public static func open(
         _ configuration: Configuration, logger: Logger = Logger(label: "latchkey.postgres"),
-        eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup
+        eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, webhooks: WebhookOutbox = .none
     ) async throws -> PostgresStore {
         try await PostgresSchema.migrate(configuration, logger: logger)
-        return PostgresStore(configuration: configuration, logger: logger, eventLoops: eventLoops)
+        return PostgresStore(configuration: configuration, logger: logger, eventLoops: eventLoops, webhooks: webhooks)
     }
 
     /// Reaches the server and reads the schema version of its database (0 before the first start)
@@ -40,8 +42,9 @@ public final class PostgresStore: LatchkeyStore {
         (try await PostgresSchema.version(configuration), PostgresSchema.migrations.count)
     }
 
-    private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup) {
+    private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup, webhooks: WebhookOutbox) {
         self.configuration = configuration
+        self.webhooks = webhooks
         self.eventLoops = eventLoops
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.

@@ -153,6 +153,45 @@ enum SQLiteSchema {
         ALTER TABLE sessions_v6 RENAME TO sessions;
         CREATE INDEX sessions_by_expiry ON sessions(expires_at);
         """,
+        // 7: the audit log, and the webhook outbox written in the same transactions.
+        """
+        CREATE TABLE security_events (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            occurred_at REAL NOT NULL,
+            user_handle BLOB,
+            username TEXT,
+            credential_id BLOB,
+            aaguid BLOB,
+            authenticator_name TEXT,
+            client_address TEXT,
+            user_agent TEXT,
+            request_id TEXT,
+            actor TEXT NOT NULL,
+            detail TEXT
+        );
+        CREATE INDEX security_events_by_user ON security_events(user_handle, sequence) WHERE user_handle IS NOT NULL;
+        CREATE INDEX security_events_by_time ON security_events(occurred_at);
+        CREATE TABLE webhook_deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            event_id TEXT NOT NULL,
+            receiver TEXT NOT NULL,
+            ordering_key BLOB NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            next_attempt_at REAL NOT NULL,
+            retry_until REAL NOT NULL,
+            lease_owner TEXT,
+            lease_until REAL,
+            delivered_at REAL,
+            last_error TEXT
+        );
+        CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(receiver, ordering_key, id) WHERE state = 'pending';
+        CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries(state, id);
+        CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries(created_at);
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -25,8 +25,11 @@ extension SQLiteStore {
         INSERT INTO signing_keys (\(signingKeyColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation) DO NOTHING
         """
 
-    public func createUser(_ user: UserRecord) throws {
-        try withTransaction { try Self.insert(user, into: $0) }
+    public func createUser(_ user: UserRecord, recording events: [SecurityEvent]) throws {
+        try withTransaction { database in
+            try Self.insert(user, into: database)
+            try insert(events, into: database)
+        }
     }
 
     public func user(externalId: String) throws -> UserRecord? {
@@ -36,24 +39,27 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteSessions(ofUser handle: [UInt8]) throws -> Int {
-        try changing(Self.deleteSessionsOfUser) { try $0.bind(handle) }
+    public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) throws -> Int {
+        try changing(Self.deleteSessionsOfUser, recording: events) { try $0.bind(handle) }
     }
 
-    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
-        try changing(Self.deleteOwnedCredential) { try $0.bind(id, owner) } > 0
+    public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws -> Bool {
+        try changing(Self.deleteOwnedCredential, recording: events) { try $0.bind(id, owner) } > 0
     }
 
     // MARK: Admin keys
 
-    public func saveAdminKey(_ key: AdminKeyRecord) throws {
-        try withStatement(Self.insertAdminKey) { statement in
-            try statement.bind(key.name, key.keyHash, key.createdAt, key.lastUsedAt)
-            do {
-                try statement.step()
-            } catch is SQLiteConstraintError {
-                throw StoreError(.nameTaken, "an admin key named \"\(key.name)\" exists already")
+    public func saveAdminKey(_ key: AdminKeyRecord, recording events: [SecurityEvent]) throws {
+        try withTransaction { database in
+            try database.withStatement(Self.insertAdminKey) { statement in
+                try statement.bind(key.name, key.keyHash, key.createdAt, key.lastUsedAt)
+                do {
+                    try statement.step()
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.nameTaken, "an admin key named \"\(key.name)\" exists already")
+                }
             }
+            try insert(events, into: database)
         }
     }
 
@@ -65,8 +71,8 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteAdminKey(named name: String) throws -> Bool {
-        try changing(Self.deleteAdminKey) { try $0.bind(name) } > 0
+    public func deleteAdminKey(named name: String, recording events: [SecurityEvent]) throws -> Bool {
+        try changing(Self.deleteAdminKey, recording: events) { try $0.bind(name) } > 0
     }
 
     public func useAdminKey(hash: [UInt8], now: Date) throws -> AdminKeyRecord? {
@@ -81,16 +87,19 @@ extension SQLiteStore {
 
     // MARK: Enrollment tickets
 
-    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) throws {
-        try withStatement(Self.insertTicket) { statement in
-            try statement.bind(ticket.hash, ticket.userHandle, ticket.createdAt, ticket.expiresAt, ticket.usedAt, ticket.revokedAt)
-            do {
-                try statement.step()
-            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
-                throw StoreError(.userNotFound, "the user this ticket was for does not exist")
-            } catch is SQLiteConstraintError {
-                throw StoreError(.database, "an enrollment ticket with this hash exists already")
+    public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) throws {
+        try withTransaction { database in
+            try database.withStatement(Self.insertTicket) { statement in
+                try statement.bind(ticket.hash, ticket.userHandle, ticket.createdAt, ticket.expiresAt, ticket.usedAt, ticket.revokedAt)
+                do {
+                    try statement.step()
+                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                    throw StoreError(.userNotFound, "the user this ticket was for does not exist")
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.database, "an enrollment ticket with this hash exists already")
+                }
             }
+            try insert(events, into: database)
         }
     }
 
@@ -122,22 +131,27 @@ extension SQLiteStore {
         }
     }
 
-    public func addSigningKey(_ key: SigningKeyRecord) throws -> Bool {
-        try changing(Self.insertSigningKey) {
+    public func addSigningKey(_ key: SigningKeyRecord, recording events: [SecurityEvent]) throws -> Bool {
+        try changing(Self.insertSigningKey, recording: events) {
             try $0.bind(Int64(key.generation), key.keyID, key.privateKey, key.createdAt, key.signsFrom)
         } > 0
     }
 
     // MARK: Helpers
 
-    /// Runs one statement that returns no rows; returns how many rows it changed.
-    private func changing(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Int {
-        try withDatabase { database in
-            try database.withStatement(sql) { statement in
+    /// Runs one statement that returns no rows, and writes `events` in its transaction when it
+    /// changed a row; returns how many rows it changed.
+    private func changing(_ sql: String, recording events: [SecurityEvent] = [], bind: (SQLiteStatement) throws -> Void) throws
+        -> Int
+    {
+        try withTransaction { database in
+            let changed = try database.withStatement(sql) { statement in
                 try bind(statement)
                 try statement.step()
                 return database.changes
             }
+            if changed > 0 { try insert(events, into: database) }
+            return changed
         }
     }
 

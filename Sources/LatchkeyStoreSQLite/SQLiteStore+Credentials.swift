@@ -95,6 +95,7 @@ extension SQLiteStore {
                 try Self.insert(session, into: database)
             }
             try Self.deleteSessions(registration.endingSessions, from: database)
+            try insert(registration.events, into: database)
         }
     }
 
@@ -127,14 +128,19 @@ extension SQLiteStore {
             }
             try Self.insert(signIn.session, into: database)
             try Self.deleteSessions(signIn.endingSessions, from: database)
+            try insert(signIn.events, into: database)
             return .recorded
         }
     }
 
-    public func recordSignCountRegression(credentialID: [UInt8]) throws {
-        try withStatement(Self.countRegression) { statement in
-            try statement.bind(credentialID)
-            try statement.step()
+    public func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) throws {
+        try withTransaction { database in
+            let marked = try database.withStatement(Self.countRegression) { statement in
+                try statement.bind(credentialID)
+                try statement.step()
+                return database.changes
+            }
+            if marked > 0 { try insert(events, into: database) }
         }
     }
 

@@ -11,7 +11,9 @@ extension SQLiteStore {
     private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
-    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) throws {
+    public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
+        throws
+    {
         try withTransaction { database in
             if let ticket = spendingTicket {
                 try Self.spend(ticket, of: key.userHandle, in: database)
@@ -26,6 +28,7 @@ extension SQLiteStore {
                     throw StoreError(.credentialAlreadyRegistered, "this device key is enrolled already")
                 }
             }
+            try insert(events, into: database)
         }
     }
 
@@ -55,17 +58,21 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) throws -> Bool {
-        try withDatabase { database in
-            try database.withStatement(Self.delete) { statement in
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws -> Bool {
+        try withTransaction { database in
+            let deleted = try database.withStatement(Self.delete) { statement in
                 try statement.bind(id, owner)
                 try statement.step()
                 return database.changes > 0
             }
+            if deleted { try insert(events, into: database) }
+            return deleted
         }
     }
 
-    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) throws -> Bool {
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) throws
+        -> Bool
+    {
         try withTransaction { database in
             let marked = try database.withStatement(Self.markUsed) { statement in
                 try statement.bind(at, id, session.userHandle)
@@ -74,6 +81,7 @@ extension SQLiteStore {
             }
             guard marked > 0 else { return false }
             try Self.insert(session, into: database)
+            try insert(events, into: database)
             return true
         }
     }

@@ -18,24 +18,35 @@ extension SQLiteStore {
     private static let deleteCeremoniesOfUser = "DELETE FROM pending_ceremonies WHERE user_handle = ?"
     private static let deleteUser = "DELETE FROM users WHERE handle = ?"
 
-    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) throws -> CredentialRecord? {
-        try withStatement(Self.renameCredential) { row in
-            try row.bind(name, id, owner)
-            guard try row.step() else { return nil }
-            let credential = try SQLiteRows.credential(row)
-            try row.finish()
-            return credential
+    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
+        -> CredentialRecord?
+    {
+        try withTransaction { database in
+            let renamed = try database.withStatement(Self.renameCredential) { row in
+                try row.bind(name, id, owner)
+                guard try row.step() else { return nil as CredentialRecord? }
+                let credential = try SQLiteRows.credential(row)
+                try row.finish()
+                return credential
+            }
+            if renamed != nil { try insert(events, into: database) }
+            return renamed
         }
     }
 
-    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) throws -> CredentialDeletion {
+    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws
+        -> CredentialDeletion
+    {
         try withTransaction { database in
             let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
                 try statement.bind(id, owner, owner)
                 try statement.step()
                 return database.changes
             }
-            if deleted > 0 { return .deleted }
+            if deleted > 0 {
+                try insert(events, into: database)
+                return .deleted
+            }
             let owned = try database.withStatement(Self.ownedCredentialExists) { row in
                 try row.bind(id, owner)
                 return try row.step()
@@ -44,7 +55,7 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteUser(handle: [UInt8]) throws -> [[UInt8]]? {
+    public func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) throws -> [[UInt8]]? {
         try withTransaction { database in
             // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
             // removed credential IDs and to reach pending ceremonies, which have no foreign key.
@@ -65,7 +76,9 @@ extension SQLiteStore {
                 try statement.step()
                 return database.changes
             }
-            return deletedUsers > 0 ? credentialIDs : nil
+            guard deletedUsers > 0 else { return nil }
+            try insert(events, into: database)
+            return credentialIDs
         }
     }
 }

@@ -29,9 +29,11 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteSessions(tokenHashes: [[UInt8]]) throws {
+    public func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) throws {
         guard !tokenHashes.isEmpty else { return }
-        try withTransaction { try Self.deleteSessions(tokenHashes, from: $0) }
+        try withTransaction { database in
+            if try Self.deleteSessions(tokenHashes, from: database) > 0 { try insert(events, into: database) }
+        }
     }
 
     /// Deletes in batches of ``purgeBatchSize`` rows, letting other calls to the store run between
@@ -67,12 +69,17 @@ extension SQLiteStore {
         }
     }
 
-    static func deleteSessions(_ tokenHashes: [[UInt8]], from database: SQLiteConnection) throws {
+    /// Returns how many sessions it ended.
+    @discardableResult
+    static func deleteSessions(_ tokenHashes: [[UInt8]], from database: SQLiteConnection) throws -> Int {
+        var deleted = 0
         for tokenHash in tokenHashes {
             try database.withStatement(deleteSession) { statement in
                 try statement.bind(tokenHash)
                 try statement.step()
             }
+            deleted += database.changes
         }
+        return deleted
     }
 }

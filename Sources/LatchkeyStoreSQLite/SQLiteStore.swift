@@ -17,10 +17,13 @@ import Synchronization
 public final class SQLiteStore: LatchkeyStore, Sendable {
     /// The connection, nil once closed, behind the lock every call takes.
     private let connection: Mutex<SQLiteConnection?>
+    /// Where each event written goes: one pending delivery per receiver.
+    let webhooks: WebhookOutbox
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
     /// bad path or a database from a newer Latchkey fails here, before the server listens.
-    public init(path: String) throws {
+    public init(path: String, webhooks: WebhookOutbox = .none) throws {
+        self.webhooks = webhooks
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

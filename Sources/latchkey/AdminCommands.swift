@@ -66,7 +66,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await withStore { store in
-                guard try await store.deleteAdminKey(named: name) else {
+                guard try await AdminKeys.revoke(named: name, in: store) else {
                     throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65)  // EX_DATAERR
                 }
             }

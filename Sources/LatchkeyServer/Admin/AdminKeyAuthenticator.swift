@@ -18,6 +18,7 @@ struct AdminKeyAuthenticator: RouterMiddleware {
         }
         var context = context
         context.logger[metadataKey: "adminKey"] = "\(record.name)"
+        context.adminKeyName = record.name
         return try await next(request, context)
     }
 

@@ -26,8 +26,22 @@ public enum AdminKeys {
     public static func create(named name: String, in store: any BackendStore, now: Date = Date()) async throws -> String {
         try checkName(name)
         let key = prefix + Base64URL.encode(try SecureRandom.bytes(count: 32))
-        try await store.saveAdminKey(AdminKeyRecord(name: name, keyHash: hash(key), createdAt: now))
+        try await store.saveAdminKey(
+            AdminKeyRecord(name: name, keyHash: hash(key), createdAt: now),
+            recording: [try event(.adminKeyCreated, name: name, now: now)])
         return key
+    }
+
+    /// Revokes the key named `name` at once, on every instance; false when there is none.
+    public static func revoke(named name: String, in store: any BackendStore, now: Date = Date()) async throws -> Bool {
+        try await store.deleteAdminKey(named: name, recording: [try event(.adminKeyRevoked, name: name, now: now)])
+    }
+
+    /// Admin keys are made and revoked at the command line: the operator acts as the system.
+    private static func event(_ type: SecurityEventType, name: String, now: Date) throws -> SecurityEvent {
+        SecurityEvent(
+            id: try SecurityEventRecorder.newID(), type: type, occurredAt: now, actor: .system("cli"),
+            detail: "admin key \(name.debugDescription)")
     }
 
     /// The hash the store keeps of a key.

@@ -13,12 +13,14 @@ struct EnrollmentTickets: Sendable {
 
     let store: any BackendStore
 
-    /// A new ticket for `user`, valid for `lifetime` seconds.
-    func issue(for user: UserRecord, lifetime: Int, now: Date = Date()) async throws -> (ticket: String, expiresAt: Date) {
+    /// A new ticket for `user`, valid for `lifetime` seconds, stored with `events`.
+    func issue(for user: UserRecord, lifetime: Int, now: Date = Date(), recording events: [SecurityEvent] = []) async throws
+        -> (ticket: String, expiresAt: Date)
+    {
         let ticket = Self.prefix + Base64URL.encode(try SecureRandom.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
         try await store.saveEnrollmentTicket(EnrollmentTicketRecord(
-            hash: Self.hash(ticket), userHandle: user.handle, createdAt: now, expiresAt: expiresAt))
+            hash: Self.hash(ticket), userHandle: user.handle, createdAt: now, expiresAt: expiresAt), recording: events)
         return (ticket, expiresAt)
     }
 

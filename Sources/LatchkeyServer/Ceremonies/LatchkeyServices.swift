@@ -28,14 +28,17 @@ struct LatchkeyServices: Sendable {
     let metrics: LatchkeyMetrics
     /// Whether requests get IDs and metrics and store calls are timed.
     let operations: OperationsFeatures
+    /// The security events each change is stored with.
+    let events: SecurityEventRecorder
 
     /// Services over `store`, every call of which is timed in `metrics` unless `operations` is
     /// ``OperationsFeatures/off``; App Attest chains end in `appAttestRoots`.
     init(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
-        metrics: LatchkeyMetrics, operations: OperationsFeatures = .on
+        metrics: LatchkeyMetrics, operations: OperationsFeatures = .on, authenticatorNames: AuthenticatorNames = AuthenticatorNames()
     ) {
         self.configuration = configuration
+        self.events = SecurityEventRecorder(names: authenticatorNames)
         self.policy = configuration.serverPolicy
         self.metrics = metrics
         self.operations = operations

@@ -46,10 +46,10 @@ struct SessionAuthority: Sendable {
         return try await store.session(tokenHash: hash, now: now)
     }
 
-    /// Ends every session the request carries.
-    func end(_ request: Request) async throws {
+    /// Ends every session the request carries, recording `events` when one was live.
+    func end(_ request: Request, recording events: [SecurityEvent] = []) async throws {
         let hashes = tokenHashes(in: request)
-        if !hashes.isEmpty { try await store.deleteSessions(tokenHashes: hashes) }
+        if !hashes.isEmpty { try await store.deleteSessions(tokenHashes: hashes, recording: events) }
     }
 
     func cookie(for token: String) -> Cookie {

@@ -353,6 +353,17 @@ extension LatchkeyConfiguration {
             "adminAddress", \.adminAddress,
             check: { value, _ in listenAddressProblem(value, key: "adminAddress") },
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
+        .list(
+            "webhookURLs", \.webhookURLs, check: { urls, configuration in urls.compactMap { webhookURLProblem($0, configuration) } },
+            "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
+        .string(
+            "webhookSecret", \.webhookSecret, secrecy: .whole,
+            check: { secret, configuration in webhookSecretProblem(secret, configuration) },
+            "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
+        .boolean("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),
+        .integer(
+            "eventRetentionDays", \.eventRetentionDays, in: 2...36_500, rangeDescription: "between 2 and 36500 days",
+            "Days security events (and their webhook deliveries) are kept before the background sweep removes them."),
         .choice(
             "registration", \.registration,
             check: { mode, configuration in

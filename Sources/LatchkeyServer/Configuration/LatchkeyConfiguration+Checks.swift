@@ -149,6 +149,31 @@ extension LatchkeyConfiguration {
         return nil
     }
 
+    /// A webhook receiver: an absolute https URL, or http with `webhookAllowHTTP`.
+    static func webhookURLProblem(_ text: String, _ configuration: LatchkeyConfiguration) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            return "\"\(text)\" is not an absolute URL like https://backend.example.com/hooks/latchkey"
+        }
+        guard scheme == "https" || configuration.webhookAllowHTTP else {
+            return "\"\(text)\" must use https (http only with webhookAllowHTTP, for tests and loopback)"
+        }
+        return nil
+    }
+
+    /// The signing secret: required with receivers, in the Standard Webhooks form.
+    static func webhookSecretProblem(_ secret: String, _ configuration: LatchkeyConfiguration) -> String? {
+        if secret.isEmpty {
+            return configuration.webhookURLs.isEmpty ? nil : "is required when webhookURLs are set"
+        }
+        do {
+            _ = try WebhookSigner(secret: secret)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
     /// A host name or address to listen on that resolves (getaddrinfo), as the server will
     /// resolve it when it binds.
     static func hostProblem(_ host: String) -> String? {

@@ -93,6 +93,14 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     /// `HOST:PORT` of a separate listener serving the admin API (`/admin/v1`) alone; empty: the
     /// admin API is on the main listener.
     public var adminAddress = ""
+    /// URLs every security event is POSTed to (Standard Webhooks); empty for none.
+    public var webhookURLs: [String] = []
+    /// The `whsec_`-prefixed base64 secret webhook deliveries are signed with.
+    public var webhookSecret = ""
+    /// Accept `http://` webhook URLs (tests, loopback receivers).
+    public var webhookAllowHTTP = false
+    /// Days security events are kept.
+    public var eventRetentionDays = 365
     /// ``adminAddress`` split, or nil when there is none.
     public var adminListenAddress: (host: String, port: Int)? {
         get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }

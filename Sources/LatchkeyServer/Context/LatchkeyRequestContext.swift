@@ -16,6 +16,8 @@ public struct LatchkeyRequestContext: RequestContext {
     public var requestID: String?
     /// Whom the request counts against for rate limits and challenge caps (``ClientAddressMiddleware``).
     var clientAddress = ClientAddress.unknown
+    /// The name of the admin key the request was made with (``AdminKeyAuthenticator``).
+    var adminKeyName: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

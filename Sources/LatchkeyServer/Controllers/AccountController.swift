@@ -14,7 +14,8 @@ struct AccountController: Sendable {
     @Sendable func delete(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try context.requireIdentity().user
         // Nil: deleted by a racing request since the session was read; the outcome is the same.
-        let removed = try await services.store.deleteUser(handle: user.handle) ?? []
+        let event = try services.events.event(.accountDeleted, context.eventOrigin(request), user: user)
+        let removed = try await services.store.deleteUser(handle: user.handle, recording: [event]) ?? []
         for id in removed {
             services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
         }

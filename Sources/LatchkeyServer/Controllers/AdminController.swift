@@ -35,7 +35,7 @@ struct AdminController: Sendable {
         let user = UserRecord(
             handle: try SecureRandom.bytes(count: 64), username: username, displayName: displayName, createdAt: Date(),
             externalId: externalId)
-        try await services.store.createUser(user)
+        try await services.store.createUser(user, recording: [services.events.event(.userCreated, context.eventOrigin(request), user: user)])
         context.logger.notice("user created by the admin API", metadata: ["user": "\(username.debugDescription)"])
         return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [])), status: .created)
     }
@@ -57,7 +57,8 @@ struct AdminController: Sendable {
 
     @Sendable func deleteUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
-        guard let removed = try await services.store.deleteUser(handle: user.handle) else {
+        let event = try services.events.event(.accountDeleted, context.eventOrigin(request), user: user)
+        guard let removed = try await services.store.deleteUser(handle: user.handle, recording: [event]) else {
             throw Self.noUser(user.username)
         }
         for id in removed {
@@ -80,8 +81,11 @@ struct AdminController: Sendable {
     /// gets back in (a ticket, say).
     @Sendable func deleteCredential(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
+        let origin = context.eventOrigin(request)
         guard let text = context.parameters.get("id"), let id = Base64URL.decode(text), !id.isEmpty,
-              try await services.store.deleteCredentialEvenIfLast(id: id, ownedBy: user.handle)
+              let credential = try await services.store.credential(id: id), credential.userHandle == user.handle,
+              try await services.store.deleteCredentialEvenIfLast(
+                  id: id, ownedBy: user.handle, recording: [services.events.event(.passkeyRemoved, origin, user: user, credential: credential)])
         else {
             throw APIError(.notFound, "user \"\(user.username)\" has no passkey with this id")
         }
@@ -94,7 +98,8 @@ struct AdminController: Sendable {
 
     @Sendable func endSessions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
-        let ended = try await services.store.deleteSessions(ofUser: user.handle)
+        let event = try services.events.event(.sessionEnded, context.eventOrigin(request), user: user, detail: "every session ended by an admin")
+        let ended = try await services.store.deleteSessions(ofUser: user.handle, recording: [event])
         context.logger.notice("sessions ended by the admin API", metadata: [
             "user": "\(user.username.debugDescription)", "sessions": "\(ended)",
         ])
@@ -112,7 +117,10 @@ struct AdminController: Sendable {
             throw APIError.badRequest(
                 "expiresIn is \(lifetime); a ticket lives \(EnrollmentTickets.lifetimes.lowerBound) to \(EnrollmentTickets.lifetimes.upperBound) seconds")
         }
-        let issued = try await services.tickets.issue(for: user, lifetime: lifetime)
+        let issued = try await services.tickets.issue(
+            for: user, lifetime: lifetime,
+            recording: [services.events.event(
+                .enrollmentTicketIssued, context.eventOrigin(request), user: user, detail: "valid for \(lifetime) seconds")])
         context.logger.notice("enrollment ticket issued", metadata: [
             "user": "\(user.username.debugDescription)", "expiresIn": "\(lifetime)",
         ])

@@ -63,6 +63,7 @@ struct AuthenticationController: Sendable {
         let pending: PendingCeremony, record: CredentialRecord, owner: UserRecord
         let verified: VerifiedAuthentication, session: (token: String, record: SessionRecord)
         let now = Date()
+        let origin = context.eventOrigin(request)
         do {
             pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
             guard let found = lookup.credential else {
@@ -80,13 +81,17 @@ struct AuthenticationController: Sendable {
                 AuthenticationResponse(
                     credentialID: credentialID, clientDataJSON: clientDataJSON,
                     authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
-                clientData: clientData, challenge: challenge, pending: pending, record: record, logger: context.logger)
+                clientData: clientData, challenge: challenge, pending: pending, record: record, owner: owner, origin: origin,
+                logger: context.logger)
 
             session = try services.sessions.make(for: owner.handle, now: now)
             let recorded = try await services.store.recordSignIn(CompletedSignIn(
                 challengeHash: challengeHash, credentialID: record.id, previousSignCount: record.signCount,
                 signCount: verified.signCount, backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,
-                session: session.record, endingSessions: services.sessions.tokenHashes(in: request)))
+                session: session.record, endingSessions: services.sessions.tokenHashes(in: request),
+                events: [try services.events.event(
+                    .signInSucceeded, origin, user: owner, credential: record,
+                    detail: pending.userHandle == nil ? "usernameless" : nil, at: now)]))
             switch recorded {
             case .recorded:
                 break
@@ -102,6 +107,9 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
+            if let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError) {
+                await recordRefusal(of: owner, with: credential, because: error, origin: origin, logger: context.logger)
+            }
             throw error
         }
         context.logger.info("signed in", metadata: [
@@ -128,11 +136,25 @@ struct AuthenticationController: Sendable {
         }
     }
 
+    /// Records a refused sign-in of a known user, naming the check that refused it. A failure to
+    /// record is logged, not put in the refusal's place.
+    private func recordRefusal(
+        of owner: UserRecord, with credential: CredentialRecord, because error: any Error, origin: EventOrigin, logger: Logger
+    ) async {
+        let reason = (error as? APIError)?.message ?? "\(error)"
+        do {
+            try await services.store.recordEvent(services.events.event(
+                .signInRefused, origin, user: owner, credential: credential, detail: String(reason.prefix(300))))
+        } catch {
+            logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// §7.2 steps 6-22 on the stored credential. A counter that goes backwards may mean a cloned
     /// authenticator: the sign-in is refused and the passkey marked.
     private func verify(
         _ response: AuthenticationResponse, clientData: CollectedClientData, challenge: [UInt8],
-        pending: PendingCeremony, record: CredentialRecord, logger: Logger
+        pending: PendingCeremony, record: CredentialRecord, owner: UserRecord, origin: EventOrigin, logger: Logger
     ) async throws -> VerifiedAuthentication {
         let expectation = AuthenticationExpectation(
             challenge: challenge, userVerification: services.policy.ceremonies.userVerification(requested: pending.userVerification),
@@ -147,7 +169,11 @@ struct AuthenticationController: Sendable {
         } catch let error as WebAuthnError where error.code == .signCountRegression {
             // The refusal is what matters; a failure to mark is logged, not put in its place.
             do {
-                try await services.store.recordSignCountRegression(credentialID: record.id)
+                try await services.store.recordSignCountRegression(
+                    credentialID: record.id,
+                    recording: [services.events.event(
+                        .passkeyCounterRegressed, origin, user: owner, credential: record,
+                        detail: "stored counter \(record.signCount)")])
             } catch {
                 logger.error("could not mark a counter regression", metadata: ["error": "\(error)"])
             }

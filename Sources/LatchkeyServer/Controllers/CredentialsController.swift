@@ -31,7 +31,11 @@ struct CredentialsController: Sendable {
         let id = try Self.credentialID(context)
         let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
         let name = try UserNames.displayName(body.name, member: "name")
-        guard let renamed = try await services.store.renameCredential(id: id, ownedBy: user.handle, name: name) else {
+        guard let current = try await services.store.credential(id: id), current.userHandle == user.handle else { throw Self.notFound }
+        let event = try services.events.event(
+            .passkeyRenamed, context.eventOrigin(request), user: user, credential: current,
+            detail: "renamed to \(name.debugDescription)")
+        guard let renamed = try await services.store.renameCredential(id: id, ownedBy: user.handle, name: name, recording: [event]) else {
             throw Self.notFound
         }
         context.logger.info("passkey renamed", metadata: [
@@ -43,7 +47,9 @@ struct CredentialsController: Sendable {
     @Sendable func remove(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try context.requireIdentity().user
         let id = try Self.credentialID(context)
-        switch try await services.store.deleteCredential(id: id, ownedBy: user.handle) {
+        guard let current = try await services.store.credential(id: id), current.userHandle == user.handle else { throw Self.notFound }
+        let event = try services.events.event(.passkeyRemoved, context.eventOrigin(request), user: user, credential: current)
+        switch try await services.store.deleteCredential(id: id, ownedBy: user.handle, recording: [event]) {
         case .deleted:
             services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
             context.logger.info("passkey removed", metadata: [

@@ -74,12 +74,17 @@ struct DeviceKeysController: Sendable {
         let name = try body.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
         let keyID = DeviceKeySignature.keyID(of: body.publicKey.bytes)
         let now = Date()
+        let origin = context.eventOrigin(request)
+        var events: [SecurityEvent] = []
+        if ticketHash != nil { events.append(try services.events.event(.enrollmentTicketUsed, origin, user: user, at: now)) }
+        events.append(try services.events.event(
+            .deviceKeyEnrolled, origin, user: user, credentialID: keyID, detail: attestedBy != nil ? "app attested" : nil, at: now))
         do {
             try await services.store.saveDeviceKey(
                 DeviceKeyRecord(
                     id: keyID, userHandle: user.handle, publicKey: body.publicKey.bytes, name: name, createdAt: now,
                     appAttestKeyID: attestedBy?.keyID),
-                spendingTicket: ticketHash.map { ($0, now) })
+                spendingTicket: ticketHash.map { ($0, now) }, recording: events)
         } catch let error as StoreError where error.code == .ticketNotUsable {
             throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         }
@@ -113,8 +118,11 @@ struct DeviceKeysController: Sendable {
 
     @Sendable func remove(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try context.requireIdentity().user
+        let origin = context.eventOrigin(request)
         guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty,
-              try await services.store.deleteDeviceKey(id: id, ownedBy: user.handle)
+              try await services.store.deleteDeviceKey(
+                  id: id, ownedBy: user.handle,
+                  recording: [services.events.event(.deviceKeyRemoved, origin, user: user, credentialID: id)])
         else { throw APIError(.notFound, "no device key with this id") }
         context.logger.info("device key removed", metadata: [
             "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
@@ -149,7 +157,9 @@ struct DeviceKeysController: Sendable {
 
         let now = Date()
         let session = try services.sessions.make(for: owner.handle, now: now)
-        guard try await services.store.recordDeviceKeySignIn(id: key.id, at: now, session: session.record) else {
+        let event = try services.events.event(
+            .signInSucceeded, context.eventOrigin(request), user: owner, credentialID: key.id, detail: "device key", at: now)
+        guard try await services.store.recordDeviceKeySignIn(id: key.id, at: now, session: session.record, recording: [event]) else {
             throw APIError.unknownDeviceKey(key.id)
         }
         context.logger.info("signed in with a device key", metadata: [

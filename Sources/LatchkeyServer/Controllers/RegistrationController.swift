@@ -157,11 +157,17 @@ struct RegistrationController: Sendable {
         // transaction that spends the ticket.
         let ticketHash = pending.enrollmentTicketHash
         let session = newUser != nil || ticketHash != nil ? try services.sessions.make(for: userHandle, now: now) : nil
+        let origin = context.eventOrigin(request)
+        var events: [SecurityEvent] = []
+        if let newUser { events.append(try services.events.event(.userCreated, origin, user: newUser, at: now)) }
+        if ticketHash != nil { events.append(try services.events.event(.enrollmentTicketUsed, origin, user: owner, at: now)) }
+        events.append(try services.events.event(
+            .passkeyRegistered, origin, user: owner, credential: record, detail: pending.conditional ? "conditional" : nil, at: now))
         do {
             try await services.store.register(NewRegistration(
                 credential: record, newUser: newUser, session: session?.record,
                 endingSessions: session == nil ? [] : services.sessions.tokenHashes(in: request),
-                spendingTicket: ticketHash.map { ($0, now) }))
+                spendingTicket: ticketHash.map { ($0, now) }, events: events))
         } catch let error as StoreError where error.code == .ticketNotUsable {
             throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         }

@@ -25,12 +25,14 @@ struct SessionController: Sendable {
     /// at once. Without a live session it is a 401 like every signed-in route, but the cookie is
     /// cleared all the same, so a page holding an expired cookie ends up signed out either way.
     @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        guard context.identity != nil else {
+        guard let identity = context.identity else {
             var error = APIError(.unauthorized, "not signed in")
             error.headers[.setCookie] = services.sessions.clearingCookie().description
             throw error
         }
-        try await services.sessions.end(request)
+        try await services.sessions.end(
+            request,
+            recording: [services.events.event(.sessionEnded, context.eventOrigin(request), user: identity.user, detail: "signed out")])
         var response = JSONResponse.ok()
         response.setCookie(services.sessions.clearingCookie())
         return response

@@ -36,17 +36,17 @@ struct InstrumentedStore: LatchkeyStore {
     func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
         try await measured("recordSignIn") { try await base.recordSignIn(signIn) }
     }
-    func recordSignCountRegression(credentialID: [UInt8]) async throws {
-        try await measured("recordSignCountRegression") { try await base.recordSignCountRegression(credentialID: credentialID) }
+    func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) async throws {
+        try await measured("recordSignCountRegression") { try await base.recordSignCountRegression(credentialID: credentialID, recording: events) }
     }
-    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> CredentialRecord? {
-        try await measured("renameCredential") { try await base.renameCredential(id: id, ownedBy: owner, name: name) }
+    func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws -> CredentialRecord? {
+        try await measured("renameCredential") { try await base.renameCredential(id: id, ownedBy: owner, name: name, recording: events) }
     }
-    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8]) async throws -> CredentialDeletion {
-        try await measured("deleteCredential") { try await base.deleteCredential(id: id, ownedBy: owner) }
+    func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> CredentialDeletion {
+        try await measured("deleteCredential") { try await base.deleteCredential(id: id, ownedBy: owner, recording: events) }
     }
-    func deleteUser(handle: [UInt8]) async throws -> [[UInt8]]? {
-        try await measured("deleteUser") { try await base.deleteUser(handle: handle) }
+    func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) async throws -> [[UInt8]]? {
+        try await measured("deleteUser") { try await base.deleteUser(handle: handle, recording: events) }
     }
     func savePendingCeremony(_ ceremony: PendingCeremony) async throws {
         try await measured("savePendingCeremony") { try await base.savePendingCeremony(ceremony) }
@@ -62,8 +62,8 @@ struct InstrumentedStore: LatchkeyStore {
     func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
         try await measured("session") { try await base.session(tokenHash: tokenHash, now: now) }
     }
-    func deleteSessions(tokenHashes: [[UInt8]]) async throws {
-        try await measured("deleteSessions") { try await base.deleteSessions(tokenHashes: tokenHashes) }
+    func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) async throws {
+        try await measured("deleteSessions") { try await base.deleteSessions(tokenHashes: tokenHashes, recording: events) }
     }
     func secret(named name: String) async throws -> [UInt8] {
         try await measured("secret") { try await base.secret(named: name) }
@@ -80,32 +80,32 @@ struct InstrumentedStore: LatchkeyStore {
 
     // MARK: BackendStore
 
-    func createUser(_ user: UserRecord) async throws {
-        try await measured("createUser") { try await base.createUser(user) }
+    func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
+        try await measured("createUser") { try await base.createUser(user, recording: events) }
     }
     func user(externalId: String) async throws -> UserRecord? {
         try await measured("user") { try await base.user(externalId: externalId) }
     }
-    func deleteSessions(ofUser handle: [UInt8]) async throws -> Int {
-        try await measured("deleteSessions") { try await base.deleteSessions(ofUser: handle) }
+    func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
+        try await measured("deleteSessions") { try await base.deleteSessions(ofUser: handle, recording: events) }
     }
-    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
-        try await measured("deleteCredential") { try await base.deleteCredentialEvenIfLast(id: id, ownedBy: owner) }
+    func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("deleteCredential") { try await base.deleteCredentialEvenIfLast(id: id, ownedBy: owner, recording: events) }
     }
-    func saveAdminKey(_ key: AdminKeyRecord) async throws {
-        try await measured("saveAdminKey") { try await base.saveAdminKey(key) }
+    func saveAdminKey(_ key: AdminKeyRecord, recording events: [SecurityEvent]) async throws {
+        try await measured("saveAdminKey") { try await base.saveAdminKey(key, recording: events) }
     }
     func adminKeys() async throws -> [AdminKeyRecord] {
         try await measured("adminKeys") { try await base.adminKeys() }
     }
-    func deleteAdminKey(named name: String) async throws -> Bool {
-        try await measured("deleteAdminKey") { try await base.deleteAdminKey(named: name) }
+    func deleteAdminKey(named name: String, recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("deleteAdminKey") { try await base.deleteAdminKey(named: name, recording: events) }
     }
     func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord? {
         try await measured("useAdminKey") { try await base.useAdminKey(hash: hash, now: now) }
     }
-    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
-        try await measured("saveEnrollmentTicket") { try await base.saveEnrollmentTicket(ticket) }
+    func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) async throws {
+        try await measured("saveEnrollmentTicket") { try await base.saveEnrollmentTicket(ticket, recording: events) }
     }
     func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
         try await measured("enrollmentTicket") { try await base.enrollmentTicket(hash: hash) }
@@ -116,14 +116,14 @@ struct InstrumentedStore: LatchkeyStore {
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await measured("signingKeys") { try await base.signingKeys() }
     }
-    func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool {
-        try await measured("addSigningKey") { try await base.addSigningKey(key) }
+    func addSigningKey(_ key: SigningKeyRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("addSigningKey") { try await base.addSigningKey(key, recording: events) }
     }
 
     // MARK: DeviceKeyStore
 
-    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
-        try await measured("saveDeviceKey") { try await base.saveDeviceKey(key, spendingTicket: spendingTicket) }
+    func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent]) async throws {
+        try await measured("saveDeviceKey") { try await base.saveDeviceKey(key, spendingTicket: spendingTicket, recording: events) }
     }
     func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
         try await measured("deviceKey") { try await base.deviceKey(id: id) }
@@ -134,11 +134,11 @@ struct InstrumentedStore: LatchkeyStore {
     func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord? {
         try await measured("renameDeviceKey") { try await base.renameDeviceKey(id: id, ownedBy: owner, name: name) }
     }
-    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
-        try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner) }
+    func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner, recording: events) }
     }
-    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
-        try await measured("recordDeviceKeySignIn") { try await base.recordDeviceKeySignIn(id: id, at: at, session: session) }
+    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("recordDeviceKeySignIn") { try await base.recordDeviceKeySignIn(id: id, at: at, session: session, recording: events) }
     }
 
     // MARK: AppAttestStore
@@ -151,5 +151,43 @@ struct InstrumentedStore: LatchkeyStore {
     }
     func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) async throws -> Bool {
         try await measured("advanceAppAttestCounter") { try await base.advanceAppAttestCounter(id: id, to: counter, at: at) }
+    }
+
+    // MARK: Security events
+
+    func recordEvent(_ event: SecurityEvent) async throws {
+        try await measured("recordEvent") { try await base.recordEvent(event) }
+    }
+    func securityEvents(_ query: SecurityEventQuery) async throws -> [SecurityEvent] {
+        try await measured("securityEvents") { try await base.securityEvents(query) }
+    }
+    func securityEvent(id: String) async throws -> SecurityEvent? {
+        try await measured("securityEvent") { try await base.securityEvent(id: id) }
+    }
+    func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    {
+        try await measured("claimWebhookDeliveries") {
+            try await base.claimWebhookDeliveries(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+        }
+    }
+    func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
+        try await measured("finishWebhookDelivery") {
+            try await base.finishWebhookDelivery(id: id, owner: owner, outcome: outcome, now: now)
+        }
+    }
+    func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
+        try await measured("webhookDeliveries") { try await base.webhookDeliveries(state: state, before: before, limit: limit) }
+    }
+    func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery? {
+        try await measured("retryWebhookDelivery") { try await base.retryWebhookDelivery(id: id, now: now, retryUntil: retryUntil) }
+    }
+    func webhookOutboxStatus() async throws -> WebhookOutboxStatus {
+        try await measured("webhookOutboxStatus") { try await base.webhookOutboxStatus() }
+    }
+    func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
+        try await measured("purgeSecurityEvents") {
+            try await base.purgeSecurityEvents(eventsBefore: eventsBefore, deliveriesBefore: deliveriesBefore)
+        }
     }
 }

@@ -84,7 +84,10 @@ final class SignInTokens: Sendable {
         let record = SigningKeyRecord(
             generation: (existing.map(\.generation).max() ?? 0) + 1, keyID: key.keyID, privateKey: try key.pem(), createdAt: now,
             signsFrom: signsFrom ?? now)
-        return try await store.addSigningKey(record) ? record : nil
+        let event = SecurityEvent(
+            id: try SecurityEventRecorder.newID(), type: .signingKeyRotated, occurredAt: now, actor: .system("tokens"),
+            detail: "generation \(record.generation), key ID \(record.keyID), signs from \(RFC3339.string(record.signsFrom))")
+        return try await store.addSigningKey(record, recording: [event]) ? record : nil
     }
 
     /// How long a rotated-in key is published before it signs, by default: as long as common

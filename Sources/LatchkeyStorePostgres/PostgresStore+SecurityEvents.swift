@@ -1,0 +1,218 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// The audit log and the webhook outbox, shared by every instance.
+///
+/// Sending is coordinated by leases: a claim takes the due deliveries with `FOR UPDATE SKIP LOCKED`
+/// (so two instances claiming at once take different rows and never wait for each other) and
+/// writes its owner and lease end in the same statement. A delivery is due only while no lease on
+/// it is running, so exactly one instance sends it at a time, and when a sender dies its lease
+/// runs out and the next claim takes the delivery over.
+extension PostgresStore {
+    static let eventColumns = """
+        sequence, id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, client_address, \
+        user_agent, request_id, actor, detail
+        """
+    private static let deliveryColumns = """
+        d.id, d.event_id, d.receiver, d.state, d.attempts, d.created_at, d.next_attempt_at, d.retry_until, d.delivered_at, d.last_error
+        """
+
+    // MARK: Writing, inside a change's transaction
+
+    /// Writes `events` and one pending delivery of each per receiver of `outbox`, one statement per event.
+    static func insert(_ events: [SecurityEvent], outbox: WebhookOutbox, on connection: PostgresConnection) async throws {
+        for event in events {
+            let values: PostgresQuery = """
+                INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name,
+                    client_address, user_agent, request_id, actor, detail)
+                VALUES (\(event.id), \(event.type.rawValue), \(event.occurredAt), \(event.userHandle?.bytea), \(event.username?.utf8Bytea),
+                    \(event.credentialID?.bytea), \(event.aaguid?.bytea), \(event.authenticatorName), \(event.clientAddress),
+                    \(event.userAgent), \(event.requestID), \(event.actor.storedText), \(event.detail?.utf8Bytea))
+                """
+            if outbox.receivers.isEmpty {
+                try await execute(values, on: connection)
+                continue
+            }
+            var query = PostgresQuery(unsafeSQL: "WITH event AS (")
+            query.sql += values.sql
+            query.binds = values.binds
+            query.sql += """
+                 RETURNING id, occurred_at)
+                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
+                SELECT event.id, receiver, $\(query.binds.count + 1), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2)
+                FROM event, unnest($\(query.binds.count + 3)::text[]) AS receiver
+                """
+            query.binds.append(ByteBuffer(bytes: event.userHandle ?? []))
+            query.binds.append(event.occurredAt.addingTimeInterval(outbox.retryWindow))
+            query.binds.append(outbox.receivers)
+            try await execute(query, on: connection)
+        }
+    }
+
+    /// Runs `query` and, when it returned a row, writes `events` in its transaction; returns how
+    /// many rows it returned (`RETURNING 1`: how many it changed).
+    func count(_ query: PostgresQuery, recording events: [SecurityEvent]) async throws -> Int {
+        guard !events.isEmpty else { return try await rows(query) { _ in true }.count }
+        let outbox = webhooks
+        return try await transaction { connection in
+            let changed = try await Self.rows(query, on: connection) { _ in true }.count
+            if changed > 0 { try await Self.insert(events, outbox: outbox, on: connection) }
+            return changed
+        }
+    }
+
+    public func recordEvent(_ event: SecurityEvent) async throws {
+        let outbox = webhooks
+        try await withConnection { connection in try await Self.insert([event], outbox: outbox, on: connection) }
+    }
+
+    // MARK: Reading events
+
+    /// Unnamed statements are planned with their values, so the `IS NULL` tests fold away and a
+    /// user's page walks the user index.
+    public func securityEvents(_ query: SecurityEventQuery) async throws -> [SecurityEvent] {
+        let types = query.types.map(\.rawValue)
+        return try await rows("""
+            SELECT \(unescaped: Self.eventColumns) FROM security_events
+            WHERE (\(query.userHandle?.bytea)::bytea IS NULL OR user_handle = \(query.userHandle?.bytea))
+              AND (\(query.since)::timestamptz IS NULL OR occurred_at >= \(query.since))
+              AND (\(query.before)::bigint IS NULL OR sequence < \(query.before))
+              AND (cardinality(\(types)::text[]) = 0 OR type = ANY(\(types)::text[]))
+            ORDER BY sequence DESC LIMIT \(Int64(query.limit))
+            """) { try Self.event(&$0) }
+    }
+
+    public func securityEvent(id: String) async throws -> SecurityEvent? {
+        try await firstRow("SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE id = \(id)") { try Self.event(&$0) }
+    }
+
+    // MARK: Delivering
+
+    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    {
+        let eventColumns = Self.eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let claimed = try await rows("""
+            WITH due AS (
+                SELECT d.id FROM webhook_deliveries d
+                WHERE d.state = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until <= \(now))
+                  AND NOT EXISTS (
+                    SELECT 1 FROM webhook_deliveries p
+                    WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
+                ORDER BY d.id LIMIT \(Int64(limit))
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE webhook_deliveries d SET lease_owner = \(owner), lease_until = \(leaseUntil)
+            FROM due, security_events e
+            WHERE d.id = due.id AND e.id = d.event_id
+            RETURNING \(unescaped: Self.deliveryColumns), \(unescaped: eventColumns.joined(separator: ", "))
+            """) { row in (delivery: try Self.delivery(&row), event: try Self.event(&row)) }
+        return claimed.sorted { $0.delivery.id < $1.delivery.id }
+    }
+
+    public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
+        let query: PostgresQuery
+        switch outcome {
+        case .delivered:
+            query = """
+                UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = \(now), last_error = NULL,
+                    lease_owner = NULL, lease_until = NULL
+                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                """
+        case .retry(let at, let error):
+            query = """
+                UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = \(at), last_error = \(error),
+                    lease_owner = NULL, lease_until = NULL
+                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                """
+        case .dead(let error):
+            query = """
+                UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = \(error),
+                    lease_owner = NULL, lease_until = NULL
+                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                """
+        }
+        return try await rows(query) { _ in true }.count == 1
+    }
+
+    public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
+        try await rows("""
+            SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d
+            WHERE (\(state?.rawValue)::text IS NULL OR d.state = \(state?.rawValue)) AND (\(before)::bigint IS NULL OR d.id < \(before))
+            ORDER BY d.id DESC LIMIT \(Int64(limit))
+            """) { try Self.delivery(&$0) }
+    }
+
+    public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery? {
+        try await transaction { connection in
+            try await Self.execute("""
+                UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = \(now), retry_until = \(retryUntil),
+                    lease_owner = NULL, lease_until = NULL
+                WHERE id = \(id) AND state <> 'pending'
+                """, on: connection)
+            return try await Self.rows(
+                "SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d WHERE d.id = \(id)", on: connection
+            ) { try Self.delivery(&$0) }.first
+        }
+    }
+
+    public func webhookOutboxStatus() async throws -> WebhookOutboxStatus {
+        try await firstRow("SELECT count(*), min(created_at) FROM webhook_deliveries WHERE state = 'pending'") { row in
+            WebhookOutboxStatus(depth: Int(try row.next(Int64.self)), oldestPendingAt: try row.next(Date?.self))
+        } ?? WebhookOutboxStatus(depth: 0, oldestPendingAt: nil)
+    }
+
+    public func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
+        let purges: [PostgresQuery] = [
+            """
+            WITH old AS (
+                SELECT id FROM webhook_deliveries
+                WHERE created_at < \(eventsBefore) OR (state = 'delivered' AND delivered_at < \(deliveriesBefore))
+                LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+            ), deleted AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM old) RETURNING 1)
+            SELECT count(*) FROM deleted
+            """,
+            """
+            WITH old AS (
+                SELECT sequence FROM security_events WHERE occurred_at < \(eventsBefore)
+                LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+            ), deleted AS (DELETE FROM security_events WHERE sequence IN (SELECT sequence FROM old) RETURNING 1)
+            SELECT count(*) FROM deleted
+            """,
+        ]
+        for purge in purges {
+            while try await firstRow(purge, { try $0.next(Int64.self) }) ?? 0 >= Self.purgeBatchSize {
+                await Task.yield()
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private static func event(_ row: inout ColumnReader) throws -> SecurityEvent {
+        let sequence = try row.next(Int64.self)
+        let id = try row.next(String.self)
+        let typeText = try row.next(String.self)
+        guard let type = SecurityEventType(rawValue: typeText) else {
+            throw StoreError(.database, "the store holds an event of unknown type \"\(typeText)\"")
+        }
+        return SecurityEvent(
+            id: id, type: type, occurredAt: try row.next(Date.self), userHandle: try row.optionalBytes(),
+            username: try row.optionalUTF8(), credentialID: try row.optionalBytes(), aaguid: try row.optionalBytes(),
+            authenticatorName: try row.next(String?.self), clientAddress: try row.next(String?.self),
+            userAgent: try row.next(String?.self), requestID: try row.next(String?.self),
+            actor: SecurityEventActor(storedText: try row.next(String.self)), detail: try row.optionalUTF8(), sequence: sequence)
+    }
+
+    private static func delivery(_ row: inout ColumnReader) throws -> WebhookDelivery {
+        let id = try row.next(Int64.self)
+        let eventID = try row.next(String.self)
+        let receiver = try row.next(String.self)
+        let state = WebhookDeliveryState(rawValue: try row.next(String.self)) ?? .pending
+        return WebhookDelivery(
+            id: id, eventID: eventID, receiver: receiver, state: state, attempts: Int(try row.next(Int32.self)),
+            createdAt: try row.next(Date.self), nextAttemptAt: try row.next(Date.self), retryUntil: try row.next(Date.self),
+            deliveredAt: try row.next(Date?.self), lastError: try row.next(String?.self))
+    }
+}

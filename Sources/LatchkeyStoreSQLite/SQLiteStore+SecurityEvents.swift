@@ -1,0 +1,241 @@
+import Foundation
+import LatchkeyStore
+
+/// The audit log and the webhook outbox.
+extension SQLiteStore {
+    static let eventColumns = """
+        sequence, id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, client_address, \
+        user_agent, request_id, actor, detail
+        """
+    private static let insertEvent = """
+        INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, \
+        client_address, user_agent, request_id, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    private static let insertDelivery = """
+        INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
+        VALUES (?, ?, ?, 'pending', ?, ?, ?)
+        """
+    private static let eventByID = "SELECT \(eventColumns) FROM security_events WHERE id = ?"
+    private static let deliveryColumns = """
+        d.id, d.event_id, d.receiver, d.state, d.attempts, d.created_at, d.next_attempt_at, d.retry_until, d.delivered_at, d.last_error
+        """
+    /// The oldest pending delivery of each (receiver, user) whose time has come and whose lease,
+    /// if any, has ended.
+    private static let dueDeliveries = """
+        SELECT \(deliveryColumns), \(eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+        FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries p
+            WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
+        ORDER BY d.id LIMIT ?2
+        """
+    private static let lease = "UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?"
+    private static let markDelivered = """
+        UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = ?1, last_error = NULL,
+            lease_owner = NULL, lease_until = NULL
+        WHERE id = ?2 AND lease_owner = ?3 AND state = 'pending'
+        """
+    private static let markRetry = """
+        UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?1, last_error = ?2, lease_owner = NULL, lease_until = NULL
+        WHERE id = ?3 AND lease_owner = ?4 AND state = 'pending'
+        """
+    private static let markDead = """
+        UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ?1, lease_owner = NULL, lease_until = NULL
+        WHERE id = ?2 AND lease_owner = ?3 AND state = 'pending'
+        """
+    private static let retryDelivery = """
+        UPDATE webhook_deliveries AS d SET state = 'pending', next_attempt_at = ?1, retry_until = ?2, lease_owner = NULL, lease_until = NULL
+        WHERE id = ?3 AND state <> 'pending'
+        """
+    private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
+    private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'"
+    private static let purgeEvents = """
+        DELETE FROM security_events WHERE sequence IN (SELECT sequence FROM security_events WHERE occurred_at < ?1 LIMIT ?2)
+        """
+    private static let purgeDeliveries = """
+        DELETE FROM webhook_deliveries WHERE id IN (
+            SELECT id FROM webhook_deliveries
+            WHERE created_at < ?1 OR (state = 'delivered' AND delivered_at < ?2)
+            LIMIT ?3)
+        """
+
+    // MARK: Writing, inside a change's transaction
+
+    /// Writes `events` and one pending delivery of each per receiver.
+    func insert(_ events: [SecurityEvent], into database: SQLiteConnection) throws {
+        for event in events {
+            try database.withStatement(Self.insertEvent) { statement in
+                try statement.bind(
+                    event.id, event.type.rawValue, event.occurredAt, event.userHandle, event.username, event.credentialID,
+                    event.aaguid, event.authenticatorName, event.clientAddress, event.userAgent, event.requestID,
+                    event.actor.storedText, event.detail)
+                do {
+                    try statement.step()
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.database, "an event with ID \(event.id) exists already")
+                }
+            }
+            for receiver in webhooks.receivers {
+                try database.withStatement(Self.insertDelivery) { statement in
+                    try statement.bind(
+                        event.id, receiver, event.userHandle ?? [], event.occurredAt, event.occurredAt,
+                        event.occurredAt.addingTimeInterval(webhooks.retryWindow))
+                    try statement.step()
+                }
+            }
+        }
+    }
+
+    public func recordEvent(_ event: SecurityEvent) throws {
+        try withTransaction { try insert([event], into: $0) }
+    }
+
+    // MARK: Reading events
+
+    public func securityEvents(_ query: SecurityEventQuery) throws -> [SecurityEvent] {
+        // Two texts, so that a user's page walks the user index.
+        let userFilter = query.userHandle == nil ? "?1 IS NULL" : "user_handle = ?1"
+        let sql = """
+            SELECT \(Self.eventColumns) FROM security_events
+            WHERE \(userFilter) AND (?2 IS NULL OR occurred_at >= ?2) AND (?3 IS NULL OR sequence < ?3)
+              AND (?4 IS NULL OR instr(?4, ',' || type || ',') > 0)
+            ORDER BY sequence DESC LIMIT ?5
+            """
+        let types = query.types.isEmpty ? nil : "," + query.types.map(\.rawValue).joined(separator: ",") + ","
+        return try withStatement(sql) { row in
+            try row.bind(query.userHandle, query.since, query.before, types, Int64(query.limit))
+            var events: [SecurityEvent] = []
+            while try row.step() { events.append(try Self.event(row, from: 0)) }
+            return events
+        }
+    }
+
+    public func securityEvent(id: String) throws -> SecurityEvent? {
+        try withStatement(Self.eventByID) { row in
+            try row.bind(id)
+            return try row.step() ? try Self.event(row, from: 0) : nil
+        }
+    }
+
+    // MARK: Delivering
+
+    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) throws
+        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    {
+        try withTransaction { database in
+            let due = try database.withStatement(Self.dueDeliveries) { row in
+                try row.bind(now, Int64(limit))
+                var due: [(delivery: WebhookDelivery, event: SecurityEvent)] = []
+                while try row.step() { due.append((Self.delivery(row), try Self.event(row, from: 10))) }
+                return due
+            }
+            for claimed in due {
+                try database.withStatement(Self.lease) { statement in
+                    try statement.bind(owner, leaseUntil, claimed.delivery.id)
+                    try statement.step()
+                }
+            }
+            return due
+        }
+    }
+
+    public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) throws -> Bool {
+        try withDatabase { database in
+            switch outcome {
+            case .delivered:
+                try database.withStatement(Self.markDelivered) { statement in
+                    try statement.bind(now, id, owner)
+                    try statement.step()
+                }
+            case .retry(let at, let error):
+                try database.withStatement(Self.markRetry) { statement in
+                    try statement.bind(at, error, id, owner)
+                    try statement.step()
+                }
+            case .dead(let error):
+                try database.withStatement(Self.markDead) { statement in
+                    try statement.bind(error, id, owner)
+                    try statement.step()
+                }
+            }
+            return database.changes == 1
+        }
+    }
+
+    public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) throws -> [WebhookDelivery] {
+        try withStatement("""
+            SELECT \(Self.deliveryColumns) FROM webhook_deliveries d
+            WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.id < ?2) ORDER BY d.id DESC LIMIT ?3
+            """) { row in
+            try row.bind(state?.rawValue, before, Int64(limit))
+            var deliveries: [WebhookDelivery] = []
+            while try row.step() { deliveries.append(Self.delivery(row)) }
+            return deliveries
+        }
+    }
+
+    public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) throws -> WebhookDelivery? {
+        try withTransaction { database in
+            try database.withStatement(Self.retryDelivery) { statement in
+                try statement.bind(now, retryUntil, id)
+                try statement.step()
+            }
+            return try database.withStatement(Self.deliveryByID) { row in
+                try row.bind(id)
+                return try row.step() ? Self.delivery(row) : nil
+            }
+        }
+    }
+
+    public func webhookOutboxStatus() throws -> WebhookOutboxStatus {
+        try withStatement(Self.outboxStatus) { row in
+            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
+            return WebhookOutboxStatus(depth: Int(row.int64(0)), oldestPendingAt: row.optionalDate(1))
+        }
+    }
+
+    public func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
+        while try purgeBatch(Self.purgeDeliveries, bind: { try $0.bind(eventsBefore, deliveriesBefore, Self.purgeBatchSize) }) {
+            await Task.yield()
+        }
+        while try purgeBatch(Self.purgeEvents, bind: { try $0.bind(eventsBefore, Self.purgeBatchSize) }) {
+            await Task.yield()
+        }
+    }
+
+    /// Runs one batch of a purge; true when the batch was full (there may be more).
+    private func purgeBatch(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Bool {
+        try withDatabase { database in
+            try database.withStatement(sql) { statement in
+                try bind(statement)
+                try statement.step()
+                return Int64(database.changes) >= Self.purgeBatchSize
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private static func event(_ row: SQLiteStatement, from first: Int32) throws -> SecurityEvent {
+        guard let type = SecurityEventType(rawValue: row.text(first + 2)) else {
+            throw StoreError(.database, "the store holds an event of unknown type \"\(row.text(first + 2))\"")
+        }
+        return SecurityEvent(
+            id: row.text(first + 1), type: type,
+            occurredAt: row.date(first + 3), userHandle: row.optionalBlob(first + 4), username: row.optionalText(first + 5),
+            credentialID: row.optionalBlob(first + 6), aaguid: row.optionalBlob(first + 7),
+            authenticatorName: row.optionalText(first + 8), clientAddress: row.optionalText(first + 9),
+            userAgent: row.optionalText(first + 10), requestID: row.optionalText(first + 11),
+            actor: SecurityEventActor(storedText: row.text(first + 12)), detail: row.optionalText(first + 13),
+            sequence: row.int64(first))
+    }
+
+    private static func delivery(_ row: SQLiteStatement) -> WebhookDelivery {
+        WebhookDelivery(
+            id: row.int64(0), eventID: row.text(1), receiver: row.text(2),
+            state: WebhookDeliveryState(rawValue: row.text(3)) ?? .pending, attempts: Int(row.int64(4)),
+            createdAt: row.date(5), nextAttemptAt: row.date(6), retryUntil: row.date(7), deliveredAt: row.optionalDate(8),
+            lastError: row.optionalText(9))
+    }
+}
