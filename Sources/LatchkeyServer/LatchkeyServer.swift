@@ -72,8 +72,9 @@ public enum LatchkeyServer {
     private static func addAdminRoutes(
         to router: Router<LatchkeyRequestContext>, services: LatchkeyServices, authenticatorNames: AuthenticatorNames
     ) {
-        AdminController(services: services, names: authenticatorNames).addRoutes(
-            to: router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: services.store)))
+        let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: services.store))
+        AdminController(services: services, names: authenticatorNames).addRoutes(to: admin)
+        EventsController(services: services).addAdminRoutes(to: admin)
     }
 
     static func router(
@@ -119,7 +120,9 @@ public enum LatchkeyServer {
         SessionController(services: services).addRoutes(to: router.group("session").add(middleware: authenticator))
         CredentialsController(services: services, names: authenticatorNames).addRoutes(
             to: router.group("credentials").add(middleware: authenticator))
-        AccountController(services: services).addRoutes(to: router.group("account").add(middleware: authenticator))
+        let account = router.group("account").add(middleware: authenticator)
+        AccountController(services: services).addRoutes(to: account)
+        EventsController(services: services).addAccountRoutes(to: account)
         DeviceKeysController(services: services).addRoutes(
             authenticated: router.group("device-keys").add(middleware: authenticator), signIn: router.group("device-keys/sign-in"))
         if configuration.appAttest != .off {
@@ -160,8 +163,14 @@ public enum LatchkeyServer {
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
             operations: operations, authenticatorNames: names)
         var services: [any Service] = [
-            store, ExpiredRecordPurger(store: store, metrics: metrics, logger: logger),
+            store,
+            ExpiredRecordPurger(
+                store: store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
         ]
+        if !configuration.webhookURLs.isEmpty {
+            services.append(try WebhookDispatcher(
+                store: store, signer: WebhookSigner(secret: configuration.webhookSecret), metrics: metrics, logger: logger))
+        }
         if let metricsRegistry, let address = try configuration.metricsListenAddress {
             let metricsRouter = Router()
             MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)

@@ -14,16 +14,18 @@ enum StoreBackend {
         _ configuration: LatchkeyConfiguration, logger: Logger, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> any LatchkeyStore {
         let database = configuration.database
+        // Every process that writes events writes their deliveries too, the admin commands included.
+        let webhooks = WebhookOutbox(receivers: configuration.webhookURLs)
         // Any URL (whatever its scheme's case) names a server, never a file: it must not become a
         // SQLite path, which would put its password into a folder name and error messages.
         guard let schemeEnd = database.range(of: "://") else {
-            return try SQLiteStore(path: database)
+            return try SQLiteStore(path: database, webhooks: webhooks)
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
         settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
         // A fixed-size pool, opened at start: no connection ever arms an idle timer.
         settings.minimumConnections = settings.maximumConnections
-        return try await PostgresStore.open(settings, logger: logger, eventLoops: eventLoops)
+        return try await PostgresStore.open(settings, logger: logger, eventLoops: eventLoops, webhooks: webhooks)
     }
 
     /// Closes a store opened for a one-off command.

@@ -3,19 +3,28 @@ import LatchkeyStore
 import Logging
 import ServiceLifecycle
 
-/// Deletes expired challenges and sessions once a minute, then records how many live ones remain
-/// (the `latchkey_pending_challenges` and `latchkey_live_sessions` gauges).
+/// Deletes expired challenges and sessions once a minute, and security events older than the
+/// retention (with delivered webhook deliveries after a week), then records how many live ones
+/// remain (the `latchkey_pending_challenges` and `latchkey_live_sessions` gauges).
 struct ExpiredRecordPurger: Service {
     let store: any LatchkeyStore
     let metrics: LatchkeyMetrics
     let logger: Logger
     var interval: Duration = .seconds(60)
+    /// How long security events are kept.
+    var eventRetention: TimeInterval = 365 * 86_400
+    /// How long delivered webhook deliveries are kept, to be listed.
+    static let deliveredRetention: TimeInterval = 7 * 86_400
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await store.purgeExpired(now: Date())
+                    let now = Date()
+                    try await store.purgeExpired(now: now)
+                    try await store.purgeSecurityEvents(
+                        eventsBefore: now.addingTimeInterval(-eventRetention),
+                        deliveriesBefore: now.addingTimeInterval(-min(Self.deliveredRetention, eventRetention)))
                     metrics.recordLiveRecords(try await store.liveRecordCounts(now: Date()))
                 } catch {
                     logger.warning("purging expired records failed", metadata: ["error": "\(error)"])

@@ -38,6 +38,10 @@ public final class LatchkeyMetrics: Sendable {
     private let storeFailures = Mutex<[String: Counter]>([:])
     /// Times accepting stopped for lack of file descriptors (``AcceptBackoff``).
     private let acceptPauses: Counter
+    /// Webhook delivery attempts by outcome: `delivered`, `failed` (to be retried), `dead`.
+    private let webhookAttempts: [String: Counter]
+    private let webhookOutboxDepth: Gauge
+    private let webhookOldestPendingAge: Gauge
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -50,6 +54,22 @@ public final class LatchkeyMetrics: Sendable {
         liveSessions = Gauge(label: "latchkey_live_sessions", dimensions: [], factory: factory)
         storeWritable = Gauge(label: "latchkey_store_writable", dimensions: [], factory: factory)
         acceptPauses = Counter(label: "latchkey_accept_pauses_total", dimensions: [], factory: factory)
+        webhookAttempts = Dictionary(uniqueKeysWithValues: ["delivered", "failed", "dead"].map { outcome in
+            (outcome, Counter(label: "latchkey_webhook_deliveries_total", dimensions: [("outcome", outcome)], factory: factory))
+        })
+        webhookOutboxDepth = Gauge(label: "latchkey_webhook_outbox_depth", dimensions: [], factory: factory)
+        webhookOldestPendingAge = Gauge(label: "latchkey_webhook_oldest_pending_seconds", dimensions: [], factory: factory)
+    }
+
+    /// Counts one webhook delivery attempt: `delivered`, `failed` or `dead`.
+    func recordWebhookAttempt(_ outcome: String) {
+        webhookAttempts[outcome]?.increment()
+    }
+
+    /// What the webhook outbox holds: pending deliveries, and the age of the oldest (0 with none).
+    func recordWebhookOutbox(_ status: WebhookOutboxStatus, now: Date = Date()) {
+        webhookOutboxDepth.record(status.depth)
+        webhookOldestPendingAge.record(status.oldestPendingAt.map { max(0, now.timeIntervalSince($0)) } ?? 0)
     }
 
     /// Counts one finished ceremony step: `ok`, or the check or reason that refused it.

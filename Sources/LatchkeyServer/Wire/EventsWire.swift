@@ -72,6 +72,8 @@ struct WebhookPayload: Encodable, Sendable {
 
 /// A page of events, newest first; `nextCursor` fetches the page after it (absent on the last).
 struct SecurityEventPage: Encodable, Sendable {
+    var status = "ok"
+    var errorMessage = ""
     var events: [SecurityEventSummary]
     var nextCursor: String?
 }
@@ -105,6 +107,8 @@ struct WebhookDeliverySummary: Encodable, Sendable {
 
 /// A page of deliveries, newest first.
 struct WebhookDeliveryPage: Encodable, Sendable {
+    var status = "ok"
+    var errorMessage = ""
     var deliveries: [WebhookDeliverySummary]
     var nextCursor: String?
 }

@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Foundation
+import LatchkeyStore
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+/// Sends the webhook outbox: claims due deliveries from the store under a lease, POSTs each with
+/// its Standard Webhooks signature, and records the outcome, retrying failures with exponential
+/// backoff and jitter until the delivery's retry window has passed, when it is dead.
+///
+/// Never lost: a delivery row is written in the transaction of its event and leaves the pending
+/// state only when its receiver answered 2xx, its window passed, or an admin acted. Never sent
+/// twice at once: a claim leases a delivery to one sender for ``lease`` (longer than a whole
+/// attempt may take, ``requestTimeout``), only unleased or expired deliveries are claimed, and an
+/// outcome is recorded only by the lease's owner. A sender that dies mid-attempt leaves its lease to
+/// run out; the delivery is then sent again, with the same `webhook-id`, so receivers deduplicate.
+struct WebhookDispatcher: Service {
+    let store: any SecurityEventStore
+    let signer: WebhookSigner
+    let metrics: LatchkeyMetrics
+    let logger: Logger
+    /// This process's name on its leases: host, process ID and a random part.
+    let owner: String
+    let client: HTTPClient
+
+    /// How long a claimed delivery is this sender's.
+    static let lease: TimeInterval = 30
+    /// The longest one attempt may take, connecting included.
+    static let requestTimeout: TimeAmount = .seconds(10)
+    /// Deliveries claimed and sent at once.
+    static let batchSize = 16
+    /// How often the outbox is polled when it had nothing due.
+    static let pollInterval: Duration = .seconds(1)
+    /// Bytes of a receiver's reply that are read; the rest is ignored.
+    static let maximumReplyBytes = 64 * 1024
+
+    init(store: any SecurityEventStore, signer: WebhookSigner, metrics: LatchkeyMetrics, logger: Logger) throws {
+        self.store = store
+        self.signer = signer
+        self.metrics = metrics
+        self.logger = logger
+        owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(try SecurityEventRecorder.newID().dropFirst(4).prefix(8))"
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(5), read: Self.requestTimeout))
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var lastStatus = ContinuousClock.now - .seconds(60)
+            while !Task.isCancelled {
+                var sent = 0
+                do {
+                    sent = try await sendDue()
+                    if ContinuousClock.now - lastStatus >= .seconds(10) {
+                        metrics.recordWebhookOutbox(try await store.webhookOutboxStatus())
+                        lastStatus = .now
+                    }
+                } catch {
+                    logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
+                }
+                // A full batch means more may be due at once.
+                if sent < Self.batchSize {
+                    do { try await Task.sleep(for: Self.pollInterval) } catch { break }
+                }
+            }
+        }
+        try? await client.shutdown()
+    }
+
+    /// Claims and sends one batch; returns how many deliveries it claimed.
+    func sendDue(now: Date = Date()) async throws -> Int {
+        let due = try await store.claimWebhookDeliveries(
+            owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize)
+        await withTaskGroup(of: Void.self) { group in
+            for (delivery, event) in due {
+                group.addTask { await attempt(delivery, of: event) }
+            }
+        }
+        return due.count
+    }
+
+    /// One attempt at one delivery, and its outcome recorded.
+    private func attempt(_ delivery: WebhookDelivery, of event: SecurityEvent) async {
+        let failure = await send(event, to: delivery.receiver)
+        let now = Date()
+        let outcome: WebhookAttemptOutcome
+        if let failure {
+            outcome = now >= delivery.retryUntil
+                ? .dead(error: failure)
+                : .retry(at: now.addingTimeInterval(Self.backoff(afterAttempts: delivery.attempts + 1)), error: failure)
+        } else {
+            outcome = .delivered
+        }
+        switch outcome {
+        case .delivered: metrics.recordWebhookAttempt("delivered")
+        case .retry: metrics.recordWebhookAttempt("failed")
+        case .dead:
+            metrics.recordWebhookAttempt("dead")
+            logger.error("webhook delivery dead after its retry window", metadata: [
+                "event": "\(event.id)", "receiver": "\(delivery.receiver)", "error": "\(failure ?? "")",
+            ])
+        }
+        do {
+            if try await !store.finishWebhookDelivery(id: delivery.id, owner: owner, outcome: outcome, now: now) {
+                logger.warning("webhook delivery lease lost before its outcome was recorded", metadata: ["event": "\(event.id)"])
+            }
+        } catch {
+            // The lease runs out and the delivery is sent again: at least once, never lost.
+            logger.warning("could not record a webhook delivery's outcome", metadata: ["event": "\(event.id)", "error": "\(error)"])
+        }
+    }
+
+    /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
+    private func send(_ event: SecurityEvent, to receiver: String) async -> String? {
+        do {
+            let body = Array(JSONResponse.body(WebhookPayload(event)).readableBytesView)
+            let timestamp = Int(Date().timeIntervalSince1970)
+            var request = HTTPClientRequest(url: receiver)
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "User-Agent", value: "Latchkey/\(LatchkeyServer.version)")
+            request.headers.add(name: "webhook-id", value: event.id)
+            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+            request.headers.add(name: "webhook-signature", value: try signer.signature(id: event.id, timestamp: timestamp, body: body))
+            request.body = .bytes(ByteBuffer(bytes: body))
+            let response = try await client.execute(request, timeout: Self.requestTimeout)
+            // Read a bounded part of the reply so the connection can be reused; its text is not kept.
+            _ = try? await response.body.collect(upTo: Self.maximumReplyBytes)
+            guard (200..<300).contains(response.status.code) else {
+                let redirect = (300..<400).contains(response.status.code) ? " (redirects are not followed)" : ""
+                return "HTTP \(response.status.code)\(redirect)"
+            }
+            return nil
+        } catch {
+            return String("\(error)".prefix(300))
+        }
+    }
+
+    /// Seconds before the next attempt after `attempts` failed ones: 5 s doubling up to an hour,
+    /// each spread by ±20 % so that receivers coming back are not met by every sender at once.
+    static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+        let base = min(5 * pow(2, Double(max(0, attempts - 1))), 3_600)
+        return base * Double.random(in: 0.8...1.2)
+    }
+}

@@ -1,0 +1,194 @@
+"""Security events end to end: the changes a person and a backend make are recorded with the
+change, readable in `/account/events` and `/admin/v1/events`, and delivered to a webhook receiver
+that verifies each delivery with the `standardwebhooks` library, at least once and in order per
+user, even when the receiver is down for a minute or the sender is killed mid-delivery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import urllib.parse
+
+import pytest
+import requests
+
+from backend import Backend, create_admin_key
+from conftest import LatchkeyServer, served
+from softauthn import b64url_decode
+from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
+from webhook_receiver import Receiver, new_secret, webhook_env
+
+ONE_PASSWORD = bytes.fromhex("bada5566a7aa401fbd9645619a55120d")
+
+
+@pytest.fixture(scope="module")
+def receiver():
+    secret = new_secret()
+    receiver = Receiver(secret).start()
+    receiver.secret = secret
+    yield receiver
+    receiver.stop()
+
+
+@pytest.fixture(scope="module")
+def hooked(receiver):
+    yield from served("events", webhook_env(receiver, receiver.secret))
+
+
+def admin_for(server: LatchkeyServer, name: str = "events") -> Backend:
+    key = create_admin_key(server, f"{name}-{os.urandom(3).hex()}")
+    return Backend(server.url, key, server.url + "/.well-known/jwks.json", server.origin, "localhost")
+
+
+def events_of(receiver: Receiver, username: str) -> list[dict]:
+    return [p for p in receiver.payloads() if p["data"].get("user", {}).get("username") == username]
+
+
+def test_a_persons_changes_are_events_in_the_store_and_at_the_receiver(hooked, receiver):
+    auth = hooked.authenticator()
+    username = new_username()
+    client, _, first, result = register(hooked, auth, username)
+    register(hooked, hooked.authenticator(aaguid=ONE_PASSWORD), username, client=client)
+    assert_ok(client.patch(f"/credentials/{first['id']}", {"name": "Work laptop"}))
+    listed = assert_ok(client.get("/credentials"))
+    second = [c for c in listed["credentials"] if c["id"] != first["id"]][0]
+    assert_ok(client.delete(f"/credentials/{second['id']}"))
+    other, _, _, r = sign_in(hooked, auth, username, credential=auth.credentials[b64url_decode(first["id"])])
+    assert_ok(r)
+    assert_ok(other.delete("/session"))
+
+    expected = ["user.created", "passkey.registered", "passkey.registered", "passkey.renamed", "passkey.removed",
+                "sign_in.succeeded", "session.ended"]
+    # Recent activity: the user's own history, newest first (read with the first session, still live).
+    mine = assert_ok(client.get("/account/events"))["events"]
+    assert [e["type"] for e in mine] == list(reversed(expected)), mine
+    registered = mine[-2]
+    assert registered["user"]["username"] == username
+    assert registered["credentialId"] == first["id"]
+    assert registered["authenticator"] == {"aaguid": "00000000-0000-0000-0000-000000000000", "name": "Passkey"}
+    assert registered["client"]["address"] == "127.0.0.1" and "python-requests" in registered["client"]["userAgent"]
+    assert registered["actor"] == {"type": "user"} and registered["requestId"]
+    assert mine[-4]["authenticator"]["name"] == "1Password" or mine[-3]["authenticator"]["name"] == "1Password"
+    assert mine[3]["detail"] == 'renamed to "Work laptop"'
+
+    # The admin API: the same events, filtered and paged.
+    backend = admin_for(hooked)
+    quoted = urllib.parse.quote(username)
+    page = backend.admin("GET", f"/events?user={quoted}&limit=3").json()
+    assert [e["type"] for e in page["events"]] == list(reversed(expected))[:3] and page["nextCursor"]
+    rest = backend.admin("GET", f"/events?user={quoted}&limit=10&cursor={page['nextCursor']}").json()
+    assert [e["type"] for e in rest["events"]] == list(reversed(expected))[3:] and "nextCursor" not in rest
+    only = backend.admin("GET", f"/events?user={quoted}&type=passkey.registered,passkey.removed").json()["events"]
+    assert [e["type"] for e in only] == ["passkey.removed", "passkey.registered", "passkey.registered"]
+    assert [e["id"] for e in mine] == [e["id"] for e in page["events"] + rest["events"]]
+
+    # The receiver got each one, signed, in order.
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= len(expected), 30, "the user's events")
+    delivered = events_of(receiver, username)
+    assert [p["type"] for p in delivered] == expected
+    assert [p["data"]["id"] for p in delivered] == [e["id"] for e in reversed(mine)]
+    assert all(p["timestamp"] == p["data"]["time"] for p in delivered)
+    assert receiver.refused == []
+
+
+def test_events_never_hold_secrets(hooked, receiver):
+    auth = hooked.authenticator()
+    username = new_username()
+    client, options, cred, result = register(hooked, auth, username)
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 2, 30, "the user's events")
+    texts = [str(p) for p in events_of(receiver, username)] + [client.get("/account/events").text]
+    secrets = [result["sessionToken"], result["idToken"], options["challenge"], cred["response"]["clientDataJSON"],
+               cred["response"]["attestationObject"], receiver.secret]
+    for text in texts:
+        for secret in secrets:
+            assert secret not in text
+
+
+def test_a_refused_sign_in_of_a_known_user_names_the_check(hooked):
+    auth = hooked.authenticator()
+    username = new_username()
+    client, _, cred, _ = register(hooked, auth, username)
+    _, _, _, r = sign_in(hooked, auth, username, origin="https://evil.example")
+    assert_failed(r, hooked, codes=(400,))
+    events = assert_ok(client.get("/account/events"))["events"]
+    assert events[0]["type"] == "sign_in.refused", events
+    assert "origin" in events[0]["detail"] and events[0]["credentialId"] == cred["id"]
+
+
+def test_backend_changes_name_the_admin_key(hooked, receiver):
+    backend = admin_for(hooked, "crm")
+    username = new_username()
+    backend.create_user(username)
+    backend.ticket(username)
+    assert backend.admin("DELETE", f"/users/{username}/sessions").status_code == 200
+    assert backend.admin("DELETE", f"/users/{username}").status_code == 200
+    events = backend.admin("GET", "/events?type=user.created,enrollment_ticket.issued,session.ended,account.deleted&limit=20").json()["events"]
+    mine = [e for e in events if e.get("user", {}).get("username") == username]
+    # The user had no session to end: no change, so no session.ended.
+    assert [e["type"] for e in mine] == ["account.deleted", "enrollment_ticket.issued", "user.created"]
+    assert all(e["actor"]["type"] == "admin" and e["actor"]["name"].startswith("crm-") for e in mine)
+    # The deleted user's history stays readable by handle.
+    handle = mine[0]["user"]["handle"]
+    by_handle = backend.admin("GET", f"/events?userHandle={handle}").json()["events"]
+    assert [e["id"] for e in by_handle] == [e["id"] for e in mine]
+    # Admin keys are made at the command line: the system acted.
+    keys = backend.admin("GET", "/events?type=admin_key.created&limit=200").json()["events"]
+    assert any(e["actor"] == {"type": "system", "name": "cli"} and "crm-" in e["detail"] for e in keys)
+
+
+def test_bad_queries_are_400_naming_the_parameter(hooked):
+    backend = admin_for(hooked)
+    for query, word in [("type=nope", "type"), ("since=yesterday", "since"), ("limit=0", "limit"), ("limit=500", "limit"),
+                        ("cursor=x", "cursor"), ("userHandle=%21", "userHandle")]:
+        reply = backend.admin("GET", f"/events?{query}")
+        assert reply.status_code == 400 and word in reply.json()["errorMessage"], (query, reply.text)
+    assert backend.admin("GET", "/events?user=nobody-here").status_code == 404
+    assert backend.admin("GET", "/webhook-deliveries?state=lost").status_code == 400
+    assert backend.admin("POST", "/webhook-deliveries/999999999/retry").status_code == 404
+    assert requests.get(hooked.url + "/admin/v1/events", timeout=10).status_code == 401
+    assert requests.get(hooked.url + "/account/events", timeout=10).status_code == 401
+
+
+def test_deliveries_are_listed_and_an_admin_can_send_one_again(hooked, receiver):
+    auth = hooked.authenticator()
+    username = new_username()
+    register(hooked, auth, username)
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 2, 30, "the user's events")
+    backend = admin_for(hooked)
+    delivered = backend.admin("GET", "/webhook-deliveries?state=delivered&limit=200").json()["deliveries"]
+    event_id = events_of(receiver, username)[0]["data"]["id"]
+    delivery = [d for d in delivered if d["eventId"] == event_id][0]
+    assert delivery["receiver"] == receiver.url and delivery["attempts"] >= 1 and delivery["deliveredAt"]
+    before = receiver.ids().count(event_id)
+    again = backend.admin("POST", f"/webhook-deliveries/{delivery['id']}/retry").json()
+    assert again["delivery"]["state"] == "pending"
+    receiver.wait_for(lambda r: r.ids().count(event_id) > before, 30, "the delivery sent again")
+
+
+def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
+    """Down means not listening at all; 100 events are made while it is, by 50 new users."""
+    secret = new_secret()
+    down = Receiver(secret)
+    for srv in served("outage", webhook_env(down, secret)):
+        backend = admin_for(srv)
+        started = time.monotonic()
+        usernames = [new_username() for _ in range(50)]
+        for username in usernames:
+            register(srv, srv.authenticator(), username)
+        assert time.monotonic() - started < 60
+        time.sleep(max(0.0, 60 - (time.monotonic() - started)))
+        down.start()
+        try:
+            # 100 user events (and the event of the first signing key, made at start).
+            down.wait_for(lambda r: sum(len(events_of(r, name)) for name in usernames) >= 100, 120, "100 events")
+            ids = [p["data"]["id"] for name in usernames for p in events_of(down, name)]
+            assert len(ids) == len(set(ids)) == 100
+            for username in usernames:
+                assert [p["type"] for p in events_of(down, username)][:2] == ["user.created", "passkey.registered"]
+            # Nothing is left behind: the outbox empties (the system's own events go too).
+            down.wait_for(
+                lambda r: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 60,
+                "an empty outbox")
+        finally:
+            down.stop()

@@ -1,0 +1,103 @@
+"""A webhook receiver as a backend would run one: it verifies every delivery with the
+`standardwebhooks` library from PyPI (not Latchkey's code), and keeps the verified ones.
+
+It can be down (not listening at all) and come back on the same port, answer with an error, or
+hold each request for a while before answering (to kill a sender mid-delivery)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from conftest import free_port
+
+
+def new_secret() -> str:
+    return "whsec_" + base64.b64encode(os.urandom(32)).decode()
+
+
+class Receiver:
+    """Verified deliveries, in arrival order, as (webhook-id, payload) pairs."""
+
+    def __init__(self, secret: str, port: int | None = None):
+        self.verifier = Webhook(secret)
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}/hooks/latchkey"
+        self.deliveries: list[tuple[str, dict]] = []
+        self.refused: list[str] = []
+        self.lock = threading.Lock()
+        self.status = 204
+        self.hold_seconds = 0.0
+        self.requests_seen = 0
+        self._server: ThreadingHTTPServer | None = None
+
+    def start(self) -> "Receiver":
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                length = int(self.headers.get("Content-Length", "0"))
+                body = self.rfile.read(length)
+                with receiver.lock:
+                    receiver.requests_seen += 1
+                if receiver.hold_seconds:
+                    time.sleep(receiver.hold_seconds)
+                try:
+                    payload = receiver.verifier.verify(body, dict(self.headers.items()))
+                except WebhookVerificationError as error:
+                    with receiver.lock:
+                        receiver.refused.append(str(error))
+                    self.send_response(400)
+                    self.end_headers()
+                    return
+                if receiver.status < 300:
+                    with receiver.lock:
+                        receiver.deliveries.append((self.headers["webhook-id"], payload))
+                self.send_response(receiver.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def ids(self) -> list[str]:
+        with self.lock:
+            return [delivery_id for delivery_id, _ in self.deliveries]
+
+    def payloads(self) -> list[dict]:
+        with self.lock:
+            return [payload for _, payload in self.deliveries]
+
+    def wait_for(self, predicate, timeout: float, what: str):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate(self):
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"the receiver did not get {what} in {timeout:.0f} s: "
+                             f"{len(self.deliveries)} verified, refused {self.refused[:3]}")
+
+    def wait_for_events(self, count: int, timeout: float = 30):
+        self.wait_for(lambda r: len(set(r.ids())) >= count, timeout, f"{count} distinct events")
+
+
+def webhook_env(receiver: Receiver, secret: str) -> dict:
+    return {"LATCHKEY_WEBHOOK_URLS": receiver.url, "LATCHKEY_WEBHOOK_SECRET": secret,
+            "LATCHKEY_WEBHOOK_ALLOW_HTTP": "true"}
