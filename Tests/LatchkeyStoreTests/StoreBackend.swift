@@ -7,7 +7,11 @@ import Testing
 /// that makes a fresh, empty store each time it is called.
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
-    let make: @Sendable () async throws -> any LatchkeyStore
+    /// A fresh store that writes a webhook delivery of each event for every receiver of the outbox.
+    let makeWithOutbox: @Sendable (WebhookOutbox) async throws -> any LatchkeyStore
+
+    /// A fresh store without webhook receivers.
+    func make() async throws -> any LatchkeyStore { try await makeWithOutbox(.none) }
 
     var testDescription: String { name }
 
@@ -15,9 +19,9 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     /// (`LATCHKEY_TEST_POSTGRES_URL`, see ``TestPostgres``); its cases fail without one unless
     /// `LATCHKEY_TEST_SKIP_POSTGRES=1` leaves them out.
     static let all: [StoreBackend] = [
-        StoreBackend(name: "SQLite", make: { try SQLiteStore(path: TemporaryDatabase.newPath()) }),
+        StoreBackend(name: "SQLite", makeWithOutbox: { try SQLiteStore(path: TemporaryDatabase.newPath(), webhooks: $0) }),
     ] + (TestPostgres.skipped ? [] : [
-        StoreBackend(name: "PostgreSQL", make: { try await TestPostgres.makeStore() }),
+        StoreBackend(name: "PostgreSQL", makeWithOutbox: { try await TestPostgres.makeStore(webhooks: $0) }),
     ])
 }
 

@@ -54,13 +54,13 @@ enum TestPostgres {
     }
 
     /// A migrated store on a new database, closed when the test ends.
-    static func makeStore() async throws -> PostgresStore {
-        try await open(try await makeDatabase())
+    static func makeStore(webhooks: WebhookOutbox = .none) async throws -> PostgresStore {
+        try await open(try await makeDatabase(), webhooks: webhooks)
     }
 
     /// Opens a store (migrating its database), closed when the test ends.
-    static func open(_ configuration: PostgresStore.Configuration) async throws -> PostgresStore {
-        let store = try await PostgresStore.open(configuration, logger: logger)
+    static func open(_ configuration: PostgresStore.Configuration, webhooks: WebhookOutbox = .none) async throws -> PostgresStore {
+        let store = try await PostgresStore.open(configuration, logger: logger, webhooks: webhooks)
         TestDatabases.current?.opened(store)
         return store
     }

@@ -6,7 +6,9 @@ After every kill, with the process dead, the database is read directly (SQLite: 
 file and its WAL, opened with Python's sqlite3, so the server's own recovery still sees the file as
 the crash left it; PostgreSQL: psql) and checked against what the server acknowledged:
 `PRAGMA integrity_check` is `ok` and `PRAGMA foreign_key_check` empty; no half-written record
-(a user without a passkey, a passkey or session without its user); every registration answered "ok"
+(a user without a passkey, a passkey or session without its user, a change without its security event
+or an event without its change: each stored passkey has one `passkey.registered` event and as many
+`sign_in.succeeded` events as its counter's steps); every registration answered "ok"
 is there with its user, every removal answered "ok" is gone; a request whose answer never came
 (the kill cut it) left all of its writes or none; and each passkey's stored sign counter is at
 least the highest counter the server acknowledged and at most the highest one sent.
@@ -32,6 +34,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -376,6 +379,10 @@ class Snapshot:
     credentials: dict  # hex credential ID -> (owner handle, sign counter)
     session_owners: list  # the user handle of every session
     problems: list  # what the database engine itself reports (integrity, foreign keys)
+    # (type, hex credential ID or "", user handle or b"", time) of every security event
+    events: list = field(default_factory=list)
+    # hex credential ID -> the time of its last recorded sign-in, for those signed in with
+    last_used: dict = field(default_factory=dict)
 
 
 def sqlite_snapshot(database: Path) -> Snapshot:
@@ -407,11 +414,17 @@ def sqlite_snapshot(database: Path) -> Snapshot:
             credentials = {bytes(i).hex(): (bytes(h), count) for i, h, count in
                            connection.execute("SELECT id, user_handle, sign_count FROM credentials")}
             sessions = [bytes(h) for (h,) in connection.execute("SELECT user_handle FROM sessions")]
+            last_used = {bytes(i).hex(): used for i, used in
+                         connection.execute("SELECT id, last_used_at FROM credentials WHERE last_used_at IS NOT NULL")}
+            events = []
+            if connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'security_events'").fetchone()[0]:
+                events = [(kind, bytes(c or b"").hex(), bytes(h or b""), at) for kind, c, h, at in
+                          connection.execute("SELECT type, credential_id, user_handle, occurred_at FROM security_events")]
         except sqlite3.DatabaseError as error:
             raise AssertionError(f"the database the kill left cannot be read: {error} {problems}") from error
         finally:
             connection.close()
-    return Snapshot(users, credentials, sessions, problems)
+    return Snapshot(users, credentials, sessions, problems, events, last_used)
 
 
 def psql_rows(url: str, query: str) -> list[list[str]]:
@@ -429,10 +442,18 @@ def postgres_snapshot(url: str) -> Snapshot:
         SELECT 'u', encode(handle, 'hex'), encode(username, 'hex') FROM users
         UNION ALL SELECT 'c', encode(id, 'hex'), encode(user_handle, 'hex') || ':' || sign_count FROM credentials
         UNION ALL SELECT 's', encode(user_handle, 'hex'), '' FROM sessions
+        UNION ALL SELECT 'e', type, coalesce(encode(credential_id, 'hex'), '') || ':' || coalesce(encode(user_handle, 'hex'), '')
+            || ':' || extract(epoch FROM occurred_at) FROM security_events
+        UNION ALL SELECT 'l', encode(id, 'hex'), extract(epoch FROM last_used_at)::text FROM credentials WHERE last_used_at IS NOT NULL
         """
-    users, credentials, sessions = {}, {}, []
+    users, credentials, sessions, events, last_used = {}, {}, [], [], {}
     for kind, first, second in psql_rows(url, query):
-        if kind == "u":
+        if kind == "e":
+            credential, handle, at = second.split(":")
+            events.append((first, credential, bytes.fromhex(handle), at))
+        elif kind == "l":
+            last_used[first] = second
+        elif kind == "u":
             users[bytes.fromhex(first)] = bytes.fromhex(second).decode("utf-8")
         elif kind == "c":
             owner, count = second.split(":")
@@ -441,7 +462,7 @@ def postgres_snapshot(url: str) -> Snapshot:
             sessions.append(bytes.fromhex(first))
     # PostgreSQL enforces the foreign keys itself and has no integrity_check; the checks below look
     # for orphans all the same.
-    return Snapshot(users, credentials, sessions, [])
+    return Snapshot(users, credentials, sessions, [], events, last_used)
 
 
 def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
@@ -456,6 +477,27 @@ def check_snapshot(snapshot: Snapshot, ledger: Ledger, when: str) -> None:
                  if handle not in snapshot.users]
     problems += [f"a session of user {handle.hex()[:16]} who does not exist" for handle in snapshot.session_owners
                  if handle not in snapshot.users]
+
+    # Each change and its security event are written together: both there, or both absent.
+    registered = Counter(c for kind, c, _, _ in snapshot.events if kind == "passkey.registered")
+    created = Counter(h for kind, _, h, _ in snapshot.events if kind == "user.created")
+    sign_ins: dict = {}
+    for kind, cid, _, at in snapshot.events:
+        if kind == "sign_in.succeeded":
+            sign_ins.setdefault(cid, []).append(at)
+    for cid, (_, count) in snapshot.credentials.items():
+        if registered[cid] != 1:
+            problems.append(f"passkey {cid[:16]} is stored with {registered[cid]} passkey.registered events, not 1")
+        # Each recorded sign-in moves the counter (from 0, by at least 1) and writes its event at the
+        # time it stores as the passkey's last use: the latest event is that sign-in, no later one exists.
+        times = sign_ins.get(cid, [])
+        if len(times) > count:
+            problems.append(f"passkey {cid[:16]}: {len(times)} sign_in.succeeded events, but its counter is only {count}")
+        used = snapshot.last_used.get(cid)
+        if (used is None) != (not times) or (times and max(times, key=float) != used):
+            problems.append(f"passkey {cid[:16]}: last sign-in stored at {used}, sign_in.succeeded events at {sorted(times)[-3:]}")
+    problems += [f"user {name!r} is stored with {created[handle]} user.created events, not 1"
+                 for handle, name in snapshot.users.items() if created[handle] != 1]
 
     known, known_passkeys = set(), set()
     for account in ledger.accounts:

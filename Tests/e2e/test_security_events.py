@@ -15,8 +15,9 @@ import requests
 
 from backend import Backend, create_admin_key
 from conftest import LatchkeyServer, served
-from softauthn import b64url_decode
+from softauthn import SoftAuthenticator, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
 from webhook_receiver import Receiver, new_secret, webhook_env
 
 ONE_PASSWORD = bytes.fromhex("bada5566a7aa401fbd9645619a55120d")
@@ -192,3 +193,84 @@ def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
                 "an empty outbox")
         finally:
             down.stop()
+
+
+def hold_deliveries(receiver: Receiver) -> None:
+    """Each delivery waits 3 s at the receiver and then fails (503): one held when its sender dies is not received."""
+    receiver.hold_seconds = 3
+    receiver.status = 503
+
+
+def kill_mid_delivery(victim: LatchkeyServer, receiver: Receiver, requests: int) -> set[str]:
+    """Waits until the receiver holds `requests` deliveries (the first event of every user, and
+    the system's first), then SIGKILLs `victim` while they are in flight, and lets the receiver
+    accept what comes next; returns the IDs that were in flight."""
+    receiver.wait_for(lambda r: r.requests_seen >= requests, 30, f"{requests} deliveries in flight")
+    with receiver.lock:
+        held = {delivery_id for delivery_id, count in receiver.in_flight.items() if count > 0}
+    victim.proc.send_signal(signal.SIGKILL)
+    victim.proc.wait(timeout=30)
+    receiver.hold_seconds = 0
+    receiver.status = 204
+    return held
+
+
+def register_users(srv: LatchkeyServer, count: int) -> list[str]:
+    usernames = [new_username() for _ in range(count)]
+    for username in usernames:
+        register(srv, srv.authenticator(), username)
+    return usernames
+
+
+def assert_each_event_arrived(receiver: Receiver, usernames: list[str]) -> None:
+    """Every event of these users arrived at least once; any repeat carried the same webhook-id and
+    body, and no delivery was ever being sent twice at once."""
+    receiver.wait_for(lambda r: all(len({p["data"]["id"] for p in events_of(r, u)}) >= 2 for u in usernames), 90,
+                      "every user's two events")
+    by_id: dict = {}
+    for delivery_id, payload in receiver.deliveries:
+        assert delivery_id == payload["data"]["id"]
+        assert by_id.setdefault(delivery_id, payload) == payload, "a repeat with another body"
+    for username in usernames:
+        first_arrivals = list(dict.fromkeys((p["data"]["id"], p["type"]) for p in events_of(receiver, username)))
+        assert [kind for _, kind in first_arrivals][:2] == ["user.created", "passkey.registered"]
+    assert receiver.sent_twice_at_once == set()
+
+
+def test_a_sender_killed_mid_delivery_loses_nothing_on_sqlite(tmp_path):
+    secret = new_secret()
+    receiver = Receiver(secret).start()
+    hold_deliveries(receiver)
+    try:
+        for srv in served("killed-sender", webhook_env(receiver, secret)):
+            usernames = register_users(srv, 5)
+            held = kill_mid_delivery(srv, receiver, requests=6)
+            assert len(held) >= 5 and not held & set(receiver.ids())
+            # The same database again: the dead process's leases run out and the new one sends.
+            srv.start()
+            assert_each_event_arrived(receiver, usernames)
+            assert held <= set(receiver.ids())
+    finally:
+        receiver.stop()
+
+
+def test_a_sender_killed_mid_delivery_loses_nothing_with_two_instances_on_postgres(server_factory, postgres_url):
+    secret = new_secret()
+    receiver = Receiver(secret).start()
+    hold_deliveries(receiver)
+    env = {**webhook_env(receiver, secret), "LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": "http://localhost"}
+    try:
+        a = server_factory("sender-a", env)
+        usernames = [new_username() for _ in range(6)]
+        for username in usernames:
+            register(a, SoftAuthenticator(origin="http://localhost", rp_id="localhost"), username)
+        # A has leased every user's first delivery when B starts, and dies with them in flight.
+        receiver.wait_for(lambda r: r.requests_seen >= 7, 30, "A's deliveries in flight")
+        server_factory("sender-b", env)
+        held = kill_mid_delivery(a, receiver, requests=7)
+        assert len(held) >= 6 and not held & set(receiver.ids())
+        # B alone is left: it takes over A's deliveries when their leases run out.
+        assert_each_event_arrived(receiver, usernames)
+        assert held <= set(receiver.ids())
+    finally:
+        receiver.stop()

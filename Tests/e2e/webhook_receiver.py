@@ -35,6 +35,9 @@ class Receiver:
         self.status = 204
         self.hold_seconds = 0.0
         self.requests_seen = 0
+        # webhook-id -> requests for it being handled right now; any id ever above 1 was sent twice at once.
+        self.in_flight: dict[str, int] = {}
+        self.sent_twice_at_once: set[str] = set()
         self._server: ThreadingHTTPServer | None = None
 
     def start(self) -> "Receiver":
@@ -44,8 +47,19 @@ class Receiver:
             def do_POST(self):  # noqa: N802 (http.server's name)
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
+                delivery_id = self.headers.get("webhook-id", "")
                 with receiver.lock:
                     receiver.requests_seen += 1
+                    receiver.in_flight[delivery_id] = receiver.in_flight.get(delivery_id, 0) + 1
+                    if receiver.in_flight[delivery_id] > 1:
+                        receiver.sent_twice_at_once.add(delivery_id)
+                try:
+                    self.handle_delivery(body)
+                finally:
+                    with receiver.lock:
+                        receiver.in_flight[delivery_id] -= 1
+
+            def handle_delivery(self, body: bytes):
                 if receiver.hold_seconds:
                     time.sleep(receiver.hold_seconds)
                 try:
