@@ -73,14 +73,13 @@ extension PostgresStore {
     /// was written.
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
         let outbox = webhooks
-        // With events, the statement and the events share a transaction (two more round trips).
-        let recorded = signIn.events.isEmpty
-            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn)).first
+        // One event (what a sign-in makes) is written by the statement itself; more share a transaction.
+        let recorded = signIn.events.count <= 1
+            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn, event: signIn.events.first, outbox: outbox)).first
             : try await transaction { connection in
                 var outcome: SignInStatements.RecordSignIn.Row?
-                for try await row in try await connection.execute(SignInStatements.RecordSignIn(signIn: signIn), logger: Self.silent) {
-                    outcome = row
-                }
+                let statement = SignInStatements.RecordSignIn(signIn: signIn, event: nil, outbox: outbox)
+                for try await row in try await connection.execute(statement, logger: Self.silent) { outcome = row }
                 if let outcome, outcome.recorded { try await Self.insert(signIn.events, outbox: outbox, on: connection) }
                 return outcome
             }

@@ -112,7 +112,7 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v2"
+        static let name = "latchkey_record_sign_in_v3"
         static let sql = """
             WITH consumed AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $12 RETURNING 1
@@ -126,18 +126,31 @@ enum SignInStatements {
                 SELECT $8, user_handle, $9, $10 FROM signed_in
             ), ended AS (
                 DELETE FROM sessions WHERE token_hash = ANY($11) AND EXISTS (SELECT FROM signed_in)
+            ), event AS (
+                INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid,
+                    authenticator_name, client_address, user_agent, request_id, actor, detail)
+                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22 FROM signed_in WHERE $13 IS NOT NULL
+                RETURNING id, occurred_at, user_handle
+            ), deliveries AS (
+                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
+                SELECT event.id, receiver, event.user_handle, 'pending', event.occurred_at, event.occurred_at, $23
+                FROM event, unnest($24::text[]) AS receiver
             )
             SELECT EXISTS (SELECT FROM consumed), EXISTS (SELECT FROM signed_in), c.user_handle
             FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5
             """
         static let bindingDataTypes = [
             int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray, bytea,
+            text, text, bytea, bytea, text, text, text, text, text, bytea, timestamptz, PostgresDataType.textArray, timestamptz, bytea,
         ]
 
         let signIn: CompletedSignIn
+        /// The sign-in's one event, written with it (and its deliveries to `outbox`'s receivers).
+        let event: SecurityEvent?
+        let outbox: WebhookOutbox
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 12)
+            var bindings = PostgresBindings(capacity: 26)
             bindings.append(Int64(signIn.signCount))
             bindings.append(signIn.backedUp)
             bindings.append(signIn.userVerified)
@@ -150,6 +163,20 @@ enum SignInStatements {
             bindings.append(signIn.session.expiresAt)
             bindings.append(signIn.endingSessions.map(\.bytea))
             bindings.append(signIn.challengeHash.bytea)
+            bindings.append(event?.id)
+            bindings.append(event?.type.rawValue)
+            bindings.append(event?.username?.utf8Bytea)
+            bindings.append(event?.aaguid?.bytea)
+            bindings.append(event?.authenticatorName)
+            bindings.append(event?.clientAddress)
+            bindings.append(event?.userAgent)
+            bindings.append(event?.requestID)
+            bindings.append(event?.actor.storedText)
+            bindings.append(event?.detail?.utf8Bytea)
+            bindings.append(signIn.at.addingTimeInterval(outbox.retryWindow))
+            bindings.append(outbox.receivers)
+            bindings.append(event?.occurredAt)
+            bindings.append(event?.credentialID?.bytea)
             return bindings
         }
 

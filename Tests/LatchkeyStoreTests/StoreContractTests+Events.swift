@@ -52,6 +52,30 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aSignInAndItsEventAreWrittenTogether(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        let passkey = Fixtures.credential(1, of: alice, signCount: 3)
+        try await store.registerNew(alice, with: passkey)
+        var signIn = Fixtures.signIn(passkey, from: 3, to: 4, session: Fixtures.session(1, of: alice))
+        var event = Self.event(.signInSucceeded, 1, user: alice, at: 5)
+        event.credentialID = passkey.id
+        signIn.events = [event]
+        #expect(try await store.recordAnswered(signIn) == .recorded)
+        // The same counter again: the sign-in is refused, and its event is not written.
+        var stale = Fixtures.signIn(passkey, from: 3, to: 5, session: Fixtures.session(2, of: alice))
+        stale.events = [Self.event(.signInSucceeded, 2, user: alice, at: 5)]
+        #expect(try await store.recordAnswered(stale) == .counterMoved)
+
+        let events = try await store.securityEvents(SecurityEventQuery(limit: 10))
+        #expect(events.map(\.id) == ["evt_sign_in.succeeded_1"])
+        let stored = try #require(events.first)
+        #expect(stored.occurredAt == signIn.at && stored.credentialID == passkey.id && stored.userHandle == alice.handle)
+        #expect(stored.username == "alice" && stored.authenticatorName == "iCloud Keychain" && stored.detail == "tag 1")
+        #expect(try await store.webhookOutboxStatus().depth == 2, "one delivery per receiver")
+    }
+
+    @Test(arguments: StoreBackend.all)
     func eventPagesFilterAndPageNewestFirst(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)
