@@ -400,6 +400,7 @@
     who.textContent = 'Not signed in';
     $('passkeys').replaceChildren();
     $('passkeys').dataset.count = '0';
+    activity.clear();
     $('signed-in-view').hidden = true;
     $('signed-out-panel').hidden = false;
   }
@@ -432,8 +433,168 @@
     current.rpId = list.rpId || current.rpId;
     current.credentials = list.credentials;
     showSignedIn(current);
+    // The history is shown with the list; its failure is shown in its section, not as the outcome.
+    await activity.refresh();
     return current;
   }
+
+  // ---- recent activity ----------------------------------------------------------------------
+  // The signed-in user's security events (GET /account/events), newest first, a page at a time.
+  // Each refresh of the view shows the newest page again; "Show more" appends the next page.
+
+  /** Swift's debugDescription of a string (`"Work \"laptop\""`) as the string itself. */
+  function unquoteSwift(quoted) {
+    if (quoted.length < 2 || quoted[0] !== '"' || quoted[quoted.length - 1] !== '"') return quoted;
+    const escapes = { 0: '\0', t: '\t', n: '\n', r: '\r', '"': '"', "'": "'", '\\': '\\' };
+    return quoted.slice(1, -1).replace(/\\(u\{([0-9a-fA-F]{1,8})\}|.)/g, (whole, escape, hex) => {
+      if (hex) {
+        const code = parseInt(hex, 16);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      return Object.prototype.hasOwnProperty.call(escapes, escape) ? escapes[escape] : whole;
+    });
+  }
+
+  /** The passkey an event is about: its name here now, else its provider's; '' when neither is known. */
+  function eventPasskeyName(event) {
+    const known = account && event.credentialId
+      ? account.credentials.find((c) => c.id === event.credentialId) : null;
+    if (known && known.name) return known.name;
+    return (event.authenticator && event.authenticator.name) || '';
+  }
+
+  /** One event as a sentence for a person. */
+  function activitySentence(event) {
+    const detail = typeof event.detail === 'string' ? event.detail : '';
+    const passkey = eventPasskeyName(event);
+    const dashed = (text) => (passkey ? `${text} — ${passkey}` : text);
+    switch (event.type) {
+      case 'user.created':
+        return 'Account created';
+      case 'passkey.registered':
+        return dashed(detail === 'conditional' ? 'Passkey added automatically by your browser' : 'Passkey added');
+      case 'passkey.renamed': {
+        const renamed = /^renamed to (".*")$/s.exec(detail);
+        return renamed ? `Passkey renamed to “${unquoteSwift(renamed[1])}”` : dashed('Passkey renamed');
+      }
+      case 'passkey.removed':
+        return dashed('Passkey removed');
+      case 'passkey.counter_regressed':
+        return dashed('Warning: a sign-in counter went backwards; this passkey may have been copied');
+      case 'device_key.enrolled':
+        return detail === 'app attested' ? 'Device key added (app attested)' : 'Device key added';
+      case 'device_key.removed':
+        return 'Device key removed';
+      case 'sign_in.succeeded':
+        if (detail === 'device key') return 'Signed in with a device key';
+        return passkey ? `Signed in with ${passkey}` : 'Signed in';
+      case 'sign_in.refused': {
+        const what = passkey ? `Sign-in with ${passkey} refused` : 'Sign-in refused';
+        return detail ? `${what}: ${detail}` : what;
+      }
+      case 'session.ended':
+        if (detail === 'signed out') return 'Signed out';
+        if (detail === 'every session ended by an admin') return 'Signed out everywhere by an administrator';
+        return detail ? `Session ended: ${detail}` : 'Session ended';
+      case 'account.deleted':
+        return 'Account deleted';
+      case 'enrollment_ticket.issued':
+        return detail ? `Enrollment link issued (${detail})` : 'Enrollment link issued';
+      case 'enrollment_ticket.used':
+        return 'Enrollment link used';
+      default:
+        return detail ? `${event.type}: ${detail}` : String(event.type);
+    }
+  }
+
+  function actorText(actor) {
+    if (!actor || actor.type === 'user') return '';
+    if (actor.type === 'admin') return actor.name ? `by admin key “${actor.name}”` : 'by an administrator';
+    if (actor.type === 'system') return actor.name ? `by Latchkey (${actor.name})` : 'by Latchkey';
+    return '';
+  }
+
+  function activityItem(event) {
+    const item = $('activity-template').content.firstElementChild.cloneNode(true);
+    item.dataset.type = String(event.type);
+    item.dataset.eventId = String(event.id);
+    if (event.credentialId) item.dataset.credentialId = event.credentialId;
+    item.querySelector('.activity-text').textContent = activitySentence(event);
+    showTime(item.querySelector('.activity-time'), event.time, 'unknown time');
+    const client = event.client || {};
+    const where = item.querySelector('.activity-client');
+    where.textContent = client.address ? `from ${client.address}` : '';
+    if (client.userAgent) where.title = client.userAgent;
+    item.querySelector('.activity-actor').textContent = actorText(event.actor);
+    return item;
+  }
+
+  const activity = {
+    cursor: null,
+    // Bumped by every refresh and clear, so a page that arrives late is dropped.
+    generation: 0,
+
+    setState(state) { $('activity').dataset.state = state; },
+
+    show({ events, nextCursor }, append) {
+      const list = $('activity');
+      const items = (Array.isArray(events) ? events : []).map(activityItem);
+      if (append) list.append(...items); else list.replaceChildren(...items);
+      list.dataset.count = String(list.children.length);
+      this.cursor = typeof nextCursor === 'string' && nextCursor ? nextCursor : null;
+      $('activity-more').hidden = this.cursor === null;
+      $('activity-empty').hidden = list.children.length > 0;
+      $('activity-error').hidden = true;
+      this.setState('ready');
+    },
+
+    failed(err) {
+      const error = $('activity-error');
+      error.textContent = `Recent activity could not be loaded: ${describeError(err)}`;
+      error.hidden = false;
+      this.setState('error');
+    },
+
+    /** The newest page; never throws. */
+    async refresh() {
+      const generation = ++this.generation;
+      this.setState('loading');
+      try {
+        const page = await api('GET', '/account/events');
+        if (generation === this.generation) this.show(page, false);
+      } catch (err) {
+        if (generation === this.generation) this.failed(err);
+      }
+    },
+
+    /** The page after the ones shown. */
+    async more() {
+      if (!this.cursor) return;
+      const generation = this.generation;
+      const button = $('activity-more');
+      button.disabled = true;
+      this.setState('loading');
+      try {
+        const page = await api('GET', `/account/events?cursor=${encodeURIComponent(this.cursor)}`);
+        if (generation === this.generation) this.show(page, true);
+      } catch (err) {
+        if (generation === this.generation) this.failed(err);
+      } finally {
+        button.disabled = busy;
+      }
+    },
+
+    clear() {
+      this.generation++;
+      this.cursor = null;
+      $('activity').replaceChildren();
+      $('activity').dataset.count = '0';
+      $('activity-more').hidden = true;
+      $('activity-empty').hidden = true;
+      $('activity-error').hidden = true;
+      this.setState('idle');
+    },
+  };
 
   // ---- ceremonies -------------------------------------------------------------------------
 
@@ -797,6 +958,8 @@
       $('delete-account-confirm').hidden = false;
       $('delete-account-no').focus();
     });
+    $('activity-more').addEventListener('click', () => { activity.more(); });
+
     $('delete-account-no').addEventListener('click', () => { $('delete-account-confirm').hidden = true; });
     $('delete-account-yes').addEventListener('click', () => {
       run('Deleting the account', deleteAccount);

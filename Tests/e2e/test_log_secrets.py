@@ -1,4 +1,4 @@
-"""No secret reaches a log line: a server logging everything (trace, JSON) runs registrations,
+"""No secret reaches a log line, a security event or a webhook body: a server logging everything (trace, JSON) runs registrations,
 sign-ins, management calls and failures, and then its whole standard output and error are searched
 for every session token, challenge, credential private key, clientDataJSON, signature, attestation
 object, authenticator data, full credential ID and the metrics token it handled, in every encoding
@@ -21,6 +21,7 @@ from backend import create_admin_key, latchkey_command
 from softauthn import b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
+from webhook_receiver import Receiver, new_secret, webhook_env
 
 METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(24)
 
@@ -96,11 +97,22 @@ def database(request, tmp_path):
 
 
 def test_no_secret_appears_in_any_log_line(server_factory, database):
+    webhook_secret = new_secret()
+    receiver = Receiver(webhook_secret).start()
+    try:
+        no_secret_in_logs_events_or_webhooks(server_factory, database, receiver, webhook_secret)
+    finally:
+        receiver.stop()
+
+
+def no_secret_in_logs_events_or_webhooks(server_factory, database, receiver, webhook_secret):
     server = server_factory("log-secrets", {
         "LATCHKEY_LOG_LEVEL": "trace", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN,
-        "LATCHKEY_DATABASE": database})
+        "LATCHKEY_DATABASE": database, **webhook_env(receiver, webhook_secret)})
     found = Secrets()
     found.add("metrics token", METRICS_TOKEN)
+    found.found[webhook_secret] = "webhook secret"
+    found.add("webhook secret bytes", base64.b64decode(webhook_secret.removeprefix("whsec_")))
     password = urllib.parse.urlsplit(database).password
     if password:
         found.found[password] = "database password"
@@ -207,6 +219,17 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
                 serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
             found.add("private key PKCS#8", pem)
 
+    # The security events, as the admin API and the webhook receiver got them: they name users and
+    # passkeys (handles and credential IDs are theirs to carry), never anything secret.
+    reader_key = create_admin_key(server, "events-reader")
+    found.add("admin key", reader_key)
+    listed_events = requests.get(f"{server.url}/admin/v1/events?limit=200", headers={"Authorization": f"Bearer {reader_key}"},
+                                 timeout=10).json()["events"]
+    assert {"passkey.registered", "sign_in.succeeded", "sign_in.refused", "passkey.renamed", "passkey.removed",
+            "account.deleted", "enrollment_ticket.used", "admin_key.revoked", "signing_key.rotated"} <= {e["type"] for e in listed_events}
+    receiver.wait_for(lambda r: len(set(r.ids())) >= len(listed_events), 60, "every event")
+    event_texts = [json.dumps(event) for event in listed_events] + [json.dumps(payload) for payload in receiver.payloads()]
+
     # The token signing keys the store holds.
     pems = signing_keys(database)
     assert len(pems) == 2, "the first key and the rotated-in one"
@@ -229,3 +252,7 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
 
     leaks = [(what, line) for line in lines for secret, what in found.found.items() if secret in line]
     assert not leaks, "secrets in the log:\n" + "\n".join(f"{what}: {line[:300]}" for what, line in leaks[:20])
+    named = ("id", "userHandle")
+    leaks = [(what, text) for text in event_texts for secret, what in found.found.items()
+             if secret in text and not what.endswith(named)]
+    assert not leaks, "secrets in events:\n" + "\n".join(f"{what}: {text[:300]}" for what, text in leaks[:20])

@@ -182,7 +182,7 @@ def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
         down.start()
         try:
             # 100 user events (and the event of the first signing key, made at start).
-            down.wait_for(lambda r: sum(len(events_of(r, name)) for name in usernames) >= 100, 120, "100 events")
+            down.wait_for(lambda r: sum(len(events_of(r, name)) for name in usernames) >= 100, 200, "100 events")
             ids = [p["data"]["id"] for name in usernames for p in events_of(down, name)]
             assert len(ids) == len(set(ids)) == 100
             for username in usernames:
