@@ -383,8 +383,34 @@ struct ConfigurationTests {
         #expect(loaded.summary.contains { $0.contains("metricsToken") && $0.contains("<redacted>") })
     }
 
+    @Test func theWebhookSecretIsRedactedAndChecked() throws {
+        let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+        let loaded = try ConfigurationLoader.load(
+            environment: ["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": secret],
+            defaultFile: Self.noFile)
+        #expect(loaded.configuration.webhookSecret == secret && loaded.configuration.webhookURLs == ["https://hooks.example/latchkey"])
+        #expect(!loaded.summary.joined().contains(String(secret.dropFirst(6))))
+        for (environment, problem) in [
+            (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey"], "webhookSecret (default): is required when webhookURLs are set"),
+            (["LATCHKEY_WEBHOOK_URLS": "http://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": secret], "must use https"),
+            (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "hunter2hunter2"], "whsec_"),
+        ] {
+            let error = #expect(throws: ConfigurationError.self) {
+                try ConfigurationLoader.load(environment: environment, defaultFile: Self.noFile)
+            }
+            #expect(error?.message.contains(problem) == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("hunter2") == false, "the secret is never shown")
+        }
+        let loopback = try ConfigurationLoader.load(
+            environment: [
+                "LATCHKEY_WEBHOOK_URLS": "http://127.0.0.1:9000/hooks", "LATCHKEY_WEBHOOK_SECRET": secret, "LATCHKEY_WEBHOOK_ALLOW_HTTP": "true",
+            ],
+            defaultFile: Self.noFile)
+        #expect(loopback.configuration.webhookAllowHTTP)
+    }
+
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
-        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken"])
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken", "webhookSecret"])
         let events = Events()
         let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
         for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {
