@@ -188,7 +188,6 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX security_events_by_user ON security_events (user_handle, sequence) WHERE user_handle IS NOT NULL",
-            "CREATE INDEX security_events_by_time ON security_events (occurred_at)",
             """
             CREATE TABLE webhook_deliveries (
                 id bigint GENERATED ALWAYS AS IDENTITY,

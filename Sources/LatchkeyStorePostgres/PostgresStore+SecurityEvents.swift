@@ -174,9 +174,10 @@ extension PostgresStore {
             SELECT count(*) FROM deleted
             """,
             """
-            WITH old AS (
-                SELECT sequence FROM security_events WHERE occurred_at < \(eventsBefore)
-                LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+            WITH oldest AS (
+                SELECT sequence, occurred_at FROM security_events ORDER BY sequence LIMIT \(Self.purgeBatchSize)
+            ), old AS (
+                SELECT sequence FROM oldest WHERE occurred_at < \(eventsBefore)
             ), deleted AS (DELETE FROM security_events WHERE sequence IN (SELECT sequence FROM old) RETURNING 1)
             SELECT count(*) FROM deleted
             """,

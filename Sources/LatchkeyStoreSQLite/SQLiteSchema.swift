@@ -153,7 +153,8 @@ enum SQLiteSchema {
         ALTER TABLE sessions_v6 RENAME TO sessions;
         CREATE INDEX sessions_by_expiry ON sessions(expires_at);
         """,
-        // 7: the audit log, and the webhook outbox written in the same transactions.
+        // 7: the audit log, and the webhook outbox written in the same transactions. Events have
+        // no time index: every sign-in writes one, and the purge walks them oldest first by sequence.
         """
         CREATE TABLE security_events (
             sequence INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -172,7 +173,6 @@ enum SQLiteSchema {
             detail TEXT
         );
         CREATE INDEX security_events_by_user ON security_events(user_handle, sequence) WHERE user_handle IS NOT NULL;
-        CREATE INDEX security_events_by_time ON security_events(occurred_at);
         CREATE TABLE webhook_deliveries (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             event_id TEXT NOT NULL,

@@ -50,8 +50,11 @@ extension SQLiteStore {
         """
     private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
     private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'"
+    /// The oldest events by sequence (the order they were written in, so nearly that of their
+    /// times), those of them before the cutoff: no time index, and never more than a batch read.
     private static let purgeEvents = """
-        DELETE FROM security_events WHERE sequence IN (SELECT sequence FROM security_events WHERE occurred_at < ?1 LIMIT ?2)
+        DELETE FROM security_events WHERE sequence IN (
+            SELECT sequence FROM (SELECT sequence, occurred_at FROM security_events ORDER BY sequence LIMIT ?2) WHERE occurred_at < ?1)
         """
     private static let purgeDeliveries = """
         DELETE FROM webhook_deliveries WHERE id IN (

@@ -32,9 +32,12 @@ def receiver():
     receiver.stop()
 
 
+METRICS_TOKEN = "metrics-" + os.urandom(12).hex()
+
+
 @pytest.fixture(scope="module")
 def hooked(receiver):
-    yield from served("events", webhook_env(receiver, receiver.secret))
+    yield from served("events", {**webhook_env(receiver, receiver.secret), "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN})
 
 
 def admin_for(server: LatchkeyServer, name: str = "events") -> Backend:
@@ -165,6 +168,12 @@ def test_deliveries_are_listed_and_an_admin_can_send_one_again(hooked, receiver)
     again = backend.admin("POST", f"/webhook-deliveries/{delivery['id']}/retry").json()
     assert again["delivery"]["state"] == "pending"
     receiver.wait_for(lambda r: r.ids().count(event_id) > before, 30, "the delivery sent again")
+
+    # The outbox in metrics: attempts by outcome, its depth and the age of its oldest delivery.
+    metrics = requests.get(hooked.url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10).text
+    delivered = [line for line in metrics.splitlines() if line.startswith('latchkey_webhook_deliveries_total{outcome="delivered"}')]
+    assert delivered and float(delivered[0].split()[-1]) >= 3, metrics[-2000:]
+    assert "latchkey_webhook_outbox_depth " in metrics and "latchkey_webhook_oldest_pending_seconds " in metrics
 
 
 def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
