@@ -245,42 +245,129 @@
   }
 
   // ---- status and busy state --------------------------------------------------------------
+  // One status line (#status) tells how an action went. It moves next to the control a person
+  // used, so the outcome shows where they are looking. When the action changed the view (a
+  // sign-in hides the form, a removed passkey leaves the list), it goes to the nearest place
+  // still shown, or to the top of the view.
 
   let busy = false;
   let seq = 0;
   let account = null; // {username, displayName, userHandle, rpId, credentials} while signed in
 
-  function setStatus(state, message) {
+  /** Places for the status line: each puts the element there. */
+  const statusPlaces = {
+    enroll: (status) => $('enroll').after(status),
+    form: (status) => $('account-form-actions').after(status),
+    autofill: (status) => $('autofill-hint').after(status),
+    discoverable: (status) => $('signin-discoverable').after(status),
+    account: (status) => $('signed-in-actions').after(status),
+    passkeys: (status) => $('passkeys-heading').after(status),
+    deleteAccount: (status) => $('delete-account-confirm').after(status),
+  };
+
+  /** In the passkey's item while it is listed; above the list when it is gone. */
+  function passkeyPlace(credentialId) {
+    return (status) => {
+      const item = [...$('passkeys').children].find((li) => li.dataset.credentialId === credentialId);
+      if (item) item.append(status); else statusPlaces.passkeys(status);
+    };
+  }
+
+  /** The top of the view shown now. */
+  function topPlace(status) {
+    if (account) statusPlaces.account(status);
+    else $('signed-out-panel').prepend(status);
+  }
+
+  const isShown = (element) => element.getClientRects().length > 0;
+
+  function placeStatus(place) {
+    const status = $('status');
+    if (place) place(status);
+    if (!isShown(status)) topPlace(status);
+    if (!isShown(status)) $('whoami').after(status);
+  }
+
+  /** Before the passkey list is rebuilt: the status line must not go with the old items. */
+  function keepStatusOutOfList() {
+    const status = $('status');
+    if (!$('passkeys').contains(status)) return;
+    if (account) statusPlaces.passkeys(status); else topPlace(status);
+  }
+
+  /** Shows `message`; `place` (from statusPlaces, passkeyPlace) says where, else it stays put. */
+  function setStatus(state, message, place) {
     const el = $('status');
     el.textContent = message;
     el.dataset.state = state;
+    placeStatus(place);
     if (state !== 'busy') {
+      if (message && typeof el.scrollIntoView === 'function') el.scrollIntoView({ block: 'nearest' });
       seq += 1;
       el.dataset.seq = String(seq);
     }
   }
 
-  const domExceptionWords = {
-    NotAllowedError: 'The passkey request was cancelled, timed out, or found no passkey for this site.',
-    InvalidStateError: 'This authenticator already holds a passkey for this account.',
-    SecurityError: "The browser refused this site's origin or relying party ID.",
-    NotSupportedError: 'This authenticator cannot make a passkey with the options the server asked for.',
-    AbortError: 'The passkey request was cancelled.',
-    ConstraintError: 'This authenticator cannot meet the user verification or discoverability the server asked for.',
+  // What a browser's refusal of a passkey request means. Its own message is not shown: it is for
+  // developers (Chromium's points at the W3C specification); the name is kept for support questions.
+  const passkeyRequestWords = {
+    get: {
+      NotAllowedError: 'No passkey was used. If you have none for this site yet, register one first.',
+    },
+    create: {
+      NotAllowedError: 'No passkey was created: the request was cancelled or timed out.',
+      InvalidStateError: 'This authenticator already holds a passkey for this account. '
+        + 'Sign in with it, or use another authenticator.',
+    },
+    any: {
+      NotAllowedError: 'The passkey request was cancelled or timed out.',
+      AbortError: 'The passkey request was cancelled.',
+      SecurityError: 'This browser does not allow passkeys on this address. Open the site at its usual address and try again.',
+      NotSupportedError: 'This authenticator cannot make a passkey with the options the server asked for.',
+      ConstraintError: 'This authenticator cannot check who you are in the way the server asked for.',
+      InvalidStateError: 'This authenticator already holds a passkey for this account.',
+    },
   };
 
-  /** Words for a person, keeping the browser's error name for support questions. */
+  function passkeyRequestSentence(ceremony, name) {
+    const words = passkeyRequestWords[ceremony] || {};
+    return words[name] || passkeyRequestWords.any[name] || 'The browser could not finish the passkey request.';
+  }
+
+  /** The browser refused a passkey request: words for a person, and the browser's error name. */
+  class PasskeyRequestError extends Error {
+    constructor(ceremony, cause) {
+      super(passkeyRequestSentence(ceremony, cause.name));
+      this.name = 'PasskeyRequestError';
+      this.code = cause.name;
+      this.cause = cause;
+    }
+  }
+
+  /** Runs a modal passkey request (`ceremony`: 'create' or 'get'); a DOMException becomes words. */
+  async function askBrowser(ceremony, request) {
+    try {
+      return await request();
+    } catch (err) {
+      if (!(err instanceof DOMException)) throw err;
+      console.info(`navigator.credentials.${ceremony} failed:`, err);
+      throw new PasskeyRequestError(ceremony, err);
+    }
+  }
+
+  /** Words for a person: what went wrong, without an "Error:" prefix. */
   function describeError(err) {
     if (err instanceof ServerError) return err.message;
-    if (err && domExceptionWords[err.name]) return `${domExceptionWords[err.name]} (${err.name}: ${err.message})`;
-    if (err && err.name === 'TypeError' && err.message) return err.message;
-    if (err && err.name && err.message) return `${err.name}: ${err.message}`;
+    if (err instanceof PasskeyRequestError) return `${err.message} (${err.code})`;
+    if (err instanceof DOMException) return `${passkeyRequestSentence('any', err.name)} (${err.name})`;
+    if (err && typeof err.message === 'string' && err.message) return err.message;
     return String(err);
   }
 
+  /** Buttons marked data-locked (Remove on the only passkey) stay disabled. */
   function setBusy(value) {
     busy = value;
-    document.querySelectorAll('button').forEach((b) => { b.disabled = value; });
+    document.querySelectorAll('button').forEach((b) => { b.disabled = value || b.dataset.locked === 'true'; });
   }
 
   /**
@@ -288,11 +375,12 @@
    * `announce`: after success, tell the passkey provider the account's passkeys and details.
    * `fromAutofill`: the action finishes an autofill choice (no autofill request to abort).
    * `signsIn`: the action is a sign-in; after success, the browser may add a passkey (upgrade).
+   * `place`: where the outcome is shown (statusPlaces, passkeyPlace): next to the control used.
    */
   async function run(label, action, options = {}) {
     if (busy) return;
     setBusy(true);
-    setStatus('busy', `${label}…`);
+    setStatus('busy', `${label}…`, options.place);
     let state = 'ok';
     let message = '';
     try {
@@ -314,7 +402,7 @@
     }
     setBusy(false);
     // The status is written last, after the view is up to date.
-    setStatus(state, message);
+    setStatus(state, message, options.place);
     if (!account && !(options.fromAutofill && state === 'error')) autofill.start();
     if (account && state === 'ok' && options.signsIn) upgrade.start(account.username);
   }
@@ -340,7 +428,8 @@
     });
   }
 
-  function passkeyItem(credential) {
+  /** One passkey of the list; `only`: the account's only passkey, which the server will not remove. */
+  function passkeyItem(credential, only) {
     const item = $('passkey-template').content.firstElementChild.cloneNode(true);
     item.dataset.credentialId = credential.id;
     item.dataset.name = credential.name;
@@ -364,10 +453,19 @@
     item.querySelector('.rename-cancel').addEventListener('click', () => { renameForm.hidden = true; });
     renameForm.addEventListener('submit', (event) => {
       event.preventDefault();
-      run('Renaming the passkey', () => renamePasskey(credential, renameInput.value), { announce: true });
+      run('Renaming the passkey', () => renamePasskey(credential, renameInput.value),
+        { announce: true, place: passkeyPlace(credential.id) });
     });
 
-    item.querySelector('.remove').addEventListener('click', () => {
+    const remove = item.querySelector('.remove');
+    if (only) {
+      // Signing in needs a passkey: the server refuses to remove the last one (409).
+      remove.dataset.locked = 'true';
+      remove.title = 'This is your only passkey: add another before removing it.';
+      item.querySelector('.only-passkey').hidden = false;
+    }
+    item.querySelectorAll('button').forEach((b) => { b.disabled = busy || b.dataset.locked === 'true'; });
+    remove.addEventListener('click', () => {
       closeItemForms(removeConfirm);
       item.querySelector('.remove-question').textContent =
         `Remove “${credential.name}”? You will no longer be able to sign in with it.`;
@@ -375,7 +473,8 @@
     });
     item.querySelector('.remove-no').addEventListener('click', () => { removeConfirm.hidden = true; });
     item.querySelector('.remove-yes').addEventListener('click', () => {
-      run('Removing the passkey', () => removePasskey(credential), { announce: true });
+      run('Removing the passkey', () => removePasskey(credential),
+        { announce: true, place: passkeyPlace(credential.id) });
     });
     return item;
   }
@@ -385,8 +484,15 @@
     const who = $('whoami');
     who.dataset.username = current.username;
     who.textContent = `Signed in as ${current.username}`;
+    // The display name greets the person; the username stays beside it when it says something else.
+    const displayName = typeof current.displayName === 'string' ? current.displayName.trim() : '';
+    const greets = displayName !== '' && displayName !== current.username;
+    $('display-name').textContent = greets ? displayName : '';
+    $('greeting').hidden = !greets;
+    keepStatusOutOfList();
     const list = $('passkeys');
-    list.replaceChildren(...current.credentials.map(passkeyItem));
+    const only = current.credentials.length === 1;
+    list.replaceChildren(...current.credentials.map((credential) => passkeyItem(credential, only)));
     list.dataset.count = String(current.credentials.length);
     $('delete-account-confirm').hidden = true;
     $('signed-in-view').hidden = false;
@@ -398,6 +504,9 @@
     const who = $('whoami');
     who.dataset.username = '';
     who.textContent = 'Not signed in';
+    $('display-name').textContent = '';
+    $('greeting').hidden = true;
+    keepStatusOutOfList();
     $('passkeys').replaceChildren();
     $('passkeys').dataset.count = '0';
     activity.clear();
@@ -615,7 +724,7 @@
     // browser unchanged.
     const reply = await api('POST', '/attestation/options', request);
     const publicKey = creationOptionsFromJSON(optionsFromReply(reply));
-    const credential = await navigator.credentials.create({ publicKey });
+    const credential = await askBrowser('create', () => navigator.credentials.create({ publicKey }));
     if (!credential) throw new Error('The authenticator returned no passkey.');
     return api('POST', '/attestation/result', credentialToJSON(credential));
   }
@@ -651,7 +760,8 @@
   async function signIn(username) {
     requireWebAuthn();
     const options = await requestSignIn(username);
-    const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(options) });
+    const publicKey = requestOptionsFromJSON(options);
+    const credential = await askBrowser('get', () => navigator.credentials.get({ publicKey }));
     return finishSignIn(options, credential);
   }
 
@@ -723,7 +833,7 @@
         this.setState('ended');
         // NotAllowedError: the browser ended the request without a choice; nothing went wrong.
         if (err && err.name === 'NotAllowedError') return;
-        setStatus('error', `Passkey autofill is not available: ${describeError(err)}`);
+        setStatus('error', `Passkey autofill is not available: ${describeError(err)}`, statusPlaces.autofill);
         return;
       }
       this.setState('chosen');
@@ -731,7 +841,7 @@
       this.controller = null;
       this.task = null;
       run('Signing in', async () => signedInMessage(await finishSignIn(options, credential)),
-        { fromAutofill: true, announce: true, signsIn: true });
+        { fromAutofill: true, announce: true, signsIn: true, place: statusPlaces.autofill });
     },
   };
 
@@ -835,7 +945,7 @@
       try {
         const current = await refreshView();
         if (current) signalAccount(current);
-        if (!busy) setStatus('ok', 'A passkey was added for you.');
+        if (!busy) setStatus('ok', 'A passkey was added for you.', statusPlaces.passkeys);
       } catch (err) {
         console.debug('The passkey list could not be refreshed after the upgrade:', err);
       }
@@ -910,7 +1020,7 @@
   function init() {
     readEnrollmentTicket();
     $('enroll').addEventListener('click', () => {
-      run('Creating your passkey', enroll, { announce: true });
+      run('Creating your passkey', enroll, { announce: true, place: statusPlaces.enroll });
     });
 
     $('account-form').addEventListener('submit', (event) => {
@@ -920,15 +1030,17 @@
         const displayName = $('displayName').value.trim() || username;
         const result = await createPasskey(username, displayName);
         return `Registered a passkey for ${result.username}.`;
-      });
+      }, { place: statusPlaces.form });
     });
 
     $('signin').addEventListener('click', () => {
-      run('Signing in', async () => signedInMessage(await signIn(readUsername())), { announce: true, signsIn: true });
+      run('Signing in', async () => signedInMessage(await signIn(readUsername())),
+        { announce: true, signsIn: true, place: statusPlaces.form });
     });
 
     $('signin-discoverable').addEventListener('click', () => {
-      run('Signing in', async () => signedInMessage(await signIn(null)), { announce: true, signsIn: true });
+      run('Signing in', async () => signedInMessage(await signIn(null)),
+        { announce: true, signsIn: true, place: statusPlaces.discoverable });
     });
 
     // A person coming back to the field after autofill ended gets a fresh request.
@@ -939,14 +1051,14 @@
         if (!account) throw new Error('Sign in first.');
         const result = await createPasskey(account.username, account.displayName || account.username);
         return `Added another passkey for ${result.username}.`;
-      }, { announce: true });
+      }, { announce: true, place: statusPlaces.account });
     });
 
     $('signout').addEventListener('click', () => {
       run('Signing out', async () => {
         await api('DELETE', '/session');
         return 'Signed out.';
-      });
+      }, { place: statusPlaces.account });
     });
 
     $('delete-account').addEventListener('click', () => {
@@ -962,7 +1074,7 @@
 
     $('delete-account-no').addEventListener('click', () => { $('delete-account-confirm').hidden = true; });
     $('delete-account-yes').addEventListener('click', () => {
-      run('Deleting the account', deleteAccount);
+      run('Deleting the account', deleteAccount, { place: statusPlaces.deleteAccount });
     });
 
     loadPage();

@@ -12,7 +12,7 @@ import WebAuthn
 /// sessions, well-known files and the web page.
 public enum LatchkeyServer {
     /// This Latchkey's version, as `latchkey --version` prints it.
-    public static let version = "0.7.0"
+    public static let version = "0.8.0"
 
     /// The router with every route and middleware, without a listening socket. `metrics` records
     /// ceremonies, verification and store latency; `metricsRegistry`, when given with a

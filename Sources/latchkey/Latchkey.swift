@@ -35,7 +35,8 @@ struct Latchkey: AsyncParsableCommand {
         abstract: "A WebAuthn / passkey relying-party server.",
         version: LatchkeyServer.version,
         subcommands: [
-            Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, MDSCommand.self, AuthenticatorCommand.self,
+            Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, MDSCommand.self, BackupCommand.self,
+            AuthenticatorCommand.self,
         ])
 }
 
@@ -43,6 +44,24 @@ struct Latchkey: AsyncParsableCommand {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server.", discussion: ConfigurationHelp.text)
+
+    /// Options such as `--port 9000`, which `serve` does not take: refused with the variable to
+    /// set instead.
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var unrecognized: [String] = []
+
+    func validate() throws {
+        guard let first = unrecognized.first else { return }
+        let name = first.drop { $0 == "-" }.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+        // `--port`, `--rp-id`, `--rpID`: the key, whatever the spelling.
+        let words = name.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+        let key = LatchkeyConfiguration.key(named: words)?.name ?? ConfigurationLoader.closestKey(to: words)
+        let hint = key.map { key in
+            let value = unrecognized.count > 1 && !first.contains("=") ? unrecognized[1] : (first.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init) ?? "VALUE")
+            return "set \(LatchkeyConfiguration.environmentName(of: key))=\(value) (or \"\(key)\" in the configuration file)"
+        } ?? "settings come from LATCHKEY_* variables or the configuration file (latchkey serve --help lists them)"
+        throw ValidationError("serve takes no options: \(hint)")
+    }
 
     func run() async throws {
         let settings = try loadConfiguration().configuration

@@ -237,8 +237,13 @@ struct ConfigurationTests {
     @Test func unknownKeysInTheFileAreErrors() throws {
         let file = try temporaryFile(#"{"port": 9000, "prot": 9000}"#)
         let message = error(["LATCHKEY_CONFIG": file])
-        #expect(message.hasPrefix("\(file): unknown configuration key \"prot\"; known keys: host, port, rpID"))
+        #expect(message.hasPrefix("\(file): unknown configuration key \"prot\"; did you mean \"port\"?"))
         expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"RPID": "example.com"}"#)], naming: "RPID")
+        let near = try temporaryFile(#"{"rpId": "example.com"}"#)
+        #expect(error(["LATCHKEY_CONFIG": near]).hasPrefix("\(near): unknown configuration key \"rpId\"; did you mean \"rpID\"?"))
+        // Nothing close: the list of keys instead.
+        let far = try temporaryFile(#"{"colour": "blue"}"#)
+        #expect(error(["LATCHKEY_CONFIG": far]).hasPrefix("\(far): unknown configuration key \"colour\"; known keys: host, port, rpID"))
     }
 
     @Test func keysStartingWithAnUnderscoreAreComments() throws {
@@ -249,7 +254,10 @@ struct ConfigurationTests {
     }
 
     @Test func filesThatCannotBeReadAreNamed() throws {
-        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": 9000"#)]).hasSuffix(": not valid JSON"))
+        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": 9000"#)]).contains(": not valid JSON"))
+        let broken = try temporaryFile("{\n  \"port\": 9000,\n  \"rpID\": example.com\n}")
+        let message = error(["LATCHKEY_CONFIG": broken])
+        #expect(message.hasPrefix("\(broken): not valid JSON (line 3, column 11"), "\(message)")
         #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"[{"port": 9000}]"#)]).hasSuffix(": the configuration file must hold one JSON object"))
         #expect(error(["LATCHKEY_CONFIG": "/nonexistent/latchkey.json"]) == "LATCHKEY_CONFIG: configuration file /nonexistent/latchkey.json does not exist")
         // A missing default file only means defaults.

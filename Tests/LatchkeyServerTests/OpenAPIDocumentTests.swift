@@ -29,6 +29,16 @@ struct OpenAPIDocumentTests {
         return operations
     }
 
+    /// One version: the document's is the server's (`latchkey --version`), and the changelog has it.
+    @Test func theDocumentAndTheChangelogCarryTheServersVersion() throws {
+        let data = try Data(contentsOf: Self.repository.appendingPathComponent("Public/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let info = try #require(document["info"] as? [String: Any])
+        #expect(info["version"] as? String == LatchkeyServer.version)
+        let changelog = try String(contentsOf: Self.repository.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        #expect(changelog.contains("\n## \(LatchkeyServer.version) "), "CHANGELOG.md has a section for \(LatchkeyServer.version)")
+    }
+
     @Test func everyRouteIsDocumentedAndEveryDocumentedOperationIsServed() async throws {
         // Every optional route on: metrics on the public listener need a token, App Attest an app.
         let harness = try RouteHarness {

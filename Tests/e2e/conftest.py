@@ -51,8 +51,11 @@ def require_binary() -> None:
 class LatchkeyServer:
     """One `latchkey serve` process on a free port with its own temporary database."""
 
-    def __init__(self, name: str, extra_env: Optional[dict] = None, cwd: Optional[Path] = None):
+    def __init__(self, name: str, extra_env: Optional[dict] = None, cwd: Optional[Path] = None,
+                 binary: Optional[Path] = None):
         self.name = name
+        # The build under test, or another (an installed copy, say).
+        self.binary = binary or LATCHKEY_BIN
         # The server finds its installation from its executable, whatever the current directory.
         self.cwd = cwd or REPO
         self.port = free_port()
@@ -87,7 +90,7 @@ class LatchkeyServer:
         require_binary()
         self._out = open(self.stdout_path, "wb")
         self._err = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen([str(LATCHKEY_BIN), "serve"], cwd=str(self.cwd), env=self.env,
+        self.proc = subprocess.Popen([str(self.binary), "serve"], cwd=str(self.cwd), env=self.env,
                                      stdin=subprocess.DEVNULL, stdout=self._out, stderr=self._err,
                                      preexec_fn=self.preexec)
         _LIVE_SERVERS.append(self)

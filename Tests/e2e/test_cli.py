@@ -31,6 +31,14 @@ def test_serve_help_lists_every_setting_with_its_variable():
         assert variable in done.stdout, variable
 
 
+def test_serve_options_are_refused_with_the_variable_to_set():
+    for args, hint in [(["--port", "9000"], "set LATCHKEY_PORT=9000"), (["--rp-id=example.com"], "set LATCHKEY_RP_ID=example.com"),
+                       (["--prot", "9000"], "set LATCHKEY_PORT=9000"), (["--colour", "blue"], "LATCHKEY_* variables")]:
+        done = run("serve", *args, timeout=30)
+        assert done.returncode == 64, (args, done.stderr)
+        assert "serve takes no options" in done.stderr and hint in done.stderr, (args, done.stderr)
+
+
 def test_a_port_in_use_is_one_line_and_a_failure(server, tmp_path):
     done = run("serve", env_extra={"LATCHKEY_PORT": str(server.port), "LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")})
     assert done.returncode != 0

@@ -1,6 +1,6 @@
 """Device keys against the real binary: an app's P-256 key (here made by `cryptography`, as the
 Secure Enclave would make one) enrolled by the signed-in user and then signing in with a signature
-over a single-use challenge. The message signed is DeviceKeySignature's (docs/USING.md): replays, another
+over a single-use challenge. The message signed is DeviceKeySignature's (docs/IOS.md): replays, another
 purpose, another key and a removed key are refused, the last with `"reason":"unknownDeviceKey"`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from test_http_api import assert_failed, assert_ok, register
 
 
 def message(purpose: int, rp_id: str, challenge: bytes, point: bytes) -> bytes:
-    """The signed message, built here from its description in docs/USING.md, not from the server's code."""
+    """The signed message, built here from its description in docs/IOS.md, not from the server's code."""
     def field(data: bytes) -> bytes:
         return struct.pack(">H", len(data)) + data
     return b"LATCHKEY-DEVICE-KEY-V1" + bytes([purpose]) + field(rp_id.encode()) + field(challenge) + field(hashlib.sha256(point).digest())

@@ -307,6 +307,32 @@ struct ConfigurationFile: ConfigProvider {
     /// Unknown keys and values of the wrong type.
     let problems: [Problem]
 
+    /// Where JSON text stops being JSON, as `line L, column C` (both from 1), when Foundation's
+    /// parser says at which character.
+    static func syntaxErrorPlace(in data: Data) -> String? {
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return nil
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? ""
+            guard let range = detail.range(of: #"character \d+"#, options: .regularExpression),
+                  let offset = Int(detail[range].dropFirst("character ".count))
+            else { return nil }
+            var line = 1
+            var column = 1
+            for byte in data.prefix(offset) {
+                if byte == UInt8(ascii: "\n") {
+                    line += 1
+                    column = 1
+                } else if byte & 0xC0 != 0x80 {
+                    column += 1  // one per character, not per UTF-8 continuation byte
+                }
+            }
+            let what = detail.components(separatedBy: " around").first ?? detail
+            return "line \(line), column \(column): \(what.lowercased())"
+        }
+    }
+
     /// `nil` when the file does not exist and is not required.
     static func read(_ path: String, required: Bool) throws -> ConfigurationFile? {
         guard FileManager.default.fileExists(atPath: path) else {
@@ -320,7 +346,7 @@ struct ConfigurationFile: ConfigProvider {
         do {
             parsed = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw ConfigurationError("\(path): not valid JSON")
+            throw ConfigurationError("\(path): not valid JSON" + (Self.syntaxErrorPlace(in: data).map { " (\($0))" } ?? ""))
         }
         guard case .object(let members) = parsed else {
             throw ConfigurationError("\(path): the configuration file must hold one JSON object")
@@ -330,7 +356,9 @@ struct ConfigurationFile: ConfigProvider {
         var problems: [Problem] = []
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
             guard let key = LatchkeyConfiguration.key(named: name) else {
-                problems.append(Problem(key: nil, line: "\(path): unknown configuration key \"\(name)\"; known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))"))
+                let hint = ConfigurationLoader.closestKey(to: name).map { "did you mean \"\($0)\"?" }
+                    ?? "known keys: \(LatchkeyConfiguration.keys.map(\.name).joined(separator: ", "))"
+                problems.append(Problem(key: nil, line: "\(path): unknown configuration key \"\(name)\"; \(hint)"))
                 settings[name] = nil
                 continue
             }

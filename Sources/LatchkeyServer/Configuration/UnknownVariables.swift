@@ -21,6 +21,14 @@ extension ConfigurationLoader {
         }
     }
 
+    /// The known key a misspelt key most likely stands for (`rpId` → `rpID`, `prot` → `port`), by
+    /// the rules of the variables' suggestions: for file keys and command-line options.
+    public static func closestKey(to name: String) -> String? {
+        closestKnownVariable(to: LatchkeyConfiguration.environmentName(of: name)).flatMap { variable in
+            LatchkeyConfiguration.keys.first { $0.environmentName == variable }?.name
+        }
+    }
+
     /// The known variable `name` most likely stands for, ignoring case and underscores: one a few
     /// edits away for its length (at most a third of it, and 3: `LATCHKEY_RPID` → `LATCHKEY_RP_ID`),
     /// or one it shortens or lengthens (`LATCHKEY_PUBLIC_DIR` → `LATCHKEY_PUBLIC_DIRECTORY`); the

@@ -24,9 +24,7 @@ struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
             context.logger.error("cryptography failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
             throw APIError(.internalServerError, "internal cryptography error")
         } catch let error as WebAuthnError {
-            context.logger.info("ceremony refused", metadata: [
-                "path": "\(request.uri.path)", "check": "\(error.code)", "reason": "\(error.message.debugDescription)",
-            ])
+            // Logged at info by ``ErrorMiddleware``, with the message that names the check.
             throw APIError(.badRequest, error.message)
         } catch let error as StoreError {
             switch error.code {
