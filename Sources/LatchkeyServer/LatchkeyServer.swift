@@ -46,8 +46,8 @@ public enum LatchkeyServer {
     static func adminRouter(services: LatchkeyServices, authenticatorNames: AuthenticatorNames) -> Router<LatchkeyRequestContext> {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
         addRequestBookkeeping(to: router, services: services)
-        router.add(middleware: ErrorMiddleware())
-        router.add(middleware: ErrorMapping(health: services.health))
+        router.add(middleware: ErrorReplyMiddleware())
+        router.add(middleware: ErrorStatusMiddleware(health: services.health))
         addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
         MethodNotAllowedRoutes.add(to: router)
         return router
@@ -94,12 +94,12 @@ public enum LatchkeyServer {
         switch services.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
             router.add(middleware: OriginCORSMiddleware(allowed: .any))
-            router.add(middleware: ErrorMiddleware())
+            router.add(middleware: ErrorReplyMiddleware())
         case .configuredOrigins:
             if !configuration.corsOrigins.isEmpty {
                 router.add(middleware: OriginCORSMiddleware(allowed: .only(Set(configuration.corsOrigins))))
             }
-            router.add(middleware: ErrorMiddleware())
+            router.add(middleware: ErrorReplyMiddleware())
             router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
         if services.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
@@ -107,7 +107,7 @@ public enum LatchkeyServer {
         }
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
-        router.add(middleware: ErrorMapping(health: services.health))
+        router.add(middleware: ErrorStatusMiddleware(health: services.health))
         if services.operations == .on {
             router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
         }

@@ -81,6 +81,18 @@ public struct CredentialRecord: Sendable, Equatable {
         self.lastUsedAt = lastUsedAt
         self.name = name
     }
+
+    /// The record of a credential that passed registration, for `userHandle`, made at `createdAt`.
+    public init(verified: VerifiedRegistration, userHandle: [UInt8], createdAt: Date) {
+        self.init(
+            id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey, algorithm: verified.algorithm,
+            signCount: verified.signCount, transports: verified.transports, aaguid: verified.aaguid,
+            attestationFormat: verified.attestationFormat, attestationType: verified.attestation.type,
+            attestationTrusted: verified.attestationTrusted, trustPath: verified.attestation.trustPath,
+            credentialProtectionPolicy: verified.extensions.credentialProtectionPolicy,
+            backupEligible: verified.backupEligible, backedUp: verified.backedUp, residentKey: verified.residentKey,
+            userVerified: verified.userVerified, createdAt: createdAt)
+    }
 }
 
 /// Which ceremony a challenge was issued for.

@@ -97,7 +97,7 @@ struct OutputJSON {
         let credProps = extensions?["credProps"] as? [String: Any]
         return RegistrationResponse(
             credentialID: try bytes("id", in: object), clientDataJSON: try bytes("clientDataJSON"),
-            attestationObject: try bytes("attestationObject"), transports: response["transports"] as? [String] ?? [],
+            attestationObject: try bytes("attestationObject"), transports: AuthenticatorTransport.known(response["transports"] as? [String] ?? []),
             residentKey: credProps?["rk"] as? Bool)
     }
 

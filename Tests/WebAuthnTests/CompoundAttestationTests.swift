@@ -97,7 +97,7 @@ struct CompoundAttestationTests {
             attestationObject: Self.attestationObject(fixture, format: "compound", statement: statement))
         let verified = try RegistrationVerifier(relyingParty: vector.relyingParty(), trust: vector.trust())
             .verify(response, expecting: RegistrationExpectation(challenge: vector.challenge, userVerification: vector.userVerification))
-        #expect(verified.attestationFormat == "compound")
+        #expect(verified.attestationFormat == .compound)
         #expect(verified.attestation.type == .basic)
         #expect(verified.attestationTrusted)
     }

@@ -73,7 +73,7 @@ struct ChallengeIssuer: Sendable {
 
     /// The challenge the client answered, decoded from its client data.
     static func challenge(answeredBy clientData: CollectedClientData) throws -> [UInt8] {
-        guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
+        guard let challenge = clientData.challengeBytes, !challenge.isEmpty else {
             throw APIError.badRequest("clientDataJSON.challenge is not base64url")
         }
         return challenge

@@ -69,8 +69,9 @@ struct AuthenticationController: Sendable {
             guard let found = lookup.credential else {
                 throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
+            // A passkey whose account was deleted between its rows being read: unknown, as it now is.
             guard let foundOwner = lookup.owner else {
-                throw StoreError(.userNotFound, "the owner of this passkey no longer exists")
+                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
             (record, owner) = (found, foundOwner)
             // §7.2 step 5: when the user was named, the credential must be one of theirs.

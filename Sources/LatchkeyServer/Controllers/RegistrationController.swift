@@ -112,18 +112,20 @@ struct RegistrationController: Sendable {
         let attestationObject = try CredentialChecks.required(credential.response.attestationObject, "response.attestationObject")
         let transports = AuthenticatorTransport.known(credential.response.transports ?? [])
 
+        // Client data is parsed once: for the challenge here, and for §7.1 steps 7-10 below.
         let clientData = try CollectedClientData(clientDataJSON)
         let challenge = try ChallengeIssuer.challenge(answeredBy: clientData)
         let pending = try await services.challenges.take(.registration, challenge: challenge, request: request)
         guard let userHandle = pending.userHandle, let username = pending.username else {
-            throw StoreError(.database, "the pending registration names no user")
+            throw APIError.internalInvariant("a pending registration names no user")
         }
 
         let verifier = RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust)
         let verified = try services.metrics.timeVerification(.registrationResult) { try verifier.verify(
             RegistrationResponse(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
-                transports: transports.map(\.rawValue), residentKey: credential.extensionResults?.credProps?.rk),
+                transports: transports, residentKey: credential.extensionResults?.credProps?.rk),
+            clientData: clientData,
             expecting: pending.conditional
                 // A conditional create may lack user presence, and the verification minimum does not apply.
                 ? RegistrationExpectation(challenge: challenge, userVerification: .preferred, mediation: .conditional)
@@ -142,17 +144,8 @@ struct RegistrationController: Sendable {
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
-        guard let owner = existing ?? newUser else { throw StoreError(.database, "a registration without a user") }
-        let record = CredentialRecord(
-            id: verified.credentialID, userHandle: userHandle, publicKey: verified.publicKey,
-            algorithm: verified.algorithm, signCount: verified.signCount,
-            transports: AuthenticatorTransport.known(verified.transports),
-            aaguid: verified.aaguid, attestationFormat: AttestationFormatIdentifier(rawValue: verified.attestationFormat),
-            attestationType: verified.attestation.type, attestationTrusted: verified.attestationTrusted,
-            trustPath: verified.attestation.trustPath,
-            credentialProtectionPolicy: verified.extensions.credentialProtectionPolicy,
-            backupEligible: verified.backupEligible, backedUp: verified.backedUp,
-            residentKey: verified.residentKey, userVerified: verified.userVerified, createdAt: now)
+        guard let owner = existing ?? newUser else { throw APIError.internalInvariant("a registration without a user") }
+        let record = CredentialRecord(verified: verified, userHandle: userHandle, createdAt: now)
         // A first registration, and one under an enrollment ticket, signs the user in, in the same
         // transaction that spends the ticket.
         let ticketHash = pending.enrollmentTicketHash

@@ -6,7 +6,7 @@ import Hummingbird
 /// `Access-Control-Allow-Credentials`, and their preflights are answered here. A request from any
 /// other origin passes untouched and its reply has no CORS headers, so a browser keeps it from that
 /// page. The admin API never gets CORS: backends call it, not pages. Sits outside
-/// ``ErrorMiddleware``: by the time a reply comes back here every error is one.
+/// ``ErrorReplyMiddleware``: by the time a reply comes back here every error is one.
 struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The origins whose pages may read replies.
     enum AllowedOrigins: Sendable, Equatable {

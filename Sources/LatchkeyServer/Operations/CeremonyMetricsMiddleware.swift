@@ -1,7 +1,7 @@
 import Hummingbird
 
 /// Counts each ceremony step by outcome (`latchkey_ceremonies_total`): `ok`, or what refused it.
-/// Sits inside ``ErrorMapping``, so it sees the core's own error before it becomes an HTTP reply.
+/// Sits inside ``ErrorStatusMiddleware``, so it sees the core's own error before it becomes an HTTP reply.
 struct CeremonyMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: LatchkeyMetrics
 

@@ -3,12 +3,15 @@ public struct RegistrationResponse: Sendable {
     public var credentialID: [UInt8]
     public var clientDataJSON: [UInt8]
     public var attestationObject: [UInt8]
-    /// Transports reported by `getTransports()`, as given.
-    public var transports: [String]
+    /// Transports reported by `getTransports()` that this version knows, each once.
+    public var transports: [AuthenticatorTransport]
     /// `clientExtensionResults.credProps.rk`, when the client reported it.
     public var residentKey: Bool?
 
-    public init(credentialID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8], transports: [String] = [], residentKey: Bool? = nil) {
+    public init(
+        credentialID: [UInt8], clientDataJSON: [UInt8], attestationObject: [UInt8], transports: [AuthenticatorTransport] = [],
+        residentKey: Bool? = nil
+    ) {
         self.credentialID = credentialID
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
@@ -47,12 +50,13 @@ public struct VerifiedRegistration: Sendable {
     public let algorithm: COSEAlgorithm
     public let signCount: UInt32
     public let aaguid: [UInt8]
-    public let attestationFormat: String
+    /// `fmt` of the attestation object.
+    public let attestationFormat: AttestationFormatIdentifier
     public let attestation: AttestationResult
     /// True when the statement's certificate path verified to a trust anchor.
     public let attestationTrusted: Bool
     public let flags: AuthenticatorFlags
-    public let transports: [String]
+    public let transports: [AuthenticatorTransport]
     public let residentKey: Bool?
     /// The RP ID whose hash the authenticator data carried.
     public let rpID: String

@@ -19,7 +19,17 @@ public struct RegistrationVerifier: Sendable {
     /// ``WebAuthnError/Code/invalidSignature`` or ``WebAuthnError/Code/untrustedAttestation``).
     public func verify(_ response: RegistrationResponse, expecting expectation: RegistrationExpectation) throws -> VerifiedRegistration {
         // Steps 5-6: parse clientDataJSON.
-        let clientData = try CollectedClientData(response.clientDataJSON)
+        try verify(response, clientData: try CollectedClientData(response.clientDataJSON), expecting: expectation)
+    }
+
+    /// ``verify(_:expecting:)`` on client data the caller parsed already (a server reads the
+    /// challenge from it first, to find the ceremony): `clientData` must be `response.clientDataJSON`'s.
+    public func verify(
+        _ response: RegistrationResponse, clientData: CollectedClientData, expecting expectation: RegistrationExpectation
+    ) throws -> VerifiedRegistration {
+        guard clientData.bytes == response.clientDataJSON else {
+            throw WebAuthnError(.malformedClientData, "the parsed client data is not the response's clientDataJSON")
+        }
         // Steps 7-10: type, challenge, origin, cross-origin.
         try relyingParty.checkClientData(clientData, type: .create, expectedChallenge: expectation.challenge)
         // Step 11: hash the client data.
@@ -58,7 +68,7 @@ public struct RegistrationVerifier: Sendable {
         return VerifiedRegistration(
             credentialID: attested.credentialID, publicKey: attested.publicKeyBytes,
             algorithm: credentialKey.algorithm, signCount: authenticatorData.signCount,
-            aaguid: attested.aaguid, attestationFormat: attestationObject.format,
+            aaguid: attested.aaguid, attestationFormat: AttestationFormatIdentifier(rawValue: attestationObject.format),
             attestation: attestation, attestationTrusted: trusted, flags: authenticatorData.flags,
             transports: response.transports, residentKey: response.residentKey, rpID: rpID,
             extensions: AuthenticatorExtensionOutputs(authenticatorData.extensions))

@@ -8,7 +8,7 @@ extension RelyingParty {
         guard clientData.type == type.rawValue else {
             throw WebAuthnError(.wrongCeremonyType, "clientDataJSON.type is \"\(clientData.type)\"; expected \"\(type.rawValue)\"")
         }
-        guard let challenge = Base64URL.decode(clientData.challenge) else {
+        guard let challenge = clientData.challengeBytes else {
             throw WebAuthnError(.malformedClientData, "clientDataJSON.challenge is not base64url")
         }
         guard constantTimeEquals(challenge, expectedChallenge) else {

@@ -11,6 +11,8 @@ public struct CollectedClientData: Sendable {
     public let type: String
     /// The challenge exactly as the client wrote it (base64url).
     public let challenge: String
+    /// ``challenge`` decoded, once; nil when it is not base64url (a check then refuses it).
+    public let challengeBytes: [UInt8]?
     public let origin: String
     public let crossOrigin: Bool
     public let topOrigin: String?
@@ -40,6 +42,7 @@ public struct CollectedClientData: Sendable {
         }
         type = try string("type")
         challenge = try string("challenge")
+        challengeBytes = Base64URL.decode(challenge)
         origin = try string("origin")
 
         switch object["crossOrigin"] {

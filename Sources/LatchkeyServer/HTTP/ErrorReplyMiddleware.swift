@@ -4,7 +4,7 @@ import Hummingbird
 /// `{"status":"failed","errorMessage":...}` reply with the error's status and headers (CORS headers
 /// added on the way out included), and logs each refused request at info (method, path, status
 /// and the message the client got). Hummingbird's plain-text errors get a JSON body too.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+struct ErrorReplyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)

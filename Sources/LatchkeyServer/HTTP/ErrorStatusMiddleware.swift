@@ -7,7 +7,7 @@ import WebAuthn
 /// Verification and input errors become 4xx with their message; a store, cryptography or unexpected
 /// failure becomes a 500 whose details go to the log only. Hummingbird's own HTTP errors (such as
 /// "not found", which the file middleware relies on) pass through.
-struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
+struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Told of store faults, so that readiness turns 503 at once.
     var health: StoreHealth?
 
@@ -24,7 +24,7 @@ struct ErrorMapping<Context: RequestContext>: RouterMiddleware {
             context.logger.error("cryptography failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
             throw APIError(.internalServerError, "internal cryptography error")
         } catch let error as WebAuthnError {
-            // Logged at info by ``ErrorMiddleware``, with the message that names the check.
+            // Logged at info by ``ErrorReplyMiddleware``, with the message that names the check.
             throw APIError(.badRequest, error.message)
         } catch let error as StoreError {
             switch error.code {
