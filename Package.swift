@@ -27,17 +27,16 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibCBOR", pkgConfig: "libcbor", providers: [.apt(["libcbor-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The few C lines Swift cannot import: OpenSSL macros and OSSL_PARAM builders.
+        // The C Swift cannot write against OpenSSL (macros, variadic and OSSL_PARAM calls, BIO
+        // plumbing): public keys from their parts, chain checks, key generation, PEM, signing.
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
-        // Test-only OpenSSL helpers (key generation, certificate issuing, signing).
+        // Test-only OpenSSL helpers: certificates the tests issue.
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
-        // The OpenSSL calls of the software authenticator and the token signer: key generation, PEM, signing.
-        .target(name: "CLatchkeyKeyShims", dependencies: ["COpenSSL"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
         // Sign-in tokens: ES256 JSON Web Tokens and the key set that verifies them, through OpenSSL.
-        .target(name: "LatchkeyTokens", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyKeyShims"]),
+        .target(name: "LatchkeyTokens", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyShims"]),
         // The store interface: users, credentials, pending challenges and sessions, as records.
         .target(
             name: "LatchkeyStore",
@@ -81,7 +80,7 @@ let package = Package(
             ]
         ),
         // `latchkey authenticator`: a software passkey provider for shells and tests, keys in a file.
-        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyKeyShims"]),
+        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyShims"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
@@ -113,8 +112,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn", "CLatchkeyTestSupport",
-                "LatchkeyAuthenticator",
+                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn", "LatchkeyAuthenticator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

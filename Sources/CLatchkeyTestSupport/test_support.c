@@ -6,14 +6,6 @@
 #include <openssl/rsa.h>
 #include <openssl/x509v3.h>
 
-EVP_PKEY *lkt_generate_p256(void) {
-    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-}
-
-EVP_PKEY *lkt_generate_rsa(int bits) {
-    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
-}
-
 static int add_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
     X509V3_CTX context;
     X509V3_set_ctx_nodb(&context);
@@ -77,46 +69,6 @@ size_t lkt_certificate_der(X509 *certificate, uint8_t *buffer, size_t buffer_len
     return i2d_X509(certificate, &cursor) == length ? (size_t)length : 0;
 }
 
-static size_t der_to_raw(const uint8_t *der, size_t der_length, size_t coordinate_length,
-                         uint8_t *raw, size_t raw_length) {
-    const unsigned char *cursor = der;
-    ECDSA_SIG *parsed = d2i_ECDSA_SIG(NULL, &cursor, (long)der_length);
-    if (parsed == NULL || raw_length < 2 * coordinate_length) {
-        ECDSA_SIG_free(parsed);
-        return 0;
-    }
-    const BIGNUM *r = ECDSA_SIG_get0_r(parsed);
-    const BIGNUM *s = ECDSA_SIG_get0_s(parsed);
-    int ok = BN_bn2binpad(r, raw, (int)coordinate_length) == (int)coordinate_length &&
-             BN_bn2binpad(s, raw + coordinate_length, (int)coordinate_length) == (int)coordinate_length;
-    ECDSA_SIG_free(parsed);
-    return ok ? 2 * coordinate_length : 0;
-}
-
-size_t lkt_sign(EVP_PKEY *key, const char *digest_name, int pss, size_t coordinate_length,
-                const uint8_t *message, size_t message_length, uint8_t *signature, size_t signature_length) {
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
-    EVP_PKEY_CTX *key_context = NULL;
-    uint8_t der[1024];
-    size_t written = sizeof der;
-    size_t result = 0;
-    int is_ec = EVP_PKEY_is_a(key, "EC");
-    if (context == NULL || EVP_DigestSignInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) != 1) goto done;
-    if (pss && (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) != 1 ||
-                EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) != 1)) goto done;
-    if (EVP_DigestSign(context, der, &written, message, message_length) != 1) goto done;
-    if (is_ec && coordinate_length > 0) {
-        result = der_to_raw(der, written, coordinate_length, signature, signature_length);
-    } else if (written <= signature_length) {
-        for (size_t i = 0; i < written; i++) signature[i] = der[i];
-        result = written;
-    }
-done:
-    EVP_MD_CTX_free(context);
-    ERR_clear_error();
-    return result;
-}
-
 X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *common_name,
                                         const char *organizational_unit, const uint8_t *aaguid,
                                         X509 *issuer, EVP_PKEY *issuer_key, long serial,
@@ -148,5 +100,4 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
     return finish_certificate(certificate, issuer_key, ok);
 }
 
-void lkt_free_key(EVP_PKEY *key) { EVP_PKEY_free(key); }
 void lkt_free_certificate(X509 *certificate) { X509_free(certificate); }

@@ -1,5 +1,5 @@
 import Foundation
-import CLatchkeyKeyShims
+import CLatchkeyShims
 import COpenSSL
 
 /// A credential's key pair, held by OpenSSL. This value owns the `EVP_PKEY` and frees it.
@@ -102,7 +102,7 @@ final class CredentialPrivateKey {
     /// The signature over `message` as WebAuthn carries it: DER for ECDSA, raw for EdDSA and RSA.
     func sign(_ message: [UInt8]) throws -> [UInt8] {
         try exported("signature") { buffer, capacity in
-            lkk_sign(key, algorithm.digestName, message, message.count, buffer, capacity)
+            lkk_sign(key, algorithm.digestName, 0, message, message.count, buffer, capacity)
         }
     }
 

@@ -1,4 +1,4 @@
-import CLatchkeyKeyShims
+import CLatchkeyShims
 import COpenSSL
 import WebAuthn
 
@@ -53,26 +53,13 @@ public final class TokenSigningKey: @unchecked Sendable {
     /// The ES256 signature of `message`: `r ‖ s`, 32 bytes each, as JWS carries it.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: 80)
-        let length = lkk_sign(key, "SHA256", message, message.count, &signature, signature.count)
+        let length = lkk_sign(key, "SHA256", 0, message, message.count, &signature, signature.count)
         guard length > 0 else { throw TokenError("OpenSSL could not sign with the signing key") }
-        return try Self.raw(fromDER: Array(signature.prefix(length)))
-    }
-
-    /// `SEQUENCE { INTEGER r, INTEGER s }` to `r ‖ s` with each half left-padded to 32 bytes.
-    static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
-        var reader = DERReader(der)
-        let sequence = try reader.read()
-        let parts = try sequence.children()
-        guard sequence.tag == 0x30, parts.count == 2, parts.allSatisfy({ $0.tag == 0x02 }) else {
-            throw TokenError("OpenSSL returned an ECDSA signature that is not SEQUENCE { r, s }")
+        do {
+            return try ECDSASignature.raw(fromDER: Array(signature.prefix(length)), coordinateLength: 32)
+        } catch let error as WebAuthnError {
+            throw TokenError("OpenSSL returned an ECDSA signature that cannot be used: \(error.message)")
         }
-        var raw: [UInt8] = []
-        for part in parts {
-            let value = part.content.drop(while: { $0 == 0 })
-            guard value.count <= 32 else { throw TokenError("an ECDSA signature value is longer than 32 bytes") }
-            raw += [UInt8](repeating: 0, count: 32 - value.count) + value
-        }
-        return raw
     }
 
     /// The uncompressed point at the end of the SubjectPublicKeyInfo, as a JWK.

@@ -1,3 +1,4 @@
+import CLatchkeyShims
 import CLatchkeyTestSupport
 import COpenSSL
 import Foundation
@@ -14,15 +15,15 @@ final class TestKey: @unchecked Sendable {
         self.type = type
     }
 
-    deinit { lkt_free_key(pointer) }
+    deinit { lkk_free_key(pointer) }
 
     static func p256() throws -> TestKey {
-        guard let key = lkt_generate_p256() else { throw TestPKIError("P-256 key generation failed") }
+        guard let key = lkk_generate_ec_key("P-256") else { throw TestPKIError("P-256 key generation failed") }
         return TestKey(pointer: key, type: "EC")
     }
 
     static func rsa(bits: Int32 = 2048) throws -> TestKey {
-        guard let key = lkt_generate_rsa(bits) else { throw TestPKIError("RSA key generation failed") }
+        guard let key = lkk_generate_rsa_key(UInt32(bits)) else { throw TestPKIError("RSA key generation failed") }
         return TestKey(pointer: key, type: "RSA")
     }
 
@@ -48,9 +49,10 @@ final class TestKey: @unchecked Sendable {
     /// A signature as JWS writes it (raw r‖s for ECDSA).
     func sign(_ message: [UInt8], digest: String = "SHA256", pss: Bool = false, coordinateLength: Int = 32) throws -> [UInt8] {
         var signature = [UInt8](repeating: 0, count: 1024)
-        let length = lkt_sign(pointer, digest, pss ? 1 : 0, coordinateLength, message, message.count, &signature, signature.count)
+        let length = lkk_sign(pointer, digest, pss ? 1 : 0, message, message.count, &signature, signature.count)
         guard length > 0 else { throw TestPKIError("signing failed") }
-        return Array(signature.prefix(length))
+        let der = Array(signature.prefix(length))
+        return type == "EC" && coordinateLength > 0 ? try ECDSASignature.raw(fromDER: der, coordinateLength: coordinateLength) : der
     }
 }
 

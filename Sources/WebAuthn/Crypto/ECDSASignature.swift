@@ -12,6 +12,27 @@ public enum ECDSASignature {
         return [0x30] + length(r.count + s.count) + r + s
     }
 
+    /// Converts a DER `SEQUENCE { INTEGER r, INTEGER s }` to raw `r ‖ s`, each half left-padded to
+    /// `coordinateLength` bytes (what JWS carries). Throws ``WebAuthnError/Code/invalidSignature``
+    /// for anything else.
+    public static func raw(fromDER der: [UInt8], coordinateLength: Int) throws -> [UInt8] {
+        var reader = DERReader(der)
+        let sequence = try reader.read()
+        let parts = try sequence.children()
+        guard reader.isAtEnd, sequence.tag == 0x30, parts.count == 2, parts.allSatisfy({ $0.tag == 0x02 }) else {
+            throw WebAuthnError(.invalidSignature, "an ECDSA signature is not SEQUENCE { INTEGER r, INTEGER s }")
+        }
+        var raw: [UInt8] = []
+        for part in parts {
+            let value = part.content.drop(while: { $0 == 0 })
+            guard value.count <= coordinateLength else {
+                throw WebAuthnError(.invalidSignature, "an ECDSA signature value is longer than \(coordinateLength) bytes")
+            }
+            raw += [UInt8](repeating: 0, count: coordinateLength - value.count) + value
+        }
+        return raw
+    }
+
     /// A DER INTEGER holding the unsigned big-endian `bytes`: minimal, with a 0x00 before a set high bit.
     private static func integer(_ bytes: ArraySlice<UInt8>, name: String) throws -> [UInt8] {
         var content = Array(bytes.drop(while: { $0 == 0 }))

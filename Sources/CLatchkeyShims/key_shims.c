@@ -78,14 +78,17 @@ int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capac
            export_number(key, OSSL_PKEY_PARAM_RSA_E, exponent, exponent_capacity, exponent_length);
 }
 
-size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
+size_t lkk_sign(EVP_PKEY *key, const char *digest_name, int pss, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return 0;
+    EVP_PKEY_CTX *key_context = NULL;
     size_t length = 0;
     // The first EVP_DigestSign call asks for the largest size, the second signs (ECDSA DER
     // signatures can come out shorter).
-    int signed_ok = EVP_DigestSignInit_ex(context, NULL, digest_name, NULL, NULL, key, NULL) == 1 &&
+    int signed_ok = EVP_DigestSignInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) == 1 &&
+                    (!pss || (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) == 1 &&
+                              EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) == 1)) &&
                     EVP_DigestSign(context, NULL, &length, message, message_length) == 1 &&
                     length <= signature_capacity &&
                     EVP_DigestSign(context, signature, &length, message, message_length) == 1;

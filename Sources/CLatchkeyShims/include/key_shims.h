@@ -1,8 +1,8 @@
 #ifndef LATCHKEY_KEY_SHIMS_H
 #define LATCHKEY_KEY_SHIMS_H
 
-// The OpenSSL calls of `latchkey authenticator` and of the token signer that Swift cannot make directly (variadic key
-// generation, BIO plumbing, BIGNUM sizes): key pairs, private key PEM, public key parts, signing.
+// The OpenSSL calls of `latchkey authenticator`, the token signer and the tests that Swift cannot make directly
+// (variadic key generation, BIO plumbing, BIGNUM sizes): key pairs, private key PEM, public key parts, signing.
 // Every EVP_PKEY returned here is the caller's to free with lkk_free_key.
 
 #include <stddef.h>
@@ -34,9 +34,9 @@ int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capac
                            uint8_t *exponent, size_t exponent_capacity, size_t *exponent_length);
 
 /// Signs `message` with `key`: hashed with `digest_name` ("SHA256", ...) for ECDSA (DER signature,
-/// as WebAuthn carries it) and RSA (PKCS#1 v1.5); `digest_name` NULL for Ed25519 (PureEdDSA).
-/// Returns the signature length, or 0 on error.
-size_t lkk_sign(EVP_PKEY *key, const char *digest_name, const uint8_t *message, size_t message_length,
+/// as WebAuthn carries it) and RSA (PKCS#1 v1.5, or PSS with a salt as long as the digest when
+/// `pss` is set); `digest_name` NULL for Ed25519 (PureEdDSA). Returns the signature length, or 0.
+size_t lkk_sign(EVP_PKEY *key, const char *digest_name, int pss, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity);
 
 /// A DER X.509 v3 certificate for `subject_key`, signed with `issuer_key` (ECDSA or RSA with
