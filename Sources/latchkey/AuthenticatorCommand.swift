@@ -48,7 +48,7 @@ struct AuthenticatorCommand: ParsableCommand {
 
         func run() throws {
             try answerOptions(endpoint: "/attestation/options") { options in
-                let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
+                let authenticator = try SoftwareAuthenticator(origin: origin, keyFilePath: keys)
                 return try authenticator.register(
                     options: options, algorithm: alg.flatMap(CredentialAlgorithm.init(rawValue:)),
                     attestation: attestation.flatMap(SoftwareAuthenticator.Attestation.init(rawValue:)))
@@ -72,7 +72,7 @@ struct AuthenticatorCommand: ParsableCommand {
 
         func run() throws {
             try answerOptions(endpoint: "/assertion/options") { options in
-                let authenticator = SoftwareAuthenticator(origin: try WebOrigin(origin), keyFilePath: keys)
+                let authenticator = try SoftwareAuthenticator(origin: origin, keyFilePath: keys)
                 return try authenticator.signIn(options: options, username: user)
             }
         }

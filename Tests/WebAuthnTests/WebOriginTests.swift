@@ -1,7 +1,7 @@
-import LatchkeyAuthenticator
 import Testing
+import WebAuthn
 
-/// `--origin` is checked and serialized as a browser serializes its own origin.
+/// Origins are checked and serialized as a browser serializes its own origin.
 @Suite("Origins")
 struct WebOriginTests {
     @Test(arguments: [
@@ -21,7 +21,13 @@ struct WebOriginTests {
         "https://[::1]", "android:apk-key-hash:short",
     ])
     func refusedOrigins(text: String) {
-        let error = authenticatorError { try WebOrigin(text) }
-        #expect(error?.code == .invalidOrigin, "\(text)")
+        #expect(throws: WebOrigin.Problem.self, "\(text)") { try WebOrigin(text) }
+    }
+
+    @Test func anOriginAdmitsItsHostAndTheDomainsItIsUnder() throws {
+        let origin = try WebOrigin("https://login.example.com")
+        #expect(origin.admits(rpID: "login.example.com") && origin.admits(rpID: "example.com"))
+        #expect(!origin.admits(rpID: "notexample.com") && !origin.admits(rpID: "ample.com") && !origin.admits(rpID: ".example.com"))
+        #expect(!origin.admits(rpID: "other.login.example.com") && !origin.admits(rpID: ""))
     }
 }
