@@ -42,11 +42,13 @@ let package = Package(
             name: "LatchkeyStore",
             dependencies: ["WebAuthn", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
+        // What the SQL backends share: the column lists their row readers expect.
+        .target(name: "LatchkeyStoreSQL"),
         // The embedded default store: one SQLite file.
         .target(
             name: "LatchkeyStoreSQLite",
             dependencies: [
-                "LatchkeyStore", "WebAuthn", "CSQLite",
+                "LatchkeyStore", "LatchkeyStoreSQL", "WebAuthn", "CSQLite",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -54,7 +56,7 @@ let package = Package(
         .target(
             name: "LatchkeyStorePostgres",
             dependencies: [
-                "LatchkeyStore", "WebAuthn",
+                "LatchkeyStore", "LatchkeyStoreSQL", "WebAuthn",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 import WebAuthn
 
 /// Records to and from rows. Reads start at a column offset, so joined rows reuse them; a stored
