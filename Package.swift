@@ -31,7 +31,7 @@ let package = Package(
         // plumbing): public keys from their parts, chain checks, key generation, PEM, signing.
         .target(name: "CLatchkeyShims", dependencies: ["COpenSSL"]),
         // Test-only OpenSSL helpers: certificates the tests issue.
-        .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL"]),
+        .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL", "CLatchkeyShims"]),
 
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
         .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),

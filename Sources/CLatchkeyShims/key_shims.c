@@ -100,7 +100,7 @@ void lkk_free_key(EVP_PKEY *key) {
     EVP_PKEY_free(key);
 }
 
-static int add_named_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
+int lkk_add_named_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
     X509V3_CTX context;
     X509V3_set_ctx_nodb(&context);
     X509V3_set_ctx(&context, issuer, certificate, NULL, NULL, 0);
@@ -150,10 +150,10 @@ size_t lkk_issue_certificate(EVP_PKEY *subject_key, const char *common_name, con
         ok = X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char *)"Latchkey Software Authenticator", -1, -1, 0) == 1 &&
              X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
              X509_set_issuer_name(certificate, X509_get_subject_name(issuing)) == 1 &&
-             add_named_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
-             add_named_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
-             add_named_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
-             (issuer == NULL || add_named_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always")) &&
+             lkk_add_named_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
+             lkk_add_named_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
+             lkk_add_named_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
+             (issuer == NULL || lkk_add_named_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always")) &&
              (extension_oid == NULL || add_raw_extension(certificate, extension_oid, extension_value, extension_value_length)) &&
              X509_sign(certificate, issuer_key, EVP_sha256()) > 0;
     }

@@ -1,21 +1,11 @@
 #include "test_support.h"
+#include "key_shims.h"
 
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/rsa.h>
 #include <openssl/x509v3.h>
-
-static int add_extension(X509 *certificate, X509 *issuer, int nid, const char *value) {
-    X509V3_CTX context;
-    X509V3_set_ctx_nodb(&context);
-    X509V3_set_ctx(&context, issuer, certificate, NULL, NULL, 0);
-    X509_EXTENSION *extension = X509V3_EXT_conf_nid(NULL, &context, nid, value);
-    if (extension == NULL) return 0;
-    int added = X509_add_ext(certificate, extension, -1);
-    X509_EXTENSION_free(extension);
-    return added == 1;
-}
 
 /// A new v3 certificate with serial, validity and public key set; NULL on failure.
 static X509 *begin_certificate(EVP_PKEY *subject_key, long serial, int64_t not_before, int64_t not_after) {
@@ -54,10 +44,10 @@ X509 *lkt_issue_certificate(EVP_PKEY *subject_key, const char *common_name, X509
              X509_set_issuer_name(certificate, issuer != NULL ? X509_get_subject_name(issuer) : name) == 1;
     X509 *issuing = issuer != NULL ? issuer : certificate;
     if (ok) {
-        ok = add_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
-             add_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
-             add_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
-             (issuer == NULL || add_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always"));
+        ok = lkk_add_named_extension(certificate, issuing, NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE") &&
+             lkk_add_named_extension(certificate, issuing, NID_key_usage, is_ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature") &&
+             lkk_add_named_extension(certificate, issuing, NID_subject_key_identifier, "hash") &&
+             (issuer == NULL || lkk_add_named_extension(certificate, issuing, NID_authority_key_identifier, "keyid:always"));
     }
     return finish_certificate(certificate, issuer_key, ok);
 }
@@ -82,8 +72,8 @@ X509 *lkt_issue_attestation_certificate(EVP_PKEY *subject_key, const char *commo
               X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_UTF8, (const unsigned char *)organizational_unit, -1, -1, 0) == 1) &&
              X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char *)common_name, -1, -1, 0) == 1 &&
              X509_set_issuer_name(certificate, X509_get_subject_name(issuer)) == 1 &&
-             add_extension(certificate, issuer, NID_basic_constraints, "critical,CA:FALSE") &&
-             add_extension(certificate, issuer, NID_authority_key_identifier, "keyid:always");
+             lkk_add_named_extension(certificate, issuer, NID_basic_constraints, "critical,CA:FALSE") &&
+             lkk_add_named_extension(certificate, issuer, NID_authority_key_identifier, "keyid:always");
     if (ok && aaguid != NULL) {
         uint8_t value[18] = {0x04, 16};
         for (int i = 0; i < 16; i++) value[2 + i] = aaguid[i];

@@ -11,7 +11,6 @@ virtual authenticator (the fixtures and helpers of test_browser.py):
 
 from __future__ import annotations
 
-import base64
 import uuid
 import xml.etree.ElementTree as ET
 
@@ -21,6 +20,7 @@ import requests
 pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
+from test_browser_activity import save_page  # noqa: E402
 from test_browser import (  # noqa: E402,F401  (driver and page_scripts are fixtures used here)
     Page, browser_server, driver, fresh_authenticator, page_scripts, virtual_credentials)
 
@@ -86,13 +86,6 @@ def remove_button(page: Page, credential_id: str):
     return page.item(credential_id).find_element(By.CSS_SELECTOR, "button.remove")
 
 
-def save_page(drv, path) -> None:
-    """A screenshot of the whole page, below the window's fold too."""
-    size = drv.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-    shot = drv.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
-    path.write_bytes(base64.b64decode(shot["data"]))
     assert path.stat().st_size > 0
     print(f"screenshot: {path}")
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <openssl/evp.h>
+#include <openssl/x509.h>
 
 /// A fresh EC key pair on the named group ("P-256", "P-384"), or NULL.
 EVP_PKEY *lkk_generate_ec_key(const char *group_name);
@@ -49,6 +50,10 @@ size_t lkk_issue_certificate(EVP_PKEY *subject_key, const char *common_name, con
                              int64_t not_before, int64_t not_after, const char *extension_oid,
                              const uint8_t *extension_value, size_t extension_value_length,
                              uint8_t *buffer, size_t buffer_length);
+
+/// Adds the X.509 v3 extension `nid` written as OpenSSL's configuration text (`"critical,CA:TRUE"`),
+/// in the context of `issuer` (the certificate itself when self-signed). Returns 1, or 0 on failure.
+int lkk_add_named_extension(X509 *certificate, X509 *issuer, int nid, const char *value);
 
 void lkk_free_key(EVP_PKEY *key);
 
