@@ -1,6 +1,7 @@
 """The page's "Recent activity": the signed-in user's security events (GET /account/events) as
 sentences, newest first, refreshed with the passkey list, hidden when signed out, paged with
-"Show more". Debian's Chromium through selenium with a virtual authenticator, as in
+"Show more". The events a person makes on the page (register, rename, add, remove, sign out, sign
+in) are also the admin API's and reach a webhook receiver that verifies them with standardwebhooks. Debian's Chromium through selenium with a virtual authenticator, as in
 test_browser.py, whose fixtures (autofill and conditional create hidden from the page) and page
 helpers this uses."""
 
@@ -16,9 +17,12 @@ pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from backend import create_admin_key  # noqa: E402
+from conftest import served  # noqa: E402
 from test_browser import (  # noqa: E402,F401  (driver and page_scripts are fixtures used here)
     STEP_TIMEOUT, Page, browser_server, driver, fresh_authenticator, page_scripts, signs_in_with,
     virtual_credentials)
+from webhook_receiver import Receiver, new_secret, webhook_env  # noqa: E402
 
 # A name with characters the server's `renamed to "..."` detail escapes, and one it does not.
 NEW_NAME = 'Work "laptop" \\ ü'
@@ -55,8 +59,23 @@ def save_page(drv, path) -> None:
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
-def test_recent_activity_follows_register_rename_sign_out_and_sign_in(driver, browser_server, tmp_path):
-    srv = browser_server
+@pytest.fixture(scope="module")
+def receiver():
+    secret = new_secret()
+    receiver = Receiver(secret).start()
+    receiver.secret = secret
+    yield receiver
+    receiver.stop()
+
+
+@pytest.fixture(scope="module")
+def hooked_server(receiver):
+    """A server that also POSTs every event to a receiver verifying them with standardwebhooks."""
+    yield from served("browser-activity", webhook_env(receiver, receiver.secret))
+
+
+def test_recent_activity_follows_register_rename_remove_sign_out_and_sign_in(driver, hooked_server, receiver, tmp_path):
+    srv = hooked_server
     page = Page(driver, srv).open()
     fresh_authenticator(driver)
     assert not page.el("activity-panel").is_displayed()
@@ -82,6 +101,18 @@ def test_recent_activity_follows_register_rename_sign_out_and_sign_in(driver, br
     assert [a["type"] for a in shown] == ["passkey.renamed", "passkey.registered", "user.created"], shown
     assert shown[0]["text"] == f"Passkey renamed to “{NEW_NAME}”", shown[0]
 
+    # A second passkey (another authenticator), then the renamed first one removed.
+    fresh_authenticator(driver)
+    assert page.click_ok("add-passkey").startswith("Added another passkey")
+    (second_id,) = virtual_credentials(driver)
+    second_name = page.passkeys()[1]["name"]
+    state, text = page.remove(cred_id)
+    assert state == "ok", text
+    shown = activity(page)
+    assert [a["type"] for a in shown] == [
+        "passkey.removed", "passkey.registered", "passkey.renamed", "passkey.registered", "user.created"], shown
+    cred_id = second_id
+
     # Signed out, the section is hidden and emptied.
     page.sign_out()
     assert not page.el("activity-panel").is_displayed()
@@ -95,14 +126,13 @@ def test_recent_activity_follows_register_rename_sign_out_and_sign_in(driver, br
     assert page.el("activity-panel").is_displayed()
 
     shown = activity(page)
-    assert [a["type"] for a in shown] == [
-        "sign_in.succeeded", "session.ended", "passkey.renamed", "passkey.registered", "user.created"], shown
+    expected = ["sign_in.succeeded", "session.ended", "passkey.removed", "passkey.registered", "passkey.renamed",
+                "passkey.registered", "user.created"]
+    assert [a["type"] for a in shown] == expected, shown
     by_type = {a["type"]: a for a in shown}
-    assert by_type["sign_in.succeeded"]["text"] == f"Signed in with {NEW_NAME}"
+    assert by_type["sign_in.succeeded"]["text"] == f"Signed in with {second_name}"
     assert by_type["session.ended"]["text"] == "Signed out"
     assert NEW_NAME in by_type["passkey.renamed"]["text"]
-    # The passkey is called by its name now, wherever the event names it.
-    assert by_type["passkey.registered"]["text"] == f"Passkey added — {NEW_NAME}"
     assert not page.el("activity-more").is_displayed(), "one page: no Show more"
     assert not page.el("activity-error").is_displayed()
 
@@ -116,6 +146,14 @@ def test_recent_activity_follows_register_rename_sign_out_and_sign_in(driver, br
         address = event["client"]["address"]
         assert address and item["client"] == f"from {address}", (item, event)
         assert address in item["meta"] and item["timeText"] in item["meta"], item
+    # The same events in the admin API, and at the receiver, each signature verified.
+    admin = {"Authorization": f"Bearer {create_admin_key(srv, 'activity-' + uuid.uuid4().hex[:6])}"}
+    listed = requests.get(srv.url + "/admin/v1/events", params={"user": username}, headers=admin, timeout=10).json()["events"]
+    assert [e["id"] for e in listed] == [a["id"] for a in shown]
+    receiver.wait_for(lambda r: {a["id"] for a in shown} <= set(r.ids()), 30, "the page's events")
+    delivered = [p for p in receiver.payloads() if p["data"].get("user", {}).get("username") == username]
+    assert [p["type"] for p in delivered] == list(reversed(expected)) and receiver.refused == []
+
     # Server strings reach the page as text, never as markup.
     assert driver.find_elements(By.CSS_SELECTOR, "#activity .activity-text *") == []
 
