@@ -125,7 +125,9 @@ public struct ConfigurationKey: Sendable {
         switch get(configuration) {
         case .stringArray(let items): items.map(redact).joined(separator: ",")
         case .string(let text): redact(text)
-        case let content: secrecy == .whole ? ConfigurationRedaction.mark : content.shown
+        case .int(let number): redact(String(number))
+        case .bool(let flag): redact(String(flag))
+        case let content: redact("\(content)")
         }
     }
 
@@ -135,17 +137,6 @@ public struct ConfigurationKey: Sendable {
         case .none: text
         case .whole: text.isEmpty ? "" : ConfigurationRedaction.mark
         case .urlPassword: ConfigurationRedaction.redactingURLPassword(text)
-        }
-    }
-}
-
-extension ConfigContent {
-    /// A whole number or a boolean as text.
-    fileprivate var shown: String {
-        switch self {
-        case .int(let number): String(number)
-        case .bool(let flag): String(flag)
-        default: "\(self)"
         }
     }
 }
@@ -166,38 +157,26 @@ extension ConfigurationValue {
 }
 
 extension String: ConfigurationValue {
-    static var kind: ConfigurationKey.Kind { .string }
-    init?(content: ConfigContent) {
-        guard case .string(let text) = content else { return nil }
-        self = text
-    }
+    static let kind = ConfigurationKey.Kind.string
+    init?(content: ConfigContent) { guard case .string(let text) = content else { return nil }; self = text }
     var content: ConfigContent { .string(self) }
 }
 
 extension Int: ConfigurationValue {
-    static var kind: ConfigurationKey.Kind { .integer }
-    init?(content: ConfigContent) {
-        guard case .int(let number) = content else { return nil }
-        self = number
-    }
+    static let kind = ConfigurationKey.Kind.integer
+    init?(content: ConfigContent) { guard case .int(let number) = content else { return nil }; self = number }
     var content: ConfigContent { .int(self) }
 }
 
 extension Bool: ConfigurationValue {
-    static var kind: ConfigurationKey.Kind { .boolean }
-    init?(content: ConfigContent) {
-        guard case .bool(let flag) = content else { return nil }
-        self = flag
-    }
+    static let kind = ConfigurationKey.Kind.boolean
+    init?(content: ConfigContent) { guard case .bool(let flag) = content else { return nil }; self = flag }
     var content: ConfigContent { .bool(self) }
 }
 
 extension Array: ConfigurationValue where Element == String {
     static var kind: ConfigurationKey.Kind { .list }
-    init?(content: ConfigContent) {
-        guard case .stringArray(let items) = content else { return nil }
-        self = items
-    }
+    init?(content: ConfigContent) { guard case .stringArray(let items) = content else { return nil }; self = items }
     var content: ConfigContent { .stringArray(self) }
 }
 

@@ -31,11 +31,6 @@ struct ConfigurationTests {
         return error?.message ?? ""
     }
 
-    func expectError(_ environment: [String: String], naming key: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let message = error(environment, defaultFile: Self.defaultFile, sourceLocation: sourceLocation)
-        #expect(message.contains(key), "message should name \(key): \(message)", sourceLocation: sourceLocation)
-    }
-
     func temporaryFile(_ contents: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-\(UUID().uuidString).json").path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
@@ -244,7 +239,7 @@ struct ConfigurationTests {
         let file = try temporaryFile(#"{"port": 9000, "prot": 9000}"#)
         let message = error(["LATCHKEY_CONFIG": file])
         #expect(message.hasPrefix("\(file): unknown configuration key \"prot\"; did you mean \"port\"?"))
-        expectError(["LATCHKEY_CONFIG": try temporaryFile(#"{"RPID": "example.com"}"#)], naming: "RPID")
+        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"RPID": "example.com"}"#)]).contains("\"RPID\""))
         let near = try temporaryFile(#"{"rpId": "example.com"}"#)
         #expect(error(["LATCHKEY_CONFIG": near]).hasPrefix("\(near): unknown configuration key \"rpId\"; did you mean \"rpID\"?"))
         // Nothing close: the list of keys instead.
@@ -271,18 +266,6 @@ struct ConfigurationTests {
     }
 
     // MARK: - Validation
-
-    @Test func badValuesNameTheirKey() {
-        expectError(["LATCHKEY_PORT": "notaport"], naming: "LATCHKEY_PORT")
-        expectError(["LATCHKEY_PORT": "70000"], naming: "LATCHKEY_PORT")
-        expectError(["LATCHKEY_CONFORMANCE_MODE": "maybe"], naming: "LATCHKEY_CONFORMANCE_MODE")
-        expectError(["LATCHKEY_CHALLENGE_TIMEOUT": "0"], naming: "LATCHKEY_CHALLENGE_TIMEOUT")
-        expectError(["LATCHKEY_ORIGINS": "localhost:8080"], naming: "LATCHKEY_ORIGINS")
-        expectError(["LATCHKEY_ORIGINS": "https://evil.example"], naming: "LATCHKEY_ORIGINS")
-        expectError(["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], naming: "LATCHKEY_ORIGINS")
-        expectError(["LATCHKEY_APPLE_APP_IDS": "com.example.app"], naming: "LATCHKEY_APPLE_APP_IDS")
-        expectError(["LATCHKEY_RP_ID": "https://example.com"], naming: "LATCHKEY_RP_ID")
-    }
 
     @Test(arguments: [
         (["LATCHKEY_HOST": ""], #"host (LATCHKEY_HOST): must not be empty"#),
@@ -328,8 +311,6 @@ struct ConfigurationTests {
         #expect(policy.deniedAAGUIDs == [[UInt8](repeating: 0, count: 16)])
         #expect(configuration.relyingParty.algorithms.contains(.rs1))
         #expect(try !load([:]).relyingParty.algorithms.contains(.rs1), "RS1 is off by default")
-        expectError(["LATCHKEY_ATTESTATION_POLICY": "trust-me"], naming: "LATCHKEY_ATTESTATION_POLICY")
-        expectError(["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], naming: "LATCHKEY_DENIED_AAGUIDS")
     }
 
     // MARK: - Secrets
