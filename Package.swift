@@ -62,14 +62,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The configuration: its keys, read through swift-configuration (environment over file over
+        // defaults), their checks, the home relative paths resolve against. No HTTP.
+        .target(
+            name: "LatchkeyConfiguration",
+            dependencies: ["WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
+        ),
         // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
         // store only by its interface.
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "LatchkeyStore", "LatchkeyTokens",
+                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -86,8 +91,8 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
-                "LatchkeyAuthenticator", "LatchkeyTokens",
+                "LatchkeyServer", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres",
+                "WebAuthn", "LatchkeyAuthenticator", "LatchkeyTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -111,12 +116,17 @@ let package = Package(
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),
+        // Loading, precedence, every check and message, redaction, the home, the generated key table.
+        .testTarget(
+            name: "LatchkeyConfigurationTests",
+            dependencies: ["LatchkeyConfiguration", "WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
+        ),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn", "LatchkeyAuthenticator",
+                "LatchkeyServer", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn",
+                "LatchkeyAuthenticator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

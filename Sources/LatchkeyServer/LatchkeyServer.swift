@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import LatchkeyConfiguration
 import NIOCore
 import LatchkeyStore
 import Logging

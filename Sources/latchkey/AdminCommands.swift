@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
 import Logging

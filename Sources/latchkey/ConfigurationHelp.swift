@@ -1,3 +1,4 @@
+import LatchkeyConfiguration
 import LatchkeyServer
 
 /// The settings `latchkey serve --help` lists: each variable, its key in the configuration file,

@@ -1,3 +1,4 @@
+import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
 import LatchkeyStorePostgres

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
 import LatchkeyStoreSQLite

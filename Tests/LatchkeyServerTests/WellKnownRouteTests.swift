@@ -1,7 +1,9 @@
 import Foundation
 import HTTPTypes
+import LatchkeyConfiguration
 import Testing
 import WebAuthn
+@testable import LatchkeyServer
 
 /// The domain association files under `/.well-known/`: each is 200 `application/json` with the
 /// body its configuration says, answers HEAD, and is a JSON 404 when not configured. The origins
@@ -172,5 +174,22 @@ struct WellKnownRouteTests {
             let unrelated = try await client.register("unrelated-user", with: TestAuthenticator(origin: "https://shop.example.de"))
             #expect(unrelated.status == .badRequest && unrelated.errorMessage.contains("https://shop.example.de"), "\(unrelated.text)")
         }
+    }
+
+    /// What `check-config` prints and `serve` answers: only the configured files have a body.
+    @Test func theWellKnownFilesFollowTheConfiguration() throws {
+        var configuration = LatchkeyConfiguration()
+        configuration.androidApps = ["com.example.app@\(Self.text(Self.firstKey, lowercase: true))"]
+        configuration.passkeyEnrollURL = "https://localhost/new"
+        let files = configuration.wellKnownFiles
+        #expect(files.map(\.path) == [
+            "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/webauthn",
+            "/.well-known/passkey-endpoints",
+        ])
+        #expect(files.map { $0.body != nil } == [false, true, false, true])
+        let assetLinks = try #require(files[1].body.map { String(decoding: $0, as: UTF8.self) })
+        #expect(assetLinks == #"[{"relation":["delegate_permission/common.get_login_creds","delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.text(Self.firstKey))"]}}]"#)
+        #expect(files[3].body.map { String(decoding: $0, as: UTF8.self) } == #"{"enroll":"https://localhost/new"}"#)
+        #expect(files[3].prettyBody?.contains("\n") == true)
     }
 }

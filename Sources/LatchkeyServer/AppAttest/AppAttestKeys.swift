@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyConfiguration
 import LatchkeyStore
 import NIOCore
 import WebAuthn

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyConfiguration
 import LatchkeyStore
 import WebAuthn
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyConfiguration
 import Logging
 import WebAuthn
 
@@ -27,7 +28,7 @@ public enum AttestationTrustLoader {
         }
         var trust = AttestationTrust(policy: configuration.attestation, anchors: anchors)
         if FileManager.default.fileExists(atPath: configuration.metadataBLOB) {
-            let metadata = try loadMetadata(from: configuration.metadataBLOB, configuration: configuration)
+            let metadata = try configuration.loadMetadata(from: configuration.metadataBLOB)
             if metadata.blob.isOutdated() {
                 logger.warning("the metadata BLOB is past its nextUpdate; import a newer one", metadata: ["nextUpdate": "\(metadata.blob.nextUpdate)"])
             }
@@ -64,31 +65,5 @@ public enum AttestationTrustLoader {
             }
         }
         return roots
-    }
-
-    /// Reads and verifies a metadata BLOB file against the configured metadata roots.
-    public static func loadMetadata(from path: String, configuration: LatchkeyConfiguration) throws -> MetadataService {
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
-        }
-        return try metadata(String(decoding: bytes, as: UTF8.self), source: path, configuration: configuration)
-    }
-
-    /// Verifies a metadata BLOB's text against the configured metadata roots.
-    public static func metadata(_ text: String, source path: String, configuration: LatchkeyConfiguration) throws -> MetadataService {
-        let roots: [X509Certificate]
-        do {
-            roots = try TrustAnchors.load(directories: [configuration.metadataRoots]).certificates
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
-        }
-        guard !roots.isEmpty else {
-            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(configuration.metadataRoots) to verify the metadata BLOB with")
-        }
-        do {
-            return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): \(path) was refused: \(error.message)")
-        }
     }
 }

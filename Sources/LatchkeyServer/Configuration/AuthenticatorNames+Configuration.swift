@@ -1,3 +1,4 @@
+import LatchkeyConfiguration
 import WebAuthn
 
 extension AuthenticatorNames {

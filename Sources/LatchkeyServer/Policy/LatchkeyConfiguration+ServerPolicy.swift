@@ -1,3 +1,5 @@
+import LatchkeyConfiguration
+
 extension LatchkeyConfiguration {
     /// The HTTP layer's policy: ``ServerPolicy/conformance`` in conformance mode, else
     /// ``ServerPolicy/standard`` with the configured ceremony minimums and registration mode.

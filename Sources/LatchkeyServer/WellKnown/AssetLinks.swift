@@ -1,3 +1,5 @@
+import LatchkeyConfiguration
+
 /// `/.well-known/assetlinks.json`: Digital Asset Links statements that let the configured Android
 /// apps use this site's passkeys (`get_login_creds`) and open its links (`handle_all_urls`). One
 /// statement per package, with every signing certificate fingerprint configured for it.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyConfiguration
 
 /// A file under `/.well-known/` built from configuration: served as JSON when the keys it is made
 /// from are set, else answered with 404.

@@ -1,3 +1,5 @@
+import WebAuthn
+
 /// `attestation` conveyance in creation options (WebAuthn §5.4.7).
 public enum AttestationConveyance: String, WireEnumeration {
     case none
@@ -6,12 +8,8 @@ public enum AttestationConveyance: String, WireEnumeration {
     case enterprise
 }
 
-/// `residentKey` in `authenticatorSelection` (WebAuthn §5.4.6).
-public enum ResidentKeyRequirement: String, WireEnumeration {
-    case discouraged
-    case preferred
-    case required
-}
+/// `residentKey` in `authenticatorSelection` (WebAuthn §5.4.6), read and written as the wire says.
+extension ResidentKeyRequirement: WireEnumeration {}
 
 /// `authenticatorAttachment` in `authenticatorSelection` (WebAuthn §5.4.5).
 enum AuthenticatorAttachment: String, WireEnumeration {

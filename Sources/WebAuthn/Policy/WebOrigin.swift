@@ -7,8 +7,20 @@
 public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     /// Why a text is not an origin.
     public struct Problem: Error, Sendable, CustomStringConvertible {
+        /// Which rule it breaks.
+        public enum Kind: Sendable {
+            /// Not `scheme://host[:port]`, or an Android origin without a 32-byte hash.
+            case malformed
+            /// A well-formed `http://` origin whose host is not `localhost` or under it.
+            case insecure
+        }
+
+        public let kind: Kind
         public let description: String
-        init(_ description: String) { self.description = description }
+        init(_ description: String, _ kind: Kind = .malformed) {
+            self.kind = kind
+            self.description = description
+        }
     }
 
     /// The origin as client data carries it.
@@ -58,7 +70,7 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
         }
         let isLocalhost = host == "localhost" || host.hasSuffix(".localhost")
         guard scheme == "https" || isLocalhost else {
-            throw Problem("origin \(text.debugDescription) must be https: WebAuthn runs over http only on localhost")
+            throw Problem("origin \(text.debugDescription) must be https: WebAuthn runs over http only on localhost", .insecure)
         }
         if port == (scheme == "https" ? 443 : 80) { port = nil }
         self.serialized = "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "")

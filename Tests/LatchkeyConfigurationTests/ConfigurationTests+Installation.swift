@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import LatchkeyServer
+@testable import LatchkeyConfiguration
 
 /// Configuration that passes must work: relative paths resolve against one home whatever the
 /// current directory, the files and folders the server needs exist, a strict attestation policy

@@ -4,8 +4,8 @@ import WebAuthn
 
 /// One configuration key, declared once in ``LatchkeyConfiguration/keys``: its name in the file,
 /// its type, documentation, whether its value is secret, and its checks. The environment variable,
-/// the default (read from the property's initial value in ``LatchkeyConfiguration``), the
-/// `check-config` summary and the table in docs/CONFIGURATION.md all follow from it.
+/// the default (the property's initial value in ``LatchkeyConfiguration``), the `check-config`
+/// summary and the table in docs/CONFIGURATION.md all follow from it.
 public struct ConfigurationKey: Sendable {
     /// The type of a key's value, as written in the file and in an environment variable.
     public enum Kind: String, Sendable {
@@ -17,6 +17,16 @@ public struct ConfigurationKey: Sendable {
         case boolean
         /// A JSON array of strings; a variable with comma-separated items.
         case list
+
+        /// What a value of the wrong type is told.
+        var expectation: String {
+            switch self {
+            case .string: "must be a string"
+            case .integer: "must be a whole number"
+            case .boolean: "must be true or false"
+            case .list: "must be an array of strings"
+            }
+        }
     }
 
     /// How much of a value may be shown in `check-config`, logs and error messages.
@@ -38,11 +48,8 @@ public struct ConfigurationKey: Sendable {
     public let secrecy: Secrecy
     /// The Default column of docs/CONFIGURATION.md when the default is not a plain value (`origins`).
     public let defaultDescription: String?
-    /// `LATCHKEY_` followed by the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
-    public var environmentName: String { LatchkeyConfiguration.environmentName(of: name) }
-    /// Whether swift-configuration treats the value as secret (access logs show `<REDACTED>`).
-    public var isSecret: Bool { secrecy != .none }
-
+    /// Whether the value is a path, resolved against the ``LatchkeyHome`` when it is relative.
+    let isPath: Bool
     /// The key's value in a configuration.
     let get: @Sendable (LatchkeyConfiguration) -> ConfigContent
     /// Stores a value read from the sources; returns the problem when it is not acceptable.
@@ -51,175 +58,49 @@ public struct ConfigurationKey: Sendable {
     let check: @Sendable (LatchkeyConfiguration) -> [String]
     /// For a key whose default depends on other keys: what it depends on and how it is computed.
     let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
-    /// Whether the value is a path, resolved against the ``LatchkeyHome`` when it is relative.
-    var isPath = false
 
-    /// The value as it may be shown: secrets redacted, lists comma-separated.
-    public func displayValue(in configuration: LatchkeyConfiguration) -> String {
-        display(get(configuration))
-    }
+    /// `LATCHKEY_` followed by the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
+    public var environmentName: String { LatchkeyConfiguration.environmentName(of: name) }
+    /// Whether swift-configuration treats the value as secret (access logs show `<REDACTED>`).
+    public var isSecret: Bool { secrecy != .none }
 
-    func display(_ content: ConfigContent) -> String {
-        switch content {
-        case .stringArray(let items): return items.map(redact).joined(separator: ",")
-        case .string(let text): return redact(text)
-        case .int(let number): return secrecy == .whole ? ConfigurationRedaction.mark : String(number)
-        case .bool(let flag): return secrecy == .whole ? ConfigurationRedaction.mark : String(flag)
-        default: return secrecy == .whole ? ConfigurationRedaction.mark : "\(content)"
+    /// A problem with each part of a value (`nil` for a good one): one for a single value, one per item for a list.
+    typealias Check<Value> = @Sendable (Value, LatchkeyConfiguration) -> [String?]
+
+    init<Value: ConfigurationValue>(
+        _ name: String, _ path: WritableKeyPath<LatchkeyConfiguration, Value> & Sendable, secrecy: Secrecy = .none,
+        isPath: Bool = false, check: @escaping Check<Value> = { _, _ in [] },
+        derived: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> Value)? = nil,
+        _ documentation: String
+    ) {
+        (self.name, kind, self.documentation, self.secrecy, self.isPath) = (name, Value.kind, documentation, secrecy, isPath)
+        defaultDescription = derived?.description
+        get = { $0[keyPath: path].content }
+        set = { configuration, content in
+            guard let value = Value(content: content) else { return Value.problem(with: content) }
+            configuration[keyPath: path] = value
+            return nil
         }
-    }
-
-    /// A raw text (an environment variable's value) as it may be shown.
-    func redact(_ text: String) -> String {
-        switch secrecy {
-        case .none: return text
-        case .whole: return text.isEmpty ? "" : ConfigurationRedaction.mark
-        case .urlPassword: return ConfigurationRedaction.redactingURLPassword(text)
-        }
-    }
-}
-
-// MARK: - Declaring keys
-
-/// A key path that may be captured by the key's closures.
-typealias ConfigurationPath<Value> = WritableKeyPath<LatchkeyConfiguration, Value> & Sendable
-
-extension ConfigurationKey {
-    /// A problem with a value, or `nil` when it is acceptable.
-    typealias Check<Value> = @Sendable (Value, LatchkeyConfiguration) -> String?
-    /// Every problem with a list (one per bad item, usually); empty when it is acceptable.
-    typealias ListCheck = @Sendable ([String], LatchkeyConfiguration) -> [String]
-
-    static func string(
-        _ name: String, _ path: ConfigurationPath<String>, secrecy: Secrecy = .none,
-        check: @escaping Check<String> = { _, _ in nil },
-        derivedDefault: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> String)? = nil,
-        _ documentation: String
-    ) -> Self {
-        Self(
-            name: name, kind: .string, documentation: documentation, secrecy: secrecy,
-            defaultDescription: derivedDefault?.description,
-            get: { .string($0[keyPath: path]) },
-            set: { configuration, content in
-                guard case .string(let text) = content else { return "must be a string" }
-                configuration[keyPath: path] = text
-                return nil
-            },
-            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] },
-            derivedDefault: derivedDefault.map { derived in (derived.note, { .string(derived.compute($0)) }) })
-    }
-
-    /// A string out of a fixed set of values.
-    static func choice(_ name: String, _ path: ConfigurationPath<String>, among values: [String], _ documentation: String) -> Self {
-        .string(name, path, check: { value, _ in
-            values.contains(value) ? nil : "\"\(value)\" is not one of \(values.joined(separator: ", "))"
-        }, documentation)
-    }
-
-    /// A string that names a case of an enumeration.
-    static func choice<Value: RawRepresentable<String> & CaseIterable & Sendable>(
-        _ name: String, _ path: ConfigurationPath<Value>, check: @escaping Check<Value> = { _, _ in nil },
-        _ documentation: String
-    ) -> Self {
-        Self(
-            name: name, kind: .string, documentation: documentation, secrecy: .none, defaultDescription: nil,
-            get: { .string($0[keyPath: path].rawValue) },
-            set: { configuration, content in
-                guard case .string(let text) = content else { return "must be a string" }
-                guard let value = Value(rawValue: text) else {
-                    return "\"\(text)\" is not one of \(Value.allCases.map(\.rawValue).joined(separator: ", "))"
-                }
-                configuration[keyPath: path] = value
-                return nil
-            },
-            check: { check($0[keyPath: path], $0).map { [$0] } ?? [] }, derivedDefault: nil)
-    }
-
-    static func integer(
-        _ name: String, _ path: ConfigurationPath<Int>, in range: ClosedRange<Int>, rangeDescription: String,
-        _ documentation: String
-    ) -> Self {
-        Self(
-            name: name, kind: .integer, documentation: documentation, secrecy: .none, defaultDescription: nil,
-            get: { .int($0[keyPath: path]) },
-            set: { configuration, content in
-                guard case .int(let number) = content else { return "must be a whole number" }
-                configuration[keyPath: path] = number
-                return nil
-            },
-            check: { range.contains($0[keyPath: path]) ? [] : ["\($0[keyPath: path]) is not \(rangeDescription)"] },
-            derivedDefault: nil)
-    }
-
-    static func boolean(_ name: String, _ path: ConfigurationPath<Bool>, _ documentation: String) -> Self {
-        Self(
-            name: name, kind: .boolean, documentation: documentation, secrecy: .none, defaultDescription: nil,
-            get: { .bool($0[keyPath: path]) },
-            set: { configuration, content in
-                guard case .bool(let flag) = content else { return "must be true or false" }
-                configuration[keyPath: path] = flag
-                return nil
-            },
-            check: { _ in [] }, derivedDefault: nil)
-    }
-
-    /// A list of strings; `check` looks at the whole list (each item, or items against other keys).
-    static func list(
-        _ name: String, _ path: ConfigurationPath<[String]>, check: @escaping ListCheck = { _, _ in [] },
-        derivedDefault: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> [String])? = nil,
-        _ documentation: String
-    ) -> Self {
-        Self(
-            name: name, kind: .list, documentation: documentation, secrecy: .none,
-            defaultDescription: derivedDefault?.description,
-            get: { .stringArray($0[keyPath: path]) },
-            set: { configuration, content in
-                guard case .stringArray(let items) = content else { return "must be an array of strings" }
-                configuration[keyPath: path] = items
-                return nil
-            },
-            check: { check($0[keyPath: path], $0) },
-            derivedDefault: derivedDefault.map { derived in (derived.note, { .stringArray(derived.compute($0)) }) })
-    }
-
-    /// Checks each item of a list: one problem per bad item.
-    static func eachItem(_ problem: @escaping @Sendable (String) -> String?) -> ListCheck {
-        { items, _ in items.compactMap(problem) }
-    }
-
-    /// Checks each item of a list against a test; the problem quotes the item.
-    static func eachItem(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> ListCheck {
-        eachItem { isValid($0) ? nil : "\"\($0)\" \(problem)" }
-    }
-
-    static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> String? {
-        value.isEmpty ? "must not be empty" : nil
+        self.check = { configuration in check(configuration[keyPath: path], configuration).compactMap { $0 } }
+        derivedDefault = derived.map { derived in (derived.note, { derived.compute($0).content }) }
     }
 
     /// A file or folder, resolved against the home when relative, that must exist when `required`
     /// says so. One that exists must be of its kind even when it is not required.
     static func path(
-        _ name: String, _ path: ConfigurationPath<String>, _ kind: PathKind, required: PathRequirement,
-        _ documentation: String
+        _ name: String, _ path: WritableKeyPath<LatchkeyConfiguration, String> & Sendable, _ kind: PathKind,
+        required: PathRequirement, _ documentation: String
     ) -> Self {
         let defaultValue = LatchkeyConfiguration()[keyPath: path]
-        let key = string(name, path, check: { value, configuration in
+        return Self(name, path, isPath: true, check: { value, configuration in
             let isRequired = switch required {
             case .always: true
             case .unlessDefault: value != configuration.resolvedPath(defaultValue)
             case .when(let condition): condition(configuration)
             case .never: false
             }
-            return LatchkeyConfiguration.pathProblem(value, kind, required: isRequired)
+            return [LatchkeyConfiguration.pathProblem(value, kind, required: isRequired)]
         }, documentation)
-        return key.resolvedAgainstHome
-    }
-
-    /// The key, its value resolved against the home when it is a relative path (not a URL).
-    var resolvedAgainstHome: Self {
-        var key = self
-        key.isPath = true
-        return key
     }
 
     /// What a path key names.
@@ -238,175 +119,277 @@ extension ConfigurationKey {
         /// Used when present.
         case never
     }
+
+    /// The value as it may be shown: secrets redacted, lists comma-separated.
+    public func displayValue(in configuration: LatchkeyConfiguration) -> String {
+        switch get(configuration) {
+        case .stringArray(let items): items.map(redact).joined(separator: ",")
+        case .string(let text): redact(text)
+        case .int(let number): redact(String(number))
+        case .bool(let flag): redact(String(flag))
+        case let content: redact("\(content)")
+        }
+    }
+
+    /// A raw text (an environment variable's value) as it may be shown.
+    func redact(_ text: String) -> String {
+        switch secrecy {
+        case .none: text
+        case .whole: text.isEmpty ? "" : ConfigurationRedaction.mark
+        case .urlPassword: ConfigurationRedaction.redactingURLPassword(text)
+        }
+    }
+}
+
+// MARK: - The types of values
+
+/// A type a key's value may have: how swift-configuration gives it.
+protocol ConfigurationValue: Sendable {
+    static var kind: ConfigurationKey.Kind { get }
+    init?(content: ConfigContent)
+    var content: ConfigContent { get }
+    /// Why `content` is not a value of this type.
+    static func problem(with content: ConfigContent) -> String
+}
+
+extension ConfigurationValue {
+    static func problem(with content: ConfigContent) -> String { kind.expectation }
+}
+
+extension String: ConfigurationValue {
+    static let kind = ConfigurationKey.Kind.string
+    init?(content: ConfigContent) { guard case .string(let text) = content else { return nil }; self = text }
+    var content: ConfigContent { .string(self) }
+}
+
+extension Int: ConfigurationValue {
+    static let kind = ConfigurationKey.Kind.integer
+    init?(content: ConfigContent) { guard case .int(let number) = content else { return nil }; self = number }
+    var content: ConfigContent { .int(self) }
+}
+
+extension Bool: ConfigurationValue {
+    static let kind = ConfigurationKey.Kind.boolean
+    init?(content: ConfigContent) { guard case .bool(let flag) = content else { return nil }; self = flag }
+    var content: ConfigContent { .bool(self) }
+}
+
+extension Array: ConfigurationValue where Element == String {
+    static var kind: ConfigurationKey.Kind { .list }
+    init?(content: ConfigContent) { guard case .stringArray(let items) = content else { return nil }; self = items }
+    var content: ConfigContent { .stringArray(self) }
+}
+
+/// A string that names a case of an enumeration.
+protocol ConfigurationChoice: ConfigurationValue, RawRepresentable<String>, CaseIterable {}
+
+extension ConfigurationChoice {
+    static var kind: ConfigurationKey.Kind { .string }
+    init?(content: ConfigContent) {
+        guard case .string(let text) = content else { return nil }
+        self.init(rawValue: text)
+    }
+    var content: ConfigContent { .string(rawValue) }
+    static func problem(with content: ConfigContent) -> String {
+        guard case .string(let text) = content else { return kind.expectation }
+        return "\"\(text)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))"
+    }
+}
+
+extension AppAttestRequirement: ConfigurationChoice {}
+extension AppAttestEnvironments: ConfigurationChoice {}
+extension EventLoopCount: ConfigurationChoice {}
+extension LogFormat: ConfigurationChoice {}
+extension RegistrationMode: ConfigurationChoice {}
+extension AttestationPolicy.Mode: ConfigurationChoice {}
+extension UserVerificationRequirement: ConfigurationChoice {}
+extension ResidentKeyRequirement: ConfigurationChoice {}
+
+// MARK: - Checks shared by several keys
+
+extension LatchkeyConfiguration {
+    typealias Key = ConfigurationKey
+
+    static func within(_ range: ClosedRange<Int>, _ description: String) -> Key.Check<Int> {
+        { value, _ in [range.contains(value) ? nil : "\(value) is not \(description)"] }
+    }
+
+    static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> [String?] {
+        [value.isEmpty ? "must not be empty" : nil]
+    }
+
+    static func oneOf(_ values: [String]) -> Key.Check<String> {
+        { value, _ in [values.contains(value) ? nil : "\"\(value)\" is not one of \(values.joined(separator: ", "))"] }
+    }
+
+    /// One problem per bad item of a list.
+    static func each(_ problem: @escaping @Sendable (String) -> String?) -> Key.Check<[String]> {
+        { items, _ in items.map(problem) }
+    }
+
+    /// Each item of a list against a test; the problem quotes the item.
+    static func each(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> Key.Check<[String]> {
+        each { isValid($0) ? nil : "\"\($0)\" \(problem)" }
+    }
+
+    static func isAAGUID(_ text: String) -> Bool { AAGUID.bytes(text) != nil }
 }
 
 // MARK: - The keys
 
 extension LatchkeyConfiguration {
     /// Every key of the configuration, in the order of the table in docs/CONFIGURATION.md, of `check-config` and of
-    /// validation. Adding a key: a stored property with its default, and one line here.
+    /// validation. Adding a key: a stored property with its default, and one declaration here.
     public static let keys: [ConfigurationKey] = [
-        .string("host", \.host, check: { host, _ in hostProblem(host) }, "Address to listen on (`0.0.0.0` for all); a name must resolve."),
-        .integer("port", \.port, in: 1...65_535, rangeDescription: "a port number (1-65535)", "TCP port."),
-        .string("rpID", \.rpID, check: { rpID, _ in rpIDProblem(rpID) }, "The RP ID: the domain passkeys belong to (not an IP address, which browsers refuse)."),
-        .string("rpName", \.rpName, check: ConfigurationKey.notEmpty, "Name authenticators show."),
-        .list(
+        Key("host", \.host, check: { host, _ in [hostProblem(host)] }, "Address to listen on (`0.0.0.0` for all); a name must resolve."),
+        Key("port", \.port, check: within(1...65_535, "a port number (1-65535)"), "TCP port."),
+        Key("rpID", \.rpID, check: { rpID, _ in [rpIDProblem(rpID)] }, "The RP ID: the domain passkeys belong to (not an IP address, which browsers refuse)."),
+        Key("rpName", \.rpName, check: notEmpty, "Name authenticators show."),
+        Key(
             "origins", \.origins, check: { origins, configuration in originProblems(origins, rpID: configuration.rpID) },
-            derivedDefault: (
+            derived: (
                 description: "`http://localhost:PORT` for `localhost`, else `https://RPID`", note: "from rpID and port",
                 compute: { [$0.rpID == "localhost" ? "http://localhost:\($0.port)" : "https://\($0.rpID)"] }),
             "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
-        .string(
-            "database", \.database, secrecy: .urlPassword, check: ConfigurationKey.notEmpty,
-            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=`, `connect_timeout=` and `keepalives_idle=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."
-        ).resolvedAgainstHome,
-        .list(
-            "appleAppIDs", \.appleAppIDs, check: ConfigurationKey.eachItem(appleAppIDProblem),
+        Key(
+            "database", \.database, secrecy: .urlPassword, isPath: true, check: notEmpty,
+            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=`, `connect_timeout=` and `keepalives_idle=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
+        Key(
+            "appleAppIDs", \.appleAppIDs, check: each(appleAppIDProblem),
             "`TEAMID.bundle.id` values (a team ID is 10 upper-case letters or digits) listed under `webcredentials` in `/.well-known/apple-app-site-association`, which is served when this or `appleAppLinks` is set."),
-        .list(
-            "appleAppLinks", \.appleAppLinks, check: ConfigurationKey.eachItem(appleAppIDProblem),
+        Key(
+            "appleAppLinks", \.appleAppLinks, check: each(appleAppIDProblem),
             "App IDs listed under `applinks` (universal links)."),
-        .choice(
+        Key(
             "appAttest", \.appAttest,
             check: { requirement, configuration in
                 if requirement != .off, configuration.appleAppIDs.isEmpty {
-                    return "App Attest verifies keys of the apps in appleAppIDs, and there is none"
+                    return ["App Attest verifies keys of the apps in appleAppIDs, and there is none"]
                 }
                 if requirement == .required, configuration.conformanceMode {
-                    return "\"required\" cannot be used with conformanceMode, whose tools cannot attest"
+                    return ["\"required\" cannot be used with conformanceMode, whose tools cannot attest"]
                 }
-                return nil
+                return []
             },
             "Apple App Attest: `off` (no `/app-attest` endpoints), `optional` (an `X-Latchkey-App-Attest` assertion on `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` is verified when sent) or `required` (those requests must carry one, so only a genuine copy of an app in `appleAppIDs` registers and uses device keys; browsers cannot, so this is for app-only deployments)."),
-        .choice(
+        Key(
             "appAttestEnvironment", \.appAttestEnvironment,
             "Which App Attest keys are accepted: `production` (App Store, TestFlight and enterprise builds), `development` (builds signed for development) or `both`."),
         .path(
             "appAttestTestRoots", \.appAttestTestRoots, .folder, required: .when({ !$0.appAttestTestRoots.isEmpty }),
             "For tests only: a folder of PEM roots App Attest chains may end in besides Apple's App Attestation Root CA (shipped in `Config/roots/apple-appattest`), such as the CA of `latchkey authenticator app-attest`. The server warns on start when it is set."),
-        .list(
-            "androidApps", \.androidApps, check: ConfigurationKey.eachItem(androidAppProblem),
+        Key(
+            "androidApps", \.androidApps, check: each(androidAppProblem),
             "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),
-        .list(
-            "relatedOrigins", \.relatedOrigins, check: ConfigurationKey.eachItem(relatedOriginProblem),
+        Key(
+            "relatedOrigins", \.relatedOrigins, check: each(webOriginProblem),
             "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn`, accepted in clientDataJSON and by the cross-site request guard. Browsers honour at most 5 distinct registrable domains."),
-        .list(
+        Key(
             "corsOrigins", \.corsOrigins, check: { origins, configuration in corsOriginProblems(origins, configuration) },
             "Origins whose pages may call this API from another origin (a page on `https://app.example.com` signing in through Latchkey on `https://login.example.com`): CORS with credentials (`Access-Control-Allow-Origin` naming the origin, `Access-Control-Allow-Credentials`, preflights for `GET`, `POST`, `PATCH` and `DELETE` with `Content-Type` and `Authorization`). Each must be one of `origins` or `relatedOrigins`. Every other origin gets no CORS headers. Cookies stay `SameSite=Lax`, so a page on another site (not the same registrable domain) uses the `sessionToken` as a bearer token."),
-        .string(
-            "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in endpointURLProblem(url) },
+        Key(
+            "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in [endpointURLProblem(url)] },
             "Absolute https URL (http only for `localhost`) of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints`, which is served when this or `passkeyManageURL` is set."),
-        .string(
-            "passkeyManageURL", \.passkeyManageURL, check: { url, _ in endpointURLProblem(url) },
+        Key(
+            "passkeyManageURL", \.passkeyManageURL, check: { url, _ in [endpointURLProblem(url)] },
             "Absolute https URL (http only for `localhost`) of the page where a user manages their passkeys, served as `manage` in `/.well-known/passkey-endpoints`."),
-        .boolean(
+        Key(
             "conformanceMode", \.conformanceMode,
             "For the FIDO conformance tools only, never in production: an existing username may register again without signing in; assertions without UP pass when UV is not required; the cross-site request guard is off and CORS answers any origin with credentials; cookies are `SameSite=None` over https; `tokenBinding` follows the strict Level 2 rules; the requested `displayName` is echoed."),
-        .integer(
-            "challengeTimeout", \.challengeTimeout, in: 1...3_600, rangeDescription: "between 1 and 3600 seconds",
+        Key("challengeTimeout", \.challengeTimeout, check: within(1...3_600, "between 1 and 3600 seconds"),
             "Seconds a challenge stays valid (1-3600)."),
-        .integer(
-            "sessionTimeout", \.sessionTimeout, in: 60...31_536_000, rangeDescription: "between 60 seconds and one year",
+        Key("sessionTimeout", \.sessionTimeout, check: within(60...31_536_000, "between 60 seconds and one year"),
             "Seconds a sign-in session lasts (60 s to one year)."),
-        .integer(
-            "requestTimeout", \.requestTimeout, in: 1...300, rangeDescription: "between 1 and 300 seconds",
+        Key("requestTimeout", \.requestTimeout, check: within(1...300, "between 1 and 300 seconds"),
             "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
-        .integer(
-            "maxConnections", \.maxConnections, in: 8...1_000_000, rangeDescription: "between 8 and 1000000",
+        Key("maxConnections", \.maxConnections, check: within(8...1_000_000, "between 8 and 1000000"),
             "Client connections the server holds open at most (8-1000000); more wait in the listen backlog until one closes. At start the open-file limit is raised to its hard limit, and when it still leaves too little room (this plus about 50 descriptors, plus the PostgreSQL pool) the server warns and holds fewer. Should descriptors run out all the same, accepting pauses for a second at a time (one log line a minute, `latchkey_accept_pauses_total`) instead of spinning, and open connections are served meanwhile."),
-        .choice(
+        Key(
             "eventLoops", \.eventLoops,
             "`one` (the default) or `perCore`: the event loop threads that serve connections and run their requests (and the PostgreSQL pool's connections). One thread serves about 1,500 sign-ins a second at the least CPU for each; on a 2-core machine one thread per core cost a quarter more CPU per sign-in (BENCHMARKS.md), spent waking threads. Choose `perCore` when the server's one thread is busy most of the time."),
-        .integer(
-            "storeTimeout", \.storeTimeout, in: 1...30, rangeDescription: "between 1 and 30 seconds",
+        Key("storeTimeout", \.storeTimeout, check: within(1...30, "between 1 and 30 seconds"),
             "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
-        .boolean("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
-        .list("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
-        .choice("logLevel", \.logLevel, among: ["trace", "debug", "info", "notice", "warning", "error", "critical"], "`trace` … `critical`."),
-        .choice(
+        Key("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
+        Key("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
+        Key("logLevel", \.logLevel, check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]), "`trace` … `critical`."),
+        Key(
             "logFormat", \.logFormat,
             "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
-        .string(
+        Key(
             "metricsAddress", \.metricsAddress,
-            check: { value, _ in listenAddressProblem(value, key: "metricsAddress") },
+            check: { value, _ in [listenAddressProblem(value, key: "metricsAddress")] },
             "`HOST:PORT` of a separate listener that serves `GET /metrics` (Prometheus text format) to anyone who can reach it, e.g. `127.0.0.1:9464`. Empty: no such listener."),
-        .string(
+        Key(
             "metricsToken", \.metricsToken, secrecy: .whole,
             "When set, `GET /metrics` is also served on the public listener to requests with `Authorization: Bearer` and this token. Empty (the default) with no `metricsAddress`: metrics are not served at all. Secret: never printed."),
-        .list(
-            "trustedProxies", \.trustedProxies, check: ConfigurationKey.eachItem(isIPAddress, "is not an IP address"),
+        Key(
+            "trustedProxies", \.trustedProxies, check: each(isIPAddress, "is not an IP address"),
             "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`. Only from these is `X-Forwarded-For` read: the client, for rate limits and challenge caps, is the right-most address in it that is not a trusted proxy; from anyone else it is the peer."),
-        .integer(
-            "rateLimit", \.rateLimit, in: 0...1_000_000, rangeDescription: "between 0 and 1000000",
+        Key("rateLimit", \.rateLimit, check: within(0...1_000_000, "between 0 and 1000000"),
             "Requests a second each client address (an IPv6 client by its /64) may make, on average, to `POST /attestation/options`, `/attestation/result`, `/assertion/options` and `/assertion/result` together; beyond it, 429 with `Retry-After`. 0 turns the limit off. Counted by each instance alone: behind a balancer over N instances a client may make up to N times as many, so set it to the total divided by N. Not applied in conformance mode."),
-        .integer(
-            "rateLimitBurst", \.rateLimitBurst, in: 1...1_000_000, rangeDescription: "between 1 and 1000000",
+        Key("rateLimitBurst", \.rateLimitBurst, check: within(1...1_000_000, "between 1 and 1000000"),
             "Requests a client address may make to those endpoints at once, after a quiet spell (the token bucket's size)."),
-        .integer(
-            "pendingChallengesPerClient", \.pendingChallengesPerClient, in: 0...1_000_000, rangeDescription: "between 0 and 1000000",
+        Key("pendingChallengesPerClient", \.pendingChallengesPerClient, check: within(0...1_000_000, "between 0 and 1000000"),
             "Challenges (options not yet answered, not expired) one client address may have pending in each instance; beyond it, options get 429. 0: no cap. Not applied in conformance mode."),
-        .integer(
-            "pendingChallengesTotal", \.pendingChallengesTotal, in: 0...100_000_000, rangeDescription: "between 0 and 100000000",
+        Key("pendingChallengesTotal", \.pendingChallengesTotal, check: within(0...100_000_000, "between 0 and 100000000"),
             "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
-        .string(
+        Key(
             "adminAddress", \.adminAddress,
-            check: { value, _ in listenAddressProblem(value, key: "adminAddress") },
+            check: { value, _ in [listenAddressProblem(value, key: "adminAddress")] },
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
-        .list(
-            "webhookURLs", \.webhookURLs, check: { urls, configuration in urls.compactMap { webhookURLProblem($0, configuration) } },
+        Key(
+            "webhookURLs", \.webhookURLs, check: { urls, configuration in urls.map { webhookURLProblem($0, configuration) } },
             "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
-        .string(
+        Key(
             "webhookSecret", \.webhookSecret, secrecy: .whole,
-            check: { secret, configuration in webhookSecretProblem(secret, configuration) },
+            check: { secret, configuration in [webhookSecretProblem(secret, configuration)] },
             "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
-        .boolean("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),
-        .integer(
-            "eventRetentionDays", \.eventRetentionDays, in: 2...36_500, rangeDescription: "between 2 and 36500 days",
+        Key("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),
+        Key("eventRetentionDays", \.eventRetentionDays, check: within(2...36_500, "between 2 and 36500 days"),
             "Days security events (and their webhook deliveries) are kept before the background sweep removes them."),
-        .choice(
+        Key(
             "registration", \.registration,
             check: { mode, configuration in
-                mode == .tickets && configuration.conformanceMode ? "\"tickets\" cannot be used with conformanceMode, whose tools register any username" : nil
+                [mode == .tickets && configuration.conformanceMode ? "\"tickets\" cannot be used with conformanceMode, whose tools register any username" : nil]
             },
             "Who may register a username that does not exist yet: `open` (anyone; the first to ask owns the name) or `tickets` (only with an enrollment ticket the backend issued through the admin API, or a signed-in user adding a passkey; `/attestation/options` for an unknown username without a ticket is a 403)."),
-        .string(
-            "tokenIssuer", \.tokenIssuer, check: ConfigurationKey.notEmpty,
-            derivedDefault: (description: "the first of `origins`", note: "the first origin", compute: { $0.origins.first ?? "" }),
+        Key(
+            "tokenIssuer", \.tokenIssuer, check: notEmpty,
+            derived: (description: "the first of `origins`", note: "the first origin", compute: { $0.origins.first ?? "" }),
             "`iss` of the sign-in tokens (`idToken`) every successful ceremony returns; verifiers check it."),
-        .list(
+        Key(
             "tokenAudience", \.tokenAudience, check: { audience, _ in audience.isEmpty ? ["must name at least one audience"] : [] },
-            derivedDefault: (description: "the RP ID", note: "from rpID", compute: { [$0.rpID] }),
+            derived: (description: "the RP ID", note: "from rpID", compute: { [$0.rpID] }),
             "`aud` of the sign-in tokens: the services that accept them, comma-separated; one is written as a string, several as an array."),
-        .integer(
-            "tokenLifetime", \.tokenLifetime, in: 30...86_400, rangeDescription: "between 30 seconds and one day",
+        Key("tokenLifetime", \.tokenLifetime, check: within(30...86_400, "between 30 seconds and one day"),
             "Seconds a sign-in token is valid (`exp` − `iat`, 30 s to one day). A rotated-out signing key stays in `/.well-known/jwks.json` this long after the rotation, plus a minute."),
-        .choice(
-            "attestationPolicy", \.attestationPolicy, check: { mode, configuration in attestationPolicyProblem(mode, configuration) },
+        Key(
+            "attestationPolicy", \.attestationPolicy, check: { mode, configuration in [attestationPolicyProblem(mode, configuration)] },
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),
         .path(
             "trustAnchors", \.trustAnchors, .folder, required: .unlessDefault,
             "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself. The default folder is optional; any other must exist."),
-        .list(
-            "allowedAAGUIDs", \.allowedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
+        Key(
+            "allowedAAGUIDs", \.allowedAAGUIDs, check: each(isAAGUID, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
             "When set, only these authenticator models may register. The AAGUID in authenticator data is a claim: a model is admitted only when a certificate vouches for it (a trusted leaf with a matching id-fido-gen-ce-aaguid extension, or a chain to that model's own metadata roots)."),
-        .list(
-            "deniedAAGUIDs", \.deniedAAGUIDs, check: ConfigurationKey.eachItem({ AAGUID.bytes($0) != nil }, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
+        Key(
+            "deniedAAGUIDs", \.deniedAAGUIDs, check: each(isAAGUID, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
             "Authenticator models that may never register."),
-        .boolean("allowSHA1", \.allowSHA1, "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
+        Key("allowSHA1", \.allowSHA1, "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
         .path(
             "metadataBLOB", \.metadataBLOB, .file, required: .never,
             "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
         .path(
             "metadataRoots", \.metadataRoots, .folder, required: .when { isFile($0.metadataBLOB) },
             "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there); must exist when a BLOB is present."),
-        .choice(
+        Key(
             "userVerification", \.userVerification,
             "The least user verification (Face ID, Touch ID, PIN...) every ceremony asks for: `required`, `preferred` or `discouraged`. A client may ask for more, never less; options carry the effective value and results are checked against it. Not applied in conformance mode."),
-        .choice(
+        Key(
             "residentKey", \.residentKey,
             "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
-        .boolean(
+        Key(
             "hideUnknownUsers", \.hideUnknownUsers,
             "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username (403 without its owner's session), as any sign-up with chosen names must; the rate limit bounds how fast names can be tried that way."),
         .path(

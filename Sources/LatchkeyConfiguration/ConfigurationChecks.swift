@@ -80,16 +80,15 @@ extension LatchkeyConfiguration {
         guard !origins.isEmpty else { return ["at least one origin is required"] }
         return origins.compactMap { origin in
             if origin.hasPrefix(AndroidApp.originPrefix) {
-                let hash = String(origin.dropFirst(AndroidApp.originPrefix.count))
-                guard let bytes = Base64URL.decode(hash), bytes.count == 32, Base64URL.encode(bytes) == hash else {
+                guard (try? WebOrigin(origin)) != nil else {
                     return "\"\(origin)\" is not android:apk-key-hash: and a SHA-256 fingerprint (32 bytes) in base64url without padding"
                 }
                 return nil
             }
             if let problem = webOriginProblem(origin) { return problem }
             // A bad RP ID is reported under its own key; comparing with it would only add noise.
-            guard rpIDProblem(rpID) == nil, let host = URL(string: origin)?.host else { return nil }
-            guard host == rpID || host.hasSuffix("." + rpID) else {
+            guard rpIDProblem(rpID) == nil, let parsed = try? WebOrigin(origin), let host = parsed.host else { return nil }
+            guard parsed.admits(rpID: rpID) else {
                 return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
             }
             // Without the Public Suffix List, a top-level domain is the public suffix that can be told.
@@ -98,11 +97,6 @@ extension LatchkeyConfiguration {
             }
             return nil
         }
-    }
-
-    /// An origin on another domain (related origin requests): a web origin, no RP ID relation.
-    static func relatedOriginProblem(_ origin: String) -> String? {
-        webOriginProblem(origin)
     }
 
     /// CORS origins must be web origins the relying party already accepts, so CORS never trusts
@@ -118,20 +112,19 @@ extension LatchkeyConfiguration {
     }
 
     /// `https://host[:port]` exactly as browsers serialize it (lowercase, no default port, no
-    /// path), over https unless the host is `localhost` or under it.
+    /// path), over https unless the host is `localhost` or under it: the core's ``WebOrigin``.
     static func webOriginProblem(_ origin: String) -> String? {
-        guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil,
-              url.path.isEmpty, url.query == nil, url.fragment == nil else {
+        let parsed: WebOrigin
+        do {
+            parsed = try WebOrigin(origin)
+        } catch let problem as WebOrigin.Problem where problem.kind == .insecure {
+            return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
+        } catch {
             return "\"\(origin)\" is not an origin like https://example.com[:port]"
         }
-        guard scheme == "https" || isLocalhost(host.lowercased()) else {
-            return "\"\(origin)\" must use https (plain http is only allowed for localhost)"
-        }
-        let defaultPort = scheme == "https" ? 443 : 80
-        let serialized = "\(scheme.lowercased())://\(host.lowercased())" + (url.port.map { $0 == defaultPort ? "" : ":\($0)" } ?? "")
-        guard serialized == origin else {
-            return "\"\(origin)\" would never match: browsers send this origin as \"\(serialized)\""
+        guard parsed.host != nil else { return "\"\(origin)\" is not an origin like https://example.com[:port]" }
+        guard parsed.serialized == origin else {
+            return "\"\(origin)\" would never match: browsers send this origin as \"\(parsed.serialized)\""
         }
         return nil
     }
@@ -167,11 +160,30 @@ extension LatchkeyConfiguration {
             return configuration.webhookURLs.isEmpty ? nil : "is required when webhookURLs are set"
         }
         do {
-            _ = try WebhookSigner(secret: secret)
+            _ = try webhookSigningKey(secret)
             return nil
         } catch {
-            return "\(error)"
+            return error.message
         }
+    }
+
+    /// The key of a Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 bytes.
+    public static func webhookSigningKey(_ secret: String) throws(ConfigurationError) -> [UInt8] {
+        guard secret.hasPrefix("whsec_") else {
+            throw ConfigurationError("must start with whsec_ (then the base64 of 24 to 64 random bytes)")
+        }
+        guard let key = Data(base64Encoded: String(secret.dropFirst("whsec_".count))) else {
+            throw ConfigurationError("must be whsec_ followed by base64 (for example whsec_$(openssl rand -base64 32))")
+        }
+        guard (24...64).contains(key.count) else {
+            throw ConfigurationError("must hold 24 to 64 bytes after whsec_ (it holds \(key.count))")
+        }
+        return Array(key)
+    }
+
+    /// The problem with a `HOST:PORT` value, or nil when it is one (or empty).
+    static func listenAddressProblem(_ address: String, key: String) -> String? {
+        address.isEmpty || (try? listenAddress(address, key: key)) != nil ? nil : "\"\(address)\" is not HOST:PORT"
     }
 
     /// A host name or address to listen on that resolves (getaddrinfo), as the server will
@@ -203,5 +215,99 @@ extension LatchkeyConfiguration {
 
     static func isLocalhost(_ host: String) -> Bool {
         host == "localhost" || host.hasSuffix(".localhost")
+    }
+
+    // MARK: - Files and folders: resolved against one home, and checked to exist where the server needs them
+
+    /// The configuration with every path key (and the shipped roots) made absolute against `home`.
+    public func resolvingPaths(against home: LatchkeyHome) -> LatchkeyConfiguration {
+        var resolved = self
+        resolved.home = home.path
+        for key in Self.keys where key.isPath {
+            guard case .string(let path) = key.get(resolved) else { continue }
+            _ = key.set(&resolved, .string(home.resolve(path)))
+        }
+        resolved.shippedTrustAnchors = home.resolve(shippedTrustAnchors)
+        return resolved
+    }
+
+    /// `path` as the loader resolves it: against ``home`` when the paths were resolved.
+    func resolvedPath(_ path: String) -> String {
+        home.isEmpty ? path : LatchkeyHome.resolve(path, against: home)
+    }
+
+    /// What is wrong with a path: missing when `required`, or not of its kind when it exists.
+    static func pathProblem(_ path: String, _ kind: ConfigurationKey.PathKind, required: Bool) -> String? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            guard required else { return nil }
+            return kind == .folder ? "folder \(path) does not exist" : "file \(path) does not exist"
+        }
+        switch (kind, isFolder.boolValue) {
+        case (.folder, false): return "\(path) is a file, not a folder"
+        case (.file, true): return "\(path) is a folder, not a file"
+        default: return nil
+        }
+    }
+
+    /// Whether `path` names a file (not a folder) that exists.
+    static func isFile(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+    }
+
+    /// Problems of the installation itself, which no key sets: the roots shipped with Latchkey.
+    var installationProblems: [String] {
+        guard let problem = Self.pathProblem(shippedTrustAnchors, .folder, required: true) else { return [] }
+        let hint = "the roots shipped with Latchkey (Apple, Google) live there; "
+            + (home.isEmpty ? "start latchkey from its installation folder" : "is \(home) the installation folder? Set \(LatchkeyHome.variable) to it")
+        return [ConfigurationError.line(key: "shippedTrustAnchors", source: .derived("under the home"), "\(problem): \(hint)")]
+    }
+
+    /// A strict attestation policy with nothing to trust refuses every registration.
+    static func attestationPolicyProblem(_ mode: AttestationPolicy.Mode, _ configuration: LatchkeyConfiguration) -> String? {
+        guard mode != .none, configuration.attestationRootCount == 0 else { return nil }
+        return "\(mode.rawValue) needs a trust anchor, and there is none: no certificate in \(configuration.shippedTrustAnchors) "
+            + "or \(configuration.trustAnchors), and no metadata BLOB with roots at \(configuration.metadataBLOB), "
+            + "so every registration would be refused"
+    }
+
+    /// How many attestation roots the server would load: shipped, configured and, when there are
+    /// none of those and a metadata BLOB is present, the roots its entries name. `nil` when the
+    /// anchor folders cannot be read: loading them reports that, and a count would only add noise.
+    var attestationRootCount: Int? {
+        guard let anchors = try? TrustAnchors.load(directories: [shippedTrustAnchors, trustAnchors]) else { return nil }
+        guard anchors.count == 0, Self.isFile(metadataBLOB) else { return anchors.count }
+        // A BLOB that cannot be verified anchors nothing (and is reported when it is loaded).
+        let metadata = try? loadMetadata(from: metadataBLOB)
+        return metadata?.blob.entries.reduce(0) { $0 + $1.attestationRootCertificates.count } ?? 0
+    }
+}
+
+extension LatchkeyConfiguration {
+    /// Reads and verifies a metadata BLOB file against the configured metadata roots.
+    public func loadMetadata(from path: String) throws -> MetadataService {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
+        }
+        return try metadata(String(decoding: bytes, as: UTF8.self), source: path)
+    }
+
+    /// Verifies a metadata BLOB's text against the configured metadata roots.
+    public func metadata(_ text: String, source path: String) throws -> MetadataService {
+        let roots: [X509Certificate]
+        do {
+            roots = try TrustAnchors.load(directories: [metadataRoots]).certificates
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
+        }
+        guard !roots.isEmpty else {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(metadataRoots) to verify the metadata BLOB with")
+        }
+        do {
+            return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): \(path) was refused: \(error.message)")
+        }
     }
 }

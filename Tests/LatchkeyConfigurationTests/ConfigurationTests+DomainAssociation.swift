@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuthn
-@testable import LatchkeyServer
+@testable import LatchkeyConfiguration
 
 /// The keys behind the domain association files (Apple and Android apps, related origins, passkey
 /// endpoints), the origins they add, and a configuration with several problems reporting them all.
@@ -99,21 +99,5 @@ extension ConfigurationTests {
         #expect(lines.contains { $0.hasPrefix("relatedOrigins (file \(file)): \"http://example.co.uk\" must use https") })
         // The origins are not also blamed for the RP ID that is wrong.
         #expect(!lines.contains { $0.hasPrefix("origins") })
-    }
-
-    @Test func theWellKnownFilesFollowTheConfiguration() throws {
-        let files = try load([
-            "LATCHKEY_APPLE_APP_IDS": "", "LATCHKEY_ANDROID_APPS": "com.example.app@\(Self.fingerprint.lowercased())",
-            "LATCHKEY_PASSKEY_ENROLL_URL": "https://localhost/new",
-        ]).wellKnownFiles
-        #expect(files.map(\.path) == [
-            "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json", "/.well-known/webauthn",
-            "/.well-known/passkey-endpoints",
-        ])
-        #expect(files.map { $0.body != nil } == [false, true, false, true])
-        let assetLinks = try #require(files[1].body.map { String(decoding: $0, as: UTF8.self) })
-        #expect(assetLinks == #"[{"relation":["delegate_permission/common.get_login_creds","delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.fingerprint)"]}}]"#)
-        #expect(files[3].body.map { String(decoding: $0, as: UTF8.self) } == #"{"enroll":"https://localhost/new"}"#)
-        #expect(files[3].prettyBody?.contains("\n") == true)
     }
 }

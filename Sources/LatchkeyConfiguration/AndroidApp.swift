@@ -4,23 +4,23 @@ import WebAuthn
 /// fingerprint of one certificate it is signed with, as configured in `androidApps`
 /// (`com.example.app@AB:CD:...`). It is listed in `assetlinks.json`, and its origin is accepted in
 /// client data.
-struct AndroidApp: Sendable, Equatable {
+public struct AndroidApp: Sendable, Equatable {
     /// The application ID, such as `com.example.app`.
-    let packageName: String
+    public let packageName: String
     /// The SHA-256 digest of the app's signing certificate: 32 bytes.
-    let certificateFingerprint: [UInt8]
+    public let certificateFingerprint: [UInt8]
 
     /// The origin Android puts in client data for this app's ceremonies:
     /// `android:apk-key-hash:` and the fingerprint in base64url without padding.
-    var origin: String { Self.originPrefix + Base64URL.encode(certificateFingerprint) }
+    public var origin: String { Self.originPrefix + Base64URL.encode(certificateFingerprint) }
 
     /// The fingerprint as Digital Asset Links writes it: 32 upper-case hex bytes separated by colons.
-    var fingerprintText: String { Self.fingerprintText(certificateFingerprint) }
+    public var fingerprintText: String { Self.fingerprintText(certificateFingerprint) }
 
-    static let originPrefix = "android:apk-key-hash:"
+    public static let originPrefix = "android:apk-key-hash:"
 
     /// Parses `PACKAGE@FINGERPRINT`; the error says what is wrong with it.
-    init(parsing text: String) throws(ConfigurationError) {
+    public init(parsing text: String) throws(ConfigurationError) {
         guard let at = text.firstIndex(of: "@") else {
             throw ConfigurationError("\"\(text)\" is not PACKAGE@SHA256_FINGERPRINT")
         }

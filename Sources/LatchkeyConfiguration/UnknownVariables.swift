@@ -10,8 +10,11 @@ extension ConfigurationLoader {
     /// Variables of the project's own scripts, which their commands leave set in a shell that
     /// then starts the server: known, so they are no warning, but no key either.
     public static let toolVariables = [
-        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", OperationsFeatures.benchmarkVariable,
+        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", benchmarkVariable,
     ]
+
+    /// The variable that turns the operations features off for a benchmark run (`1`); read by the executable only.
+    public static let benchmarkVariable = "LATCHKEY_BENCHMARK_WITHOUT_OPERATIONS"
 
     /// One warning per unknown `LATCHKEY_*` variable, sorted by name.
     static func unknownVariableWarnings(in environment: [String: String]) -> [String] {

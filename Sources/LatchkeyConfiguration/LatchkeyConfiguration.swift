@@ -1,0 +1,176 @@
+import Foundation
+import WebAuthn
+
+/// Every setting of a Latchkey server. ``ConfigurationLoader/load(environment:defaultFile:home:accessReporter:)``
+/// reads it from `LATCHKEY_*` environment variables over `Config/latchkey.json` (or the file named
+/// by `LATCHKEY_CONFIG`) over the defaults, which are the initial values below, and resolves its
+/// relative paths against the ``LatchkeyHome``. Each key is declared and documented once, in ``keys``.
+public struct LatchkeyConfiguration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var rpID = "localhost"
+    public var rpName = "Latchkey"
+    public var origins = ["http://localhost:8080"]
+    public var database = "data/latchkey.sqlite"
+    public var appleAppIDs: [String] = []
+    public var appleAppLinks: [String] = []
+    public var appAttest = AppAttestRequirement.off
+    public var appAttestEnvironment = AppAttestEnvironments.production
+    public var appAttestTestRoots = ""
+    public var androidApps: [String] = []
+    public var relatedOrigins: [String] = []
+    public var corsOrigins: [String] = []
+    public var passkeyEnrollURL = ""
+    public var passkeyManageURL = ""
+    public var conformanceMode = false
+    public var challengeTimeout = 300
+    public var sessionTimeout = 86_400
+    public var requestTimeout = 10
+    public var maxConnections = 4_096
+    public var eventLoops = EventLoopCount.one
+    public var storeTimeout = 2
+    public var publicDirectory = "Public"
+    public var allowCrossOrigin = false
+    public var topOrigins: [String] = []
+    public var logLevel = "info"
+    public var logFormat = LogFormat.text
+    public var metricsAddress = ""
+    public var metricsToken = ""
+    public var trustedProxies: [String] = []
+    public var rateLimit = 100
+    public var rateLimitBurst = 1_000
+    public var pendingChallengesPerClient = 1_000
+    public var pendingChallengesTotal = 100_000
+    public var adminAddress = ""
+    public var webhookURLs: [String] = []
+    public var webhookSecret = ""
+    public var webhookAllowHTTP = false
+    public var eventRetentionDays = 365
+    public var registration = RegistrationMode.open
+    public var tokenIssuer = "http://localhost:8080"
+    public var tokenAudience = ["localhost"]
+    public var tokenLifetime = 300
+    public var attestationPolicy = AttestationPolicy.Mode.none
+    public var trustAnchors = "Config/trust-anchors"
+    public var allowedAAGUIDs: [String] = []
+    public var deniedAAGUIDs: [String] = []
+    public var allowSHA1 = false
+    public var metadataBLOB = "data/mds-blob.jwt"
+    public var metadataRoots = "Config/mds-roots"
+    public var userVerification = UserVerificationRequirement.preferred
+    public var residentKey = ResidentKeyRequirement.required
+    public var hideUnknownUsers = false
+    public var authenticatorNames = "Config/passkey-provider-aaguids.json"
+
+    /// Not a key: the folder of the roots shipped with Latchkey (Apple WebAuthn, Google hardware attestation).
+    public var shippedTrustAnchors = "Config/roots"
+    /// Not a key: the folder the loader resolved relative paths against (``LatchkeyHome``); empty
+    /// when they were not resolved, so that they are relative to the current directory.
+    public var home = ""
+
+    public init() {}
+
+    /// The relying party the verification core works with. Client data may carry one of the
+    /// configured origins, an Android app's origin or a related origin, each matched exactly.
+    public var relyingParty: RelyingParty {
+        RelyingParty(
+            id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
+            crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
+            userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
+            tokenBinding: conformanceMode ? .strict : .lenient,
+            algorithms: COSEAlgorithm.verifiable + (allowSHA1 ? [.rs1] : []))
+    }
+
+    /// The attestation policy as a value; AAGUIDs were validated when loading.
+    public var attestation: AttestationPolicy {
+        AttestationPolicy(
+            mode: attestationPolicy,
+            allowedAAGUIDs: allowedAAGUIDs.isEmpty ? nil : Set(allowedAAGUIDs.compactMap(AAGUID.bytes)),
+            deniedAAGUIDs: Set(deniedAAGUIDs.compactMap(AAGUID.bytes)),
+            allowSHA1: allowSHA1)
+    }
+
+    /// The web origins whose pages may send state-changing requests here (the cross-site request
+    /// guard): the configured origins and the related origins, which share this RP ID on purpose.
+    public var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
+
+    /// The configured Android apps; entries were validated when loading.
+    public var androidAppList: [AndroidApp] { androidApps.compactMap { try? AndroidApp(parsing: $0) } }
+
+    /// Cookies get the Secure attribute when the relying party is served over HTTPS.
+    public var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
+
+    /// ``metricsAddress`` split, or nil when there is none.
+    public var metricsListenAddress: (host: String, port: Int)? {
+        get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
+    }
+
+    /// ``adminAddress`` split, or nil when there is none.
+    public var adminListenAddress: (host: String, port: Int)? {
+        get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
+    }
+
+    /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
+    static func listenAddress(_ address: String, key: String) throws(ConfigurationError) -> (host: String, port: Int)? {
+        guard !address.isEmpty else { return nil }
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+              (1...65_535).contains(port), colon != address.startIndex
+        else {
+            throw ConfigurationError("\(key) (\(environmentName(of: key))): \"\(address)\" is not HOST:PORT")
+        }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+}
+
+/// Who may register a username that does not exist yet (`registration`).
+public enum RegistrationMode: String, Sendable, CaseIterable {
+    /// Anyone: the first to ask for a free username owns it.
+    case open
+    /// Only with an enrollment ticket a backend issued for an existing user.
+    case tickets
+}
+
+/// Whether `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` must carry an
+/// App Attest assertion over their body (`appAttest`).
+public enum AppAttestRequirement: String, Sendable, CaseIterable {
+    /// App Attest is not offered: `/app-attest` answers 404 and the header is ignored.
+    case off
+    /// Verified when sent, and then it must be valid; requests without it are served.
+    case optional
+    /// Every such request must carry a valid assertion.
+    case required
+}
+
+/// The App Attest environments whose keys are accepted (`appAttestEnvironment`).
+public enum AppAttestEnvironments: String, Sendable, CaseIterable {
+    case production
+    case development
+    case both
+
+    /// The environments this value admits.
+    public var environments: Set<AppAttestEnvironment> {
+        switch self {
+        case .production: [.production]
+        case .development: [.development]
+        case .both: [.production, .development]
+        }
+    }
+}
+
+/// How many event loop threads serve (`eventLoops`).
+public enum EventLoopCount: String, Sendable, CaseIterable {
+    /// One thread serves every connection: the least CPU per request.
+    case one
+    /// One thread per core: the most requests a second.
+    case perCore
+}
+
+/// How log lines are written (`logFormat`).
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// One readable line per event (swift-log's default handler).
+    case text
+    /// One JSON object per line, for log collectors.
+    case json
+}
