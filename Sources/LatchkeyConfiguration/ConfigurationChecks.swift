@@ -144,12 +144,14 @@ extension LatchkeyConfiguration {
 
     /// A webhook receiver: an absolute https URL, or http with `webhookAllowHTTP`.
     static func webhookURLProblem(_ text: String, _ configuration: LatchkeyConfiguration) -> String? {
+        // A receiver URL may carry a password: messages show it redacted.
+        let shown = ConfigurationRedaction.redactingURLPassword(text)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = url.host, !host.isEmpty else {
-            return "\"\(text)\" is not an absolute URL like https://backend.example.com/hooks/latchkey"
+            return "\"\(shown)\" is not an absolute URL like https://backend.example.com/hooks/latchkey"
         }
         guard scheme == "https" || configuration.webhookAllowHTTP else {
-            return "\"\(text)\" must use https (http only with webhookAllowHTTP, for tests and loopback)"
+            return "\"\(shown)\" must use https (http only with webhookAllowHTTP, for tests and loopback)"
         }
         return nil
     }

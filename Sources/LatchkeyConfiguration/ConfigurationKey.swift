@@ -339,7 +339,7 @@ extension LatchkeyConfiguration {
             check: { value, _ in [listenAddressProblem(value, key: "adminAddress")] },
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
         Key(
-            "webhookURLs", \.webhookURLs, check: { urls, configuration in urls.map { webhookURLProblem($0, configuration) } },
+            "webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: { urls, configuration in urls.map { webhookURLProblem($0, configuration) } },
             "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
         Key(
             "webhookSecret", \.webhookSecret, secrecy: .whole,

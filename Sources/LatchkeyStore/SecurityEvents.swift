@@ -35,7 +35,7 @@ public struct SecurityEventActor: Sendable, Equatable, Hashable {
     }
 
     public var kind: Kind
-    /// The admin key's name, or what part of the system acted (`cli`, `rotation`); nil for a user.
+    /// The admin key's name, or what part of the system acted (`cli`, `tokens`); nil for a user.
     public var name: String?
 
     public init(_ kind: Kind, name: String? = nil) {
@@ -224,8 +224,8 @@ public protocol SecurityEventStore: Sendable {
     func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery?
     /// How many deliveries are pending, and since when.
     func webhookOutboxStatus() async throws -> WebhookOutboxStatus
-    /// Deletes events that occurred before `eventsBefore` and deliveries done (delivered or dead)
-    /// before `deliveriesBefore`, in small batches.
+    /// Deletes events that occurred before `eventsBefore` with every delivery of theirs (whatever
+    /// its state), and deliveries delivered before `deliveriesBefore`, in small batches.
     func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws
 }
 
@@ -237,7 +237,10 @@ public struct WebhookOutbox: Sendable, Equatable {
     /// How long a delivery is retried before it is dead.
     public var retryWindow: TimeInterval
 
-    public init(receivers: [String], retryWindow: TimeInterval = 24 * 3600) {
+    /// How long deliveries are retried unless a store is told otherwise: 24 hours.
+    public static let defaultRetryWindow: TimeInterval = 24 * 3600
+
+    public init(receivers: [String], retryWindow: TimeInterval = defaultRetryWindow) {
         self.receivers = receivers
         self.retryWindow = retryWindow
     }

@@ -36,8 +36,11 @@ extension PostgresStore {
                 """, on: connection) { row in (owned: try row.next(Int64.self), all: try row.next(Int64.self)) }.first
             guard let counts, counts.owned > 0 else { return .notFound }
             guard counts.all > 1 else { return .lastCredential }
-            try await Self.execute(
-                "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)", on: connection)
+            let deleted = try await Self.rows(
+                "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", on: connection
+            ) { _ in true }
+            // Gone meanwhile (an admin's removal does not lock the user): nothing changed here.
+            guard !deleted.isEmpty else { return .notFound }
             try await Self.insert(events, outbox: outbox, on: connection)
             return .deleted
         }

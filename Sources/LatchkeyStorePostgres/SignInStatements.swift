@@ -105,8 +105,9 @@ enum SignInStatements {
         }
     }
 
-    /// The challenge's consumption, the counter's compare-and-set, the new session and the end of
-    /// the replaced ones, in one statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether the
+    /// The challenge's consumption, the counter's compare-and-set, the new session, the end of the
+    /// replaced ones, and the sign-in's security event with its webhook deliveries (only when the
+    /// sign-in is recorded), in one statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether the
     /// challenge was consumed, whether the sign-in was recorded, and the credential's owner as the
     /// statement began (nil when the credential is gone). Of two answers to one challenge, the
     /// second waits on the ceremony's row lock and then finds it deleted.

@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import LatchkeyStore
 
@@ -6,10 +9,6 @@ import LatchkeyStore
 /// database as one transaction saw it, while the server goes on serving (a file copy of a database
 /// in WAL mode is not: it can miss the WAL or catch it mid-checkpoint).
 public enum SQLiteBackup {
-    /// Pages copied per step; between steps the source is unlocked, so ceremonies wait at most
-    /// one step. A write to the source in between restarts the copy from that point.
-    static let pagesPerStep: Int32 = 256
-
     /// Copies the database at `source` to a new file at `destination`, which must not exist (a
     /// backup never overwrites). Returns the number of pages copied.
     @discardableResult
@@ -20,9 +19,16 @@ public enum SQLiteBackup {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw StoreError(.database, "\(destination) exists already; a backup never overwrites a file")
         }
+        // The copy holds the token signing keys and the store's secrets: readable by its owner
+        // only, created here so that an existing file or a symbolic link is never written through.
+        let descriptor = Glibc.open(destination, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw StoreError(.database, "cannot create \(destination): \(String(cString: strerror(errno)))")
+        }
+        Glibc.close(descriptor)
         let from = try open(source, flags: SQLITE_OPEN_READONLY)
         defer { sqlite3_close_v2(from) }
-        let to = try open(destination, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let to = try open(destination, flags: SQLITE_OPEN_READWRITE)
         var finished = false
         defer {
             sqlite3_close_v2(to)
@@ -31,11 +37,14 @@ public enum SQLiteBackup {
         guard let backup = sqlite3_backup_init(to, "main", from, "main") else {
             throw StoreError(.database, "cannot start the backup: \(String(cString: sqlite3_errmsg(to)))")
         }
+        // One step copies every page from one read snapshot. In WAL mode that snapshot does not
+        // block the server's writes; copying in several steps would start over after each write
+        // in between, which on a busy server may never end.
         var status: Int32
         repeat {
-            status = sqlite3_backup_step(backup, pagesPerStep)
+            status = sqlite3_backup_step(backup, -1)
             if status == SQLITE_BUSY || status == SQLITE_LOCKED { sqlite3_sleep(20) }
-        } while status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED
+        } while status == SQLITE_BUSY || status == SQLITE_LOCKED
         let pages = Int(sqlite3_backup_pagecount(backup))
         sqlite3_backup_finish(backup)
         guard status == SQLITE_DONE else {

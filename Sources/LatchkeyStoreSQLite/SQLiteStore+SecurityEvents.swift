@@ -45,7 +45,7 @@ extension SQLiteStore {
         WHERE id = ?2 AND lease_owner = ?3 AND state = 'pending'
         """
     private static let retryDelivery = """
-        UPDATE webhook_deliveries AS d SET state = 'pending', next_attempt_at = ?1, retry_until = ?2, lease_owner = NULL, lease_until = NULL
+        UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?1, retry_until = ?2, lease_owner = NULL, lease_until = NULL
         WHERE id = ?3 AND state <> 'pending'
         """
     private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"

@@ -58,7 +58,9 @@ struct Serve: AsyncParsableCommand {
         let words = name.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
         let key = LatchkeyConfiguration.key(named: words)?.name ?? ConfigurationLoader.closestKey(to: words)
         let hint = key.map { key in
-            let value = unrecognized.count > 1 && !first.contains("=") ? unrecognized[1] : (first.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init) ?? "VALUE")
+            let given = unrecognized.count > 1 && !first.contains("=") ? unrecognized[1] : first.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init)
+            // A secret (a database URL, a token) given on the command line is not echoed back.
+            let value = LatchkeyConfiguration.key(named: key)?.isSecret == true ? "VALUE" : given ?? "VALUE"
             return "set \(LatchkeyConfiguration.environmentName(of: key))=\(value) (or \"\(key)\" in the configuration file)"
         } ?? "settings come from LATCHKEY_* variables or the configuration file (latchkey serve --help lists them)"
         throw ValidationError("serve takes no options: \(hint)")

@@ -405,7 +405,7 @@ struct ConfigurationTests {
     }
 
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
-        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken", "webhookSecret"])
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken", "webhookURLs", "webhookSecret"])
         let events = Events()
         let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
         for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {

@@ -325,13 +325,13 @@ def test_the_software_stand_in_attests_and_asserts(server_factory, tmp_path):
     assert attested.status_code == 201, attested.text
 
     header_file = tmp_path / "header"
-    body = run("assert", "--key", str(tmp_path / "app.json"), "--challenge", challenge(server), "--header-file", str(header_file),
+    body = run("assert", "--key", str(tmp_path / "app.json"), f"--challenge={challenge(server)}", "--header-file", str(header_file),
                stdin=b'{"username":"frank"}')
     name_, value = header_file.read_text().strip().split(": ", 1)
     assert name_ == "X-Latchkey-App-Attest"
     assert assert_ok(client.post("/attestation/options", raw=body, headers={name_: value}))["user"]["name"] == "frank"
 
-    standalone = run("assert", "--key", str(tmp_path / "app.json"), "--challenge", challenge(server), stdin=b'{"purpose":"payment"}')
+    standalone = run("assert", "--key", str(tmp_path / "app.json"), f"--challenge={challenge(server)}", stdin=b'{"purpose":"payment"}')
     assert assert_ok(client.post("/app-attest/assertions", raw=standalone))["counter"] == 2
     # The key file was attested once; a second attest into it is refused.
     again = subprocess.run([str(LATCHKEY_BIN), "authenticator", "app-attest", "attest", "--key", str(tmp_path / "app.json"), "--ca",

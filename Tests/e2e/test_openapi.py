@@ -293,7 +293,7 @@ def test_app_attest_replies_conform_to_the_document(api_server, tmp_path):
 
     def asserted(body: dict, challenge: str, header_file=None) -> bytes:
         extra = ("--header-file", header_file) if header_file else ()
-        return stand_in("app-attest", "assert", "--key", key, "--challenge", challenge, *extra, stdin=json.dumps(body).encode())
+        return stand_in("app-attest", "assert", "--key", key, f"--challenge={challenge}", *extra, stdin=json.dumps(body).encode())
 
     def gate(body: dict) -> tuple[bytes, dict]:
         """The body to send (with a fresh appAttestChallenge) and the header that vouches for it."""

@@ -15,7 +15,7 @@ import requests
 
 from backend import Backend, create_admin_key
 from conftest import LatchkeyServer, served
-from softauthn import SoftAuthenticator, b64url_decode
+from softauthn import SoftAuthenticator, b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
 from webhook_receiver import Receiver, new_secret, webhook_env
@@ -118,6 +118,27 @@ def test_a_refused_sign_in_of_a_known_user_names_the_check(hooked):
     events = assert_ok(client.get("/account/events"))["events"]
     assert events[0]["type"] == "sign_in.refused", events
     assert "origin" in events[0]["detail"] and events[0]["credentialId"] == cred["id"]
+
+
+def test_answers_to_no_live_challenge_write_no_event(hooked):
+    """Knowing a credential ID is not enough to write into its owner's history: an answer to a
+    challenge that was never issued (or to another user's) is refused without an event."""
+    auth = hooked.authenticator()
+    username = new_username()
+    client, _, cred, _ = register(hooked, auth, username)
+    before = assert_ok(client.get("/account/events"))["events"]
+    made_up = {"challenge": b64url(os.urandom(32)), "rpId": "localhost", "allowCredentials": []}
+    forged = auth.get(made_up, auth.credentials[b64url_decode(cred["id"])])
+    for _ in range(3):
+        assert_failed(hooked.client().post("/assertion/result", forged), hooked, codes=(400,))
+    # Another user's live challenge, answered with this user's passkey.
+    other = new_username()
+    register(hooked, hooked.authenticator(), other)
+    stranger = hooked.client()
+    options = assert_ok(stranger.post("/assertion/options", {"username": other}))
+    answer = auth.get(options, auth.credentials[b64url_decode(cred["id"])])
+    assert_failed(stranger.post("/assertion/result", answer), hooked, codes=(400,))
+    assert assert_ok(client.get("/account/events"))["events"] == before
 
 
 def test_backend_changes_name_the_admin_key(hooked, receiver):

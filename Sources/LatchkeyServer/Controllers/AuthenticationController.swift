@@ -64,6 +64,10 @@ struct AuthenticationController: Sendable {
         let verified: VerifiedAuthentication, session: (token: String, record: SessionRecord)
         let now = Date()
         let origin = context.eventOrigin(request)
+        // Set once the answer is to a live challenge issued for this passkey's owner: only then is
+        // a failure the owner's refused sign-in, worth an event. Before it, anyone who knows a
+        // credential ID could write events into its owner's history.
+        var answersLiveChallenge = false
         do {
             pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
             guard let found = lookup.credential else {
@@ -78,6 +82,7 @@ struct AuthenticationController: Sendable {
             if let expectedUser = pending.userHandle, !constantTimeEquals(expectedUser, record.userHandle) {
                 throw APIError.badRequest("this passkey does not belong to the user who asked to sign in")
             }
+            answersLiveChallenge = true
             verified = try await verify(
                 AuthenticationResponse(
                     credentialID: credentialID, clientDataJSON: clientDataJSON,
@@ -108,7 +113,7 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
-            if let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError) {
+            if answersLiveChallenge, let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError) {
                 await recordRefusal(of: owner, with: credential, because: error, origin: origin, logger: context.logger)
             }
             throw error
@@ -142,7 +147,8 @@ struct AuthenticationController: Sendable {
     private func recordRefusal(
         of owner: UserRecord, with credential: CredentialRecord, because error: any Error, origin: EventOrigin, logger: Logger
     ) async {
-        let reason = (error as? APIError)?.message ?? "\(error)"
+        // The client's own refusal message; anything else is not for a user's history.
+        let reason = (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
         do {
             try await services.store.recordEvent(services.events.event(
                 .signInRefused, origin, user: owner, credential: credential, detail: String(reason.prefix(300))))

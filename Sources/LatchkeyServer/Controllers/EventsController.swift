@@ -6,7 +6,10 @@ import WebAuthn
 /// The audit log and the webhook outbox, read: `GET /admin/v1/events`, `GET /admin/v1/webhook-deliveries`
 /// and `POST /admin/v1/webhook-deliveries/{id}/retry` for backends, and `GET /account/events` (the
 /// page's "Recent activity") for the signed-in user. Pages are newest first; `cursor` is the
-/// previous page's `nextCursor`, so a page never repeats or skips an event written meanwhile.
+/// previous page's `nextCursor`, so a page never repeats an event, and events written meanwhile
+/// come first in a later read. (On PostgreSQL, two transactions may commit out of the order of
+/// their sequence numbers, so a reader that syncs by "newer than the last I saw" should re-read a
+/// few seconds back with `since`.)
 struct EventsController: Sendable {
     let services: LatchkeyServices
 
@@ -91,7 +94,7 @@ struct EventsController: Sendable {
         }
         let now = Date()
         guard let delivery = try await services.store.retryWebhookDelivery(
-            id: id, now: now, retryUntil: now.addingTimeInterval(WebhookOutbox.none.retryWindow))
+            id: id, now: now, retryUntil: now.addingTimeInterval(WebhookOutbox.defaultRetryWindow))
         else { throw APIError(.notFound, "no webhook delivery with this id") }
         context.logger.notice("webhook delivery retried by the admin API", metadata: ["delivery": "\(id)", "event": "\(delivery.eventID)"])
         return JSONResponse.make(WebhookDeliveryReply(delivery: WebhookDeliverySummary(delivery)))

@@ -11,11 +11,13 @@ import ServiceLifecycle
 /// backoff and jitter until the delivery's retry window has passed, when it is dead.
 ///
 /// Never lost: a delivery row is written in the transaction of its event and leaves the pending
-/// state only when its receiver answered 2xx, its window passed, or an admin acted. Never sent
-/// twice at once: a claim leases a delivery to one sender for ``lease`` (longer than a whole
-/// attempt may take, ``requestTimeout``), only unleased or expired deliveries are claimed, and an
-/// outcome is recorded only by the lease's owner. A sender that dies mid-attempt leaves its lease to
-/// run out; the delivery is then sent again, with the same `webhook-id`, so receivers deduplicate.
+/// state only when its receiver answered 2xx or its window passed (or the event's retention
+/// ended). Never sent twice at once: a claim leases a delivery to one sender for ``lease``, three
+/// times the longest attempt (``requestTimeout``: the reply's head must come within it, and its
+/// body is not read), only unleased or expired deliveries are claimed, and an outcome is recorded
+/// only by the lease's owner; instances' clocks are assumed to agree within the difference (NTP).
+/// A sender that dies mid-attempt leaves its lease to run out; the delivery is then sent again,
+/// with the same `webhook-id`, so receivers deduplicate.
 struct WebhookDispatcher: Service {
     let store: any SecurityEventStore
     let signer: WebhookSigner
@@ -33,8 +35,6 @@ struct WebhookDispatcher: Service {
     static let batchSize = 16
     /// How often the outbox is polled when it had nothing due.
     static let pollInterval: Duration = .seconds(1)
-    /// Bytes of a receiver's reply that are read; the rest is ignored.
-    static let maximumReplyBytes = 64 * 1024
 
     init(store: any SecurityEventStore, signer: WebhookSigner, metrics: LatchkeyMetrics, logger: Logger) throws {
         self.store = store
@@ -87,6 +87,8 @@ struct WebhookDispatcher: Service {
     /// One attempt at one delivery, and its outcome recorded.
     private func attempt(_ delivery: WebhookDelivery, of event: SecurityEvent) async {
         let failure = await send(event, to: delivery.receiver)
+        // Shutting down: the attempt did not happen as far as the outbox knows; its lease runs out.
+        guard !Task.isCancelled else { return }
         let now = Date()
         let outcome: WebhookAttemptOutcome
         if let failure {
@@ -128,9 +130,9 @@ struct WebhookDispatcher: Service {
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
             request.headers.add(name: "webhook-signature", value: try signer.signature(id: event.id, timestamp: timestamp, body: body))
             request.body = .bytes(ByteBuffer(bytes: body))
+            // The status is all a delivery needs: the body is never read (a receiver trickling one
+            // cannot stretch an attempt past its lease), and the connection is then not reused.
             let response = try await client.execute(request, timeout: Self.requestTimeout)
-            // Read a bounded part of the reply so the connection can be reused; its text is not kept.
-            _ = try? await response.body.collect(upTo: Self.maximumReplyBytes)
             guard (200..<300).contains(response.status.code) else {
                 let redirect = (300..<400).contains(response.status.code) ? " (redirects are not followed)" : ""
                 return "HTTP \(response.status.code)\(redirect)"
