@@ -170,7 +170,8 @@ public enum LatchkeyServer {
         ]
         if !configuration.webhookURLs.isEmpty {
             services.append(try WebhookDispatcher(
-                store: store, signer: WebhookSigner(secret: configuration.webhookSecret), metrics: metrics, logger: logger))
+                store: store, signer: WebhookSigner(secret: configuration.webhookSecret), receivers: configuration.webhookURLs,
+                metrics: metrics, logger: logger))
         }
         if let metricsRegistry, let address = try configuration.metricsListenAddress {
             let metricsRouter = Router()

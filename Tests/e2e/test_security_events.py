@@ -304,3 +304,29 @@ def test_a_sender_killed_mid_delivery_loses_nothing_with_two_instances_on_postgr
         assert held <= set(receiver.ids())
     finally:
         receiver.stop()
+
+
+def test_deliveries_for_a_receiver_no_longer_configured_are_dead_not_sent(tmp_path):
+    first_secret, second_secret = new_secret(), new_secret()
+    removed = Receiver(first_secret)  # never listening: its deliveries stay pending
+    kept = Receiver(second_secret).start()
+    try:
+        for srv in served("receiver-removed", webhook_env(removed, first_secret)):
+            backend = admin_for(srv)
+            register(srv, srv.authenticator(), new_username())
+            srv.stop()
+            # The operator replaces the receiver: what was written for the old one is not sent to it.
+            srv.env.update(webhook_env(kept, second_secret))
+            srv.start()
+            # Due once its backoff (or a lease the stopped server left, 30 s) has run out.
+            wait = Receiver(second_secret)  # only for its polling helper
+            wait.wait_for(lambda _: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 90,
+                          "no pending deliveries")
+            dead = backend.admin("GET", "/webhook-deliveries?state=dead").json()["deliveries"]
+            assert dead and all(d["receiver"] == removed.url and "no longer configured" in d["lastError"] for d in dead), dead
+            later = new_username()
+            register(srv, srv.authenticator(), later)
+            kept.wait_for(lambda r: len(events_of(r, later)) >= 2, 30, "the new receiver's events")
+            assert removed.requests_seen == 0
+    finally:
+        kept.stop()

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LatchkeyConfiguration
 import LatchkeyStore
 import Logging
 import NIOCore
@@ -25,6 +26,9 @@ struct WebhookDispatcher: Service {
     let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
     let owner: String
+    /// The receivers configured now: a delivery for one that is no longer listed is not sent
+    /// (an operator who removes a receiver means it), but marked dead, where an admin can see it.
+    let receivers: Set<String>
     let client: HTTPClient
 
     /// How long a claimed delivery is this sender's.
@@ -36,8 +40,9 @@ struct WebhookDispatcher: Service {
     /// How often the outbox is polled when it had nothing due.
     static let pollInterval: Duration = .seconds(1)
 
-    init(store: any SecurityEventStore, signer: WebhookSigner, metrics: LatchkeyMetrics, logger: Logger) throws {
+    init(store: any SecurityEventStore, signer: WebhookSigner, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
         self.store = store
+        self.receivers = Set(receivers)
         self.signer = signer
         self.metrics = metrics
         self.logger = logger
@@ -86,13 +91,14 @@ struct WebhookDispatcher: Service {
 
     /// One attempt at one delivery, and its outcome recorded.
     private func attempt(_ delivery: WebhookDelivery, of event: SecurityEvent) async {
-        let failure = await send(event, to: delivery.receiver)
+        let failure = receivers.contains(delivery.receiver)
+            ? await send(event, to: delivery.receiver) : Self.unconfiguredReceiver
         // Shutting down: the attempt did not happen as far as the outbox knows; its lease runs out.
         guard !Task.isCancelled else { return }
         let now = Date()
         let outcome: WebhookAttemptOutcome
         if let failure {
-            outcome = now >= delivery.retryUntil
+            outcome = now >= delivery.retryUntil || failure == Self.unconfiguredReceiver
                 ? .dead(error: failure)
                 : .retry(at: now.addingTimeInterval(Self.backoff(afterAttempts: delivery.attempts + 1)), error: failure)
         } else {
@@ -103,8 +109,9 @@ struct WebhookDispatcher: Service {
         case .retry: metrics.recordWebhookAttempt("failed")
         case .dead:
             metrics.recordWebhookAttempt("dead")
-            logger.error("webhook delivery dead after its retry window", metadata: [
-                "event": "\(event.id)", "receiver": "\(delivery.receiver)", "error": "\(failure ?? "")",
+            logger.error("webhook delivery dead: its retry window passed, or its receiver is no longer configured", metadata: [
+                "event": "\(event.id)", "receiver": "\(ConfigurationRedaction.redactingURLPassword(delivery.receiver))",
+                "error": "\(failure ?? "")",
             ])
         }
         do {
@@ -142,6 +149,9 @@ struct WebhookDispatcher: Service {
             return String("\(error)".prefix(300))
         }
     }
+
+    /// Why a delivery was not sent: its receiver is no longer in `webhookURLs`.
+    static let unconfiguredReceiver = "not sent: the receiver is no longer configured (webhookURLs)"
 
     /// Seconds before the next attempt after `attempts` failed ones: 5 s doubling up to an hour,
     /// each spread by ±20 % so that receivers coming back are not met by every sender at once.
