@@ -22,7 +22,7 @@ from conftest import served  # noqa: E402
 from test_browser import (  # noqa: E402,F401  (driver and page_scripts are fixtures used here)
     STEP_TIMEOUT, Page, browser_server, driver, fresh_authenticator, page_scripts, signs_in_with,
     virtual_credentials)
-from webhook_receiver import Receiver, new_secret, webhook_env  # noqa: E402
+from webhook_receiver import running_receiver, webhook_env  # noqa: E402
 
 # A name with characters the server's `renamed to "..."` detail escapes, and one it does not.
 NEW_NAME = 'Work "laptop" \\ ü'
@@ -61,11 +61,7 @@ def save_page(drv, path) -> None:
 
 @pytest.fixture(scope="module")
 def receiver():
-    secret = new_secret()
-    receiver = Receiver(secret).start()
-    receiver.secret = secret
-    yield receiver
-    receiver.stop()
+    yield from running_receiver()
 
 
 @pytest.fixture(scope="module")

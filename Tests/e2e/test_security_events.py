@@ -18,18 +18,14 @@ from conftest import LatchkeyServer, served
 from softauthn import SoftAuthenticator, b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
-from webhook_receiver import Receiver, new_secret, webhook_env
+from webhook_receiver import Receiver, new_secret, running_receiver, webhook_env
 
 ONE_PASSWORD = bytes.fromhex("bada5566a7aa401fbd9645619a55120d")
 
 
 @pytest.fixture(scope="module")
 def receiver():
-    secret = new_secret()
-    receiver = Receiver(secret).start()
-    receiver.secret = secret
-    yield receiver
-    receiver.stop()
+    yield from running_receiver()
 
 
 METRICS_TOKEN = "metrics-" + os.urandom(12).hex()

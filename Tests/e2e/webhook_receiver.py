@@ -115,3 +115,12 @@ class Receiver:
 def webhook_env(receiver: Receiver, secret: str) -> dict:
     return {"LATCHKEY_WEBHOOK_URLS": receiver.url, "LATCHKEY_WEBHOOK_SECRET": secret,
             "LATCHKEY_WEBHOOK_ALLOW_HTTP": "true"}
+
+
+def running_receiver():
+    """A started receiver with a new secret (as `secret`), stopped afterwards: for fixtures."""
+    secret = new_secret()
+    receiver = Receiver(secret).start()
+    receiver.secret = secret
+    yield receiver
+    receiver.stop()
