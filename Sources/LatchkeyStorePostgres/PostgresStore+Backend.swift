@@ -110,11 +110,6 @@ extension PostgresStore {
 
     // MARK: Helpers
 
-    /// Runs one statement and returns how many rows it returned (`RETURNING 1`: how many it changed).
-    private func count(_ query: PostgresQuery) async throws -> Int {
-        try await rows(query) { _ in true }.count
-    }
-
     private static func adminKey(_ row: inout ColumnReader) throws -> AdminKeyRecord {
         AdminKeyRecord(
             name: try row.next(String.self), keyHash: try row.bytes(), createdAt: try row.next(Date.self),

@@ -52,7 +52,7 @@ extension PostgresStore {
 
     /// Runs `query` and, when it returned a row, writes `events` in its transaction; returns how
     /// many rows it returned (`RETURNING 1`: how many it changed).
-    func count(_ query: PostgresQuery, recording events: [SecurityEvent]) async throws -> Int {
+    func count(_ query: PostgresQuery, recording events: [SecurityEvent] = []) async throws -> Int {
         guard !events.isEmpty else { return try await rows(query) { _ in true }.count }
         let outbox = webhooks
         return try await transaction { connection in

@@ -91,27 +91,18 @@ struct WebhookDispatcher: Service {
 
     /// One attempt at one delivery, and its outcome recorded.
     private func attempt(_ delivery: WebhookDelivery, of event: SecurityEvent) async {
-        let failure = receivers.contains(delivery.receiver)
-            ? await send(event, to: delivery.receiver) : Self.unconfiguredReceiver
+        let outcome = await outcome(of: delivery, for: event)
         // Shutting down: the attempt did not happen as far as the outbox knows; its lease runs out.
         guard !Task.isCancelled else { return }
         let now = Date()
-        let outcome: WebhookAttemptOutcome
-        if let failure {
-            outcome = now >= delivery.retryUntil || failure == Self.unconfiguredReceiver
-                ? .dead(error: failure)
-                : .retry(at: now.addingTimeInterval(Self.backoff(afterAttempts: delivery.attempts + 1)), error: failure)
-        } else {
-            outcome = .delivered
-        }
         switch outcome {
         case .delivered: metrics.recordWebhookAttempt("delivered")
         case .retry: metrics.recordWebhookAttempt("failed")
-        case .dead:
+        case .dead(let error):
             metrics.recordWebhookAttempt("dead")
             logger.error("webhook delivery dead: its retry window passed, or its receiver is no longer configured", metadata: [
                 "event": "\(event.id)", "receiver": "\(ConfigurationRedaction.redactingURLPassword(delivery.receiver))",
-                "error": "\(failure ?? "")",
+                "error": "\(error)",
             ])
         }
         do {
@@ -122,6 +113,17 @@ struct WebhookDispatcher: Service {
             // The lease runs out and the delivery is sent again: at least once, never lost.
             logger.warning("could not record a webhook delivery's outcome", metadata: ["event": "\(event.id)", "error": "\(error)"])
         }
+    }
+
+    /// What becomes of one delivery: not sent (dead) when its receiver is no longer configured,
+    /// else sent, and retried after a failure until its window has passed.
+    private func outcome(of delivery: WebhookDelivery, for event: SecurityEvent) async -> WebhookAttemptOutcome {
+        guard receivers.contains(delivery.receiver) else { return .dead(error: Self.unconfiguredReceiver) }
+        guard let failure = await send(event, to: delivery.receiver) else { return .delivered }
+        let now = Date()
+        return now >= delivery.retryUntil
+            ? .dead(error: failure)
+            : .retry(at: now.addingTimeInterval(Self.backoff(afterAttempts: delivery.attempts + 1)), error: failure)
     }
 
     /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
