@@ -103,7 +103,7 @@ struct ChallengeIssuer: Sendable {
         guard pending.kind == kind else {
             throw APIError.badRequest("the challenge was issued for \(Self.article(pending.kind)), not \(Self.article(kind))")
         }
-        if let cookie = request.cookies[cookieName(kind)]?.value, !cookie.isEmpty, let bindingHash = pending.bindingHash {
+        if let cookie = request.cookieValue(named: cookieName(kind)), !cookie.isEmpty, let bindingHash = pending.bindingHash {
             guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
                 throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }

@@ -34,7 +34,7 @@ struct SessionAuthority: Sendable {
 
     /// The hashes of the tokens the request carries: the bearer token first, then the cookie.
     func tokenHashes(in request: Request) -> [[UInt8]] {
-        [Self.bearerToken(in: request), request.cookies[cookieName]?.value]
+        [Self.bearerToken(in: request), request.cookieValue(named: cookieName)]
             .compactMap { $0.flatMap(Base64URL.decode) }
             .filter { $0.count == 32 }
             .map(Digest.sha256)

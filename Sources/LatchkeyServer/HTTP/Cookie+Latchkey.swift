@@ -14,3 +14,20 @@ extension Cookie {
             ?? Cookie(name: name, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true)
     }
 }
+
+extension Request {
+    /// The value of the first cookie named `name`, read as `cookies[name]` reads it (each `;`-separated
+    /// part of each `Cookie` header, leading whitespace dropped, split at its first `=`), without
+    /// building every cookie the request carries. An empty value is `""` (`cookies[name]` gives no
+    /// cookie); callers treat both as no cookie.
+    func cookieValue(named name: String) -> String? {
+        for header in headers[values: .cookie] {
+            for part in header.split(separator: ";", omittingEmptySubsequences: false) {
+                let cookie = part.drop(while: \.isWhitespace)
+                guard let equals = cookie.firstIndex(of: "="), cookie[..<equals] == name else { continue }
+                return String(cookie[cookie.index(after: equals)...])
+            }
+        }
+        return nil
+    }
+}
