@@ -68,8 +68,9 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
-        if settings.logFormat == .json {
-            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        switch settings.logFormat {
+        case .json: LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        case .text: LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
         }
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))

@@ -1,0 +1,37 @@
+import Logging
+import Synchronization
+import Testing
+
+@testable import LatchkeyServer
+
+/// `TextLogHandler` writes the lines swift-log's `StreamLogHandler` writes.
+@Suite struct TextLogHandlerTests {
+    /// A stream that keeps what `StreamLogHandler` writes.
+    final class Captured: TextOutputStream, @unchecked Sendable {
+        let text = Mutex("")
+        func write(_ string: String) { text.withLock { $0 += string } }
+    }
+
+    @Test(arguments: [
+        ("latchkey", [:] as Logger.Metadata, "starting"),
+        ("latchkey", ["requestID": "00ff", "hb.request.id": "7", "user": "\"ann\""], "signed in"),
+        ("", ["nested": ["b": "2", "a": ["x", "y"]], "n": .stringConvertible(42)], "a message: with = signs"),
+    ] as [(String, Logger.Metadata, String)])
+    func linesAreStreamLogHandlersLines(label: String, metadata: Logger.Metadata, message: String) throws {
+        let captured = Captured()
+        var stream = StreamLogHandler(label: label, stream: captured, metadataProvider: nil)
+        stream.metadata = ["base": "1"]
+        stream.log(event: LogEvent(
+            level: .warning, message: "\(message)", metadata: metadata, source: "LatchkeyServer", file: #file, function: #function,
+            line: #line))
+        let expected = captured.text.withLock { $0 }
+        var merged: Logger.Metadata = ["base": "1"]
+        merged.merge(metadata) { $1 }
+        let line = TextLogHandler.line(
+            timestamp: "TIME", level: .warning, label: label, metadata: merged, source: "LatchkeyServer", message: message)
+        // The same line after the timestamp, which each formats from its own clock.
+        let timestamp = try #require(expected.split(separator: " ", maxSplits: 1).first)
+        #expect(timestamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}/) != nil)
+        #expect(line.dropFirst("TIME".count) == expected.dropFirst(timestamp.count))
+    }
+}
