@@ -32,7 +32,10 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var isReadingRequest = false
     /// Whether the reply being written says `Connection: close`.
     private var closeAfterReply = false
-    private var deadline: Scheduled<Void>?
+    /// When the running deadline passes; `nil` while none runs.
+    private var deadline: NIODeadline?
+    /// The timer that checks the deadline; at most one per connection.
+    private var timer: Scheduled<Void>?
     /// What the shedder was last told, so that it is told only of changes.
     private var reportedIdle: Bool?
 
@@ -47,8 +50,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        cancelTimer()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -57,8 +59,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        cancelTimer()
         context.fireChannelInactive()
     }
 
@@ -121,7 +122,10 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
-    /// A deadline runs while a request is being read or none is in progress.
+    /// A deadline runs while a request is being read or none is in progress: it starts when the
+    /// connection waits for (part of) a request and stops while the server works on one. The timer is not re-armed per request: stopping only forgets the
+    /// deadline, and a timer that fires early (its deadline stopped and started again since) waits
+    /// for the current one.
     private func updateDeadline(_ context: ChannelHandlerContext) {
         let idle = requestsInProgress == 0 && !isReadingRequest
         if let shedder, idle != reportedIdle {
@@ -130,16 +134,32 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
         let shouldRun = isReadingRequest || requestsInProgress == 0
         if shouldRun, deadline == nil {
-            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) {
-                self.deadline = nil
-                self.logger.debug("request deadline passed; closing the connection", metadata: [
-                    "reading": "\(self.isReadingRequest)",
-                ])
-                context.close(promise: nil)
-            }
-        } else if !shouldRun, let running = deadline {
-            running.cancel()
+            let at = NIODeadline.now() + requestTimeout
+            deadline = at
+            if timer == nil { armTimer(context, at: at) }
+        } else if !shouldRun {
             deadline = nil
         }
+    }
+
+    private func armTimer(_ context: ChannelHandlerContext, at time: NIODeadline) {
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: time) {
+            self.timer = nil
+            guard let deadline = self.deadline else { return }
+            if deadline > .now() {
+                self.armTimer(context, at: deadline)
+                return
+            }
+            self.deadline = nil
+            self.logger.debug("request deadline passed; closing the connection", metadata: [
+                "reading": "\(self.isReadingRequest)",
+            ])
+            context.close(promise: nil)
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        (timer, deadline) = (nil, nil)
     }
 }
