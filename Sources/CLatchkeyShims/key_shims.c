@@ -1,5 +1,6 @@
 #include "key_shims.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -78,15 +79,41 @@ int lkk_rsa_public_numbers(EVP_PKEY *key, uint8_t *modulus, size_t modulus_capac
            export_number(key, OSSL_PKEY_PARAM_RSA_E, exponent, exponent_capacity, exponent_length);
 }
 
+// SHA-256, SHA-384 and SHA-512 fetched once, so that a signature skips OpenSSL's algorithm lookup
+// by name (a server signs a token with every sign-in).
+static EVP_MD *fetched_sha256, *fetched_sha384, *fetched_sha512;
+static pthread_once_t fetched_digests_once = PTHREAD_ONCE_INIT;
+
+static void fetch_digests(void) {
+    fetched_sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+    fetched_sha384 = EVP_MD_fetch(NULL, "SHA384", NULL);
+    fetched_sha512 = EVP_MD_fetch(NULL, "SHA512", NULL);
+    ERR_clear_error();
+}
+
+/// The fetched digest named `name`, or NULL for any other name (then looked up per call).
+static const EVP_MD *fetched_digest(const char *name) {
+    if (name == NULL) return NULL;
+    pthread_once(&fetched_digests_once, fetch_digests);
+    if (strcmp(name, "SHA256") == 0) return fetched_sha256;
+    if (strcmp(name, "SHA384") == 0) return fetched_sha384;
+    if (strcmp(name, "SHA512") == 0) return fetched_sha512;
+    return NULL;
+}
+
 size_t lkk_sign(EVP_PKEY *key, const char *digest_name, int pss, const uint8_t *message, size_t message_length,
                 uint8_t *signature, size_t signature_capacity) {
     EVP_MD_CTX *context = EVP_MD_CTX_new();
     if (context == NULL) return 0;
     EVP_PKEY_CTX *key_context = NULL;
     size_t length = 0;
+    const EVP_MD *digest = fetched_digest(digest_name);
+    int initialised = digest != NULL
+        ? EVP_DigestSignInit(context, &key_context, digest, NULL, key)
+        : EVP_DigestSignInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL);
     // The first EVP_DigestSign call asks for the largest size, the second signs (ECDSA DER
     // signatures can come out shorter).
-    int signed_ok = EVP_DigestSignInit_ex(context, &key_context, digest_name, NULL, NULL, key, NULL) == 1 &&
+    int signed_ok = initialised == 1 &&
                     (!pss || (EVP_PKEY_CTX_set_rsa_padding(key_context, RSA_PKCS1_PSS_PADDING) == 1 &&
                               EVP_PKEY_CTX_set_rsa_pss_saltlen(key_context, RSA_PSS_SALTLEN_DIGEST) == 1)) &&
                     EVP_DigestSign(context, NULL, &length, message, message_length) == 1 &&
