@@ -16,7 +16,8 @@ public struct AndroidApp: Sendable, Equatable {
 
     /// The fingerprint as Digital Asset Links writes it: 32 upper-case hex bytes separated by colons.
     public var fingerprintText: String {
-        certificateFingerprint.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true) }.joined(separator: ":")
+        let digits = certificateFingerprint.map { String($0, radix: 16, uppercase: true) }
+        return digits.map { $0.count == 1 ? "0" + $0 : $0 }.joined(separator: ":")
     }
 
     /// Parses `PACKAGE@FINGERPRINT`; the error says what is wrong with it.

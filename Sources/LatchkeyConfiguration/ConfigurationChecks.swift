@@ -20,27 +20,21 @@ extension LatchkeyConfiguration {
         guard !name.isEmpty else { return ["it is empty"] }
         if name.contains(where: { "/:".contains($0) }) { return ["it is not a bare domain name (no scheme, port or path)"] }
         if !name.allSatisfy(\.isASCII) { return ["it has characters outside ASCII (use the punycode form, xn--...)"] }
-        var problems: [String] = []
-        if name != name.lowercased() { problems.append("it has upper-case letters (RP IDs are lower case)") }
-        if name.utf8.count > 253 { problems.append("it is \(name.utf8.count) bytes long (at most 253)") }
-        if name.hasSuffix(".") { problems.append("it ends with a dot") }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false).dropLast(name.hasSuffix(".") ? 1 : 0)
-        if labels.contains(where: \.isEmpty) { problems.append("it has an empty label (a leading dot or two dots in a row)") }
-        for label in labels where !label.isEmpty {
-            if label.utf8.count > 63 {
-                problems.append("the label \"\(label.prefix(20))...\" is \(label.utf8.count) bytes long (at most 63)")
-            }
-            if let bad = label.first(where: { !isLDH($0) }) {
-                problems.append("the label \"\(label)\" has \"\(bad)\" (only letters, digits and hyphens)")
-            }
-            if label.hasPrefix("-") || label.hasSuffix("-") {
-                problems.append("the label \"\(label)\" starts or ends with a hyphen")
-            }
-        }
-        if labels.count < 2, name != "localhost" {
-            problems.append("it is a single label (an RP ID is a domain such as example.com, or localhost)")
-        }
-        return problems
+        let ofTheName: [String?] = [
+            name == name.lowercased() ? nil : "it has upper-case letters (RP IDs are lower case)",
+            name.utf8.count <= 253 ? nil : "it is \(name.utf8.count) bytes long (at most 253)",
+            name.hasSuffix(".") ? "it ends with a dot" : nil,
+            labels.contains(where: \.isEmpty) ? "it has an empty label (a leading dot or two dots in a row)" : nil,
+        ]
+        let ofItsLabels = labels.filter { !$0.isEmpty }.flatMap { label -> [String?] in [
+            label.utf8.count <= 63 ? nil : "the label \"\(label.prefix(20))...\" is \(label.utf8.count) bytes long (at most 63)",
+            label.first { !isLDH($0) }.map { "the label \"\(label)\" has \"\($0)\" (only letters, digits and hyphens)" },
+            label.hasPrefix("-") || label.hasSuffix("-") ? "the label \"\(label)\" starts or ends with a hyphen" : nil,
+        ] }
+        let singleLabel = labels.count < 2 && name != "localhost"
+        return (ofTheName + ofItsLabels).compactMap { $0 }
+            + (singleLabel ? ["it is a single label (an RP ID is a domain such as example.com, or localhost)"] : [])
     }
 
     /// An ASCII letter, digit or hyphen.
@@ -52,14 +46,13 @@ extension LatchkeyConfiguration {
     static func appleAppIDProblem(_ appID: String) -> String? {
         guard let dot = appID.firstIndex(of: ".") else { return "\"\(appID)\" is not TEAMID.bundle.id" }
         let (teamID, bundleID) = (appID[..<dot], appID[appID.index(after: dot)...])
-        var problems: [String] = []
-        if teamID.count != 10 || !teamID.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
-            problems.append("the team ID \"\(teamID)\" is not 10 upper-case letters or digits")
-        }
-        let parts = bundleID.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.contains(where: { $0.isEmpty || !$0.allSatisfy(isLDH) }) {
-            problems.append("the bundle ID \"\(bundleID)\" is not dot-separated parts of letters, digits and hyphens")
-        }
+        let isTeamID = teamID.count == 10 && teamID.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+        let bundleParts = bundleID.split(separator: ".", omittingEmptySubsequences: false)
+        let isBundleID = bundleParts.allSatisfy { !$0.isEmpty && $0.allSatisfy(isLDH) }
+        let problems = [
+            isTeamID ? nil : "the team ID \"\(teamID)\" is not 10 upper-case letters or digits",
+            isBundleID ? nil : "the bundle ID \"\(bundleID)\" is not dot-separated parts of letters, digits and hyphens",
+        ].compactMap { $0 }
         return problems.isEmpty ? nil : "\"\(appID)\": " + problems.joined(separator: "; ")
     }
 
@@ -135,8 +128,9 @@ extension LatchkeyConfiguration {
 
     /// A webhook receiver: an absolute https URL, or http with `webhookAllowHTTP`. Messages show its password redacted.
     static func webhookURLProblem(_ text: String, _ configuration: LatchkeyConfiguration) -> String? {
-        urlProblem(text, example: "https://backend.example.com/hooks/latchkey", allowsHTTP: { _ in configuration.webhookAllowHTTP },
-                   https: "http only with webhookAllowHTTP, for tests and loopback")
+        let allowsHTTP = configuration.webhookAllowHTTP
+        return urlProblem(text, example: "https://backend.example.com/hooks/latchkey", allowsHTTP: { _ in allowsHTTP },
+                          https: "http only with webhookAllowHTTP, for tests and loopback")
     }
 
     /// An absolute http or https URL with a host, which may use http only when `allowsHTTP` admits its host.

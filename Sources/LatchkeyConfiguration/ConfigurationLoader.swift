@@ -106,10 +106,11 @@ public enum ConfigurationLoader {
         var configuration = LatchkeyConfiguration()
         var variables: [String: String] = [:]
         for key in keys { variables[key.environmentName] = environment[key.environmentName].map(key.kind.normalized) }
-        let secrets = Set(keys.filter(\.isSecret).map(\.environmentName))
-        let variablesProvider = EnvironmentVariablesProvider(environmentVariables: variables, secretsSpecifier: .specific(secrets))
+        let secrets = SecretsSpecifier<String, String>.specific(Set(keys.filter(\.isSecret).map(\.environmentName)))
         // `latchkey.rpID` is read from LATCHKEY_RP_ID.
-        var providers: [any ConfigProvider] = [variablesProvider.prefixKeys(with: "latchkey")]
+        var providers: [any ConfigProvider] = [
+            EnvironmentVariablesProvider(environmentVariables: variables, secretsSpecifier: secrets).prefixKeys(with: "latchkey")
+        ]
         if let file { providers.append(InMemoryProvider(name: "file \(file.path)", values: file.values)) }
         let defaults = keys.filter { $0.derivedDefault == nil }.map { key in
             (AbsoluteConfigKey([key.name]), ConfigValue(key.get(configuration), isSecret: key.isSecret))

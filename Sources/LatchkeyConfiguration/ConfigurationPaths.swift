@@ -43,7 +43,8 @@ extension LatchkeyConfiguration {
     var installationProblems: [String] {
         guard let problem = Self.pathProblem(shippedTrustAnchors, .folder, required: true) else { return [] }
         let hint = "the roots shipped with Latchkey (Apple, Google) live there; " + (home.isEmpty
-            ? "start latchkey from its installation folder" : "is \(home) the installation folder? Set \(LatchkeyHome.variable) to it")
+            ? "start latchkey from its installation folder"
+            : "is \(home) the installation folder? Set \(LatchkeyHome.variable) to it")
         return ["shippedTrustAnchors (\(ConfigurationSource.derived("under the home"))): \(problem): \(hint)"]
     }
 

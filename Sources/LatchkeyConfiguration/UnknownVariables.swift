@@ -10,7 +10,9 @@ extension ConfigurationLoader {
     }
 
     /// Variables the project's scripts leave set in a shell that then starts the server: no warning, and no key.
-    static let toolVariables = ["LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", benchmarkVariable]
+    static let toolVariables = [
+        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", benchmarkVariable,
+    ]
 
     /// One warning per unknown `LATCHKEY_*` variable, sorted by name.
     static func unknownVariableWarnings(in environment: [String: String]) -> [String] {
