@@ -129,21 +129,17 @@ public enum ConfigurationLoader {
                 else if let derived = key.derivedDefault { .derived(derived.note) }
                 else { .defaultValue }
             sources[key.name] = source
-            var content: ConfigContent
+            let problem: String?
             if case .derived = source, let derived = key.derivedDefault {
-                content = derived.compute(configuration)
-            } else if let value = try? key.kind.read(key.name, from: reader, isSecret: key.isSecret) {
-                content = value
+                problem = key.set(&configuration, derived.compute(configuration))
+            } else if var content = try? key.kind.read(key.name, from: reader, isSecret: key.isSecret) {
+                // `a, ,b` in a variable lists a and b.
+                if raw != nil, case .stringArray(let items) = content { content = .stringArray(items.filter { !$0.isEmpty }) }
+                problem = key.set(&configuration, content)
             } else {
-                let problem = raw.map { key.kind.problem(shown: key.redact($0)) } ?? key.kind.expectation
-                unreadable[key.name] = unreadable[key.name] ?? "\(key.name) (\(source)): \(problem)"
-                continue
+                problem = raw.map { key.kind.problem(shown: key.redact($0)) } ?? key.kind.expectation
             }
-            // `a, ,b` in a variable lists a and b.
-            if raw != nil, case .stringArray(let items) = content { content = .stringArray(items.filter { !$0.isEmpty }) }
-            if let problem = key.set(&configuration, content) {
-                unreadable[key.name] = unreadable[key.name] ?? "\(key.name) (\(source)): \(problem)"
-            }
+            if let problem, unreadable[key.name] == nil { unreadable[key.name] = "\(key.name) (\(source)): \(problem)" }
         }
         configuration = configuration.resolvingPaths(against: home)
         var problems: [String] = []
