@@ -1,70 +1,37 @@
 import Configuration
-import Foundation
 import WebAuthn
 
-/// One configuration key, declared once in ``LatchkeyConfiguration/keys``: its name in the file,
-/// its type, documentation, whether its value is secret, and its checks. The environment variable,
-/// the default (the property's initial value in ``LatchkeyConfiguration``), the `check-config`
-/// summary and the table in docs/CONFIGURATION.md all follow from it.
+/// One configuration key, declared once in ``LatchkeyConfiguration/keys``. Its variable, its default (the property's
+/// initial value), its `check-config` line and its row in docs/CONFIGURATION.md all follow from the declaration.
 public struct ConfigurationKey: Sendable {
-    /// The type of a key's value, as written in the file and in an environment variable.
-    public enum Kind: String, Sendable {
-        /// A JSON string; the variable's text as is.
-        case string
-        /// A whole JSON number; a variable in decimal digits.
-        case integer
-        /// A JSON `true`/`false`; a variable `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`.
-        case boolean
-        /// A JSON array of strings; a variable with comma-separated items.
-        case list
+    /// How much of a value may be shown: all of it, none of it, or all but the password of a URL
+    /// (`scheme://user:password@host/...`, or a `password` query item).
+    public enum Secrecy: Sendable { case none, whole, urlPassword }
 
-        /// What a value of the wrong type is told.
-        var expectation: String {
-            switch self {
-            case .string: "must be a string"
-            case .integer: "must be a whole number"
-            case .boolean: "must be true or false"
-            case .list: "must be an array of strings"
-            }
-        }
-    }
-
-    /// How much of a value may be shown in `check-config`, logs and error messages.
-    public enum Secrecy: Sendable {
-        /// Shown as is.
-        case none
-        /// Never shown.
-        case whole
-        /// Shown with the password of a URL (`scheme://user:password@host/...`, or a `password`
-        /// query item) replaced; values that are not URLs with a password are shown as is.
-        case urlPassword
-    }
-
-    /// The key in the configuration file, for example `rpID`.
+    /// The key in the configuration file, such as `rpID`.
     public let name: String
-    public let kind: Kind
-    /// One paragraph (Markdown) for the table in docs/CONFIGURATION.md.
+    /// One paragraph of Markdown: the key's row in docs/CONFIGURATION.md.
     public let documentation: String
     public let secrecy: Secrecy
-    /// The Default column of docs/CONFIGURATION.md when the default is not a plain value (`origins`).
+    /// The Default column when the default follows from other keys (`origins`).
     public let defaultDescription: String?
+    let kind: ValueKind
     /// Whether the value is a path, resolved against the ``LatchkeyHome`` when it is relative.
     let isPath: Bool
-    /// The key's value in a configuration.
     let get: @Sendable (LatchkeyConfiguration) -> ConfigContent
-    /// Stores a value read from the sources; returns the problem when it is not acceptable.
+    /// Stores a value of the key's type; for any other, returns why not.
     let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> String?
-    /// Checks the stored value against the rest of the configuration; returns every problem.
+    /// Every problem with the value, in the whole configuration.
     let check: @Sendable (LatchkeyConfiguration) -> [String]
-    /// For a key whose default depends on other keys: what it depends on and how it is computed.
+    /// For a default that follows from other keys: what from, and its value.
     let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
 
-    /// `LATCHKEY_` followed by the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
+    /// `LATCHKEY_` and the name in upper snake case: `rpID` → `LATCHKEY_RP_ID`.
     public var environmentName: String { LatchkeyConfiguration.environmentName(of: name) }
-    /// Whether swift-configuration treats the value as secret (access logs show `<REDACTED>`).
+    /// Whether swift-configuration treats the value as secret too (its access reports show `<REDACTED>`).
     public var isSecret: Bool { secrecy != .none }
 
-    /// A problem with each part of a value (`nil` for a good one): one for a single value, one per item for a list.
+    /// A problem with each part of a value, nil for a good one: one for a value, one per item of a list.
     typealias Check<Value> = @Sendable (Value, LatchkeyConfiguration) -> [String?]
 
     init<Value: ConfigurationValue>(
@@ -85,8 +52,8 @@ public struct ConfigurationKey: Sendable {
         derivedDefault = derived.map { derived in (derived.note, { derived.compute($0).content }) }
     }
 
-    /// A file or folder, resolved against the home when relative, that must exist when `required`
-    /// says so. One that exists must be of its kind even when it is not required.
+    /// A file or folder, resolved against the home, that must exist as `required` says; one that exists
+    /// must be of its kind even when it is not required.
     static func path(
         _ name: String, _ path: WritableKeyPath<LatchkeyConfiguration, String> & Sendable, _ kind: PathKind,
         required: PathRequirement, _ documentation: String
@@ -103,21 +70,12 @@ public struct ConfigurationKey: Sendable {
         }, documentation)
     }
 
-    /// What a path key names.
-    enum PathKind: Sendable {
-        case file
-        case folder
-    }
+    enum PathKind: String, Sendable { case file, folder }
 
-    /// When a path key's file or folder must exist.
+    /// When a path key's file or folder must exist. `unlessDefault`: the default may be missing, a path someone chose not.
     enum PathRequirement: Sendable {
-        case always
-        /// When it is not the key's default: the default is optional, a path someone chose is not.
-        case unlessDefault
-        /// When the rest of the configuration needs it.
+        case always, unlessDefault, never
         case when(@Sendable (LatchkeyConfiguration) -> Bool)
-        /// Used when present.
-        case never
     }
 
     /// The value as it may be shown: secrets redacted, lists comma-separated.
@@ -131,7 +89,7 @@ public struct ConfigurationKey: Sendable {
         }
     }
 
-    /// A raw text (an environment variable's value) as it may be shown.
+    /// A text of this key (a value, a variable's text) as it may be shown.
     func redact(_ text: String) -> String {
         switch secrecy {
         case .none: text
@@ -141,11 +99,66 @@ public struct ConfigurationKey: Sendable {
     }
 }
 
-// MARK: - The types of values
+/// The type of a key's value: in the file a JSON string, whole number, `true`/`false` or array of strings; in a
+/// variable its text, decimal digits, `true`/`false` (or 1/0, yes/no, on/off) or comma-separated items.
+enum ValueKind: Sendable {
+    case string, integer, boolean, list
 
-/// A type a key's value may have: how swift-configuration gives it.
+    /// What a file's value of another type is told.
+    var expectation: String {
+        switch self {
+        case .string: "must be a string"
+        case .integer: "must be a whole number"
+        case .boolean: "must be true or false"
+        case .list: "must be an array of strings"
+        }
+    }
+
+    /// Why a variable's text (as it may be shown) cannot be read as this kind.
+    func problem(shown text: String) -> String {
+        switch self {
+        case .integer: "\"\(text)\" is not a whole number"
+        case .boolean: "\"\(text)\" is not true or false (nor 1/0, yes/no, on/off)"
+        case .string, .list: "\"\(text)\" cannot be read"
+        }
+    }
+
+    /// A variable's text in the form swift-configuration reads: a whole number without blanks, a boolean as true/false.
+    func normalized(_ text: String) -> String {
+        switch (self, text.lowercased()) {
+        case (.integer, _): text.trimmingCharacters(in: .whitespaces)
+        case (.boolean, "true"), (.boolean, "1"), (.boolean, "yes"), (.boolean, "on"): "true"
+        case (.boolean, "false"), (.boolean, "0"), (.boolean, "no"), (.boolean, "off"): "false"
+        default: text
+        }
+    }
+
+    /// A file's JSON value as this kind, or nil; stricter than swift-configuration, which would read `1` as true,
+    /// skip `null` and flatten objects.
+    func content(_ value: JSONValue) -> ConfigContent? {
+        switch (self, value) {
+        case (.string, .string(let text)): .string(text)
+        case (.boolean, .bool(let flag)): .bool(flag)
+        case (.integer, .number(let number)) where number == number.rounded() && abs(number) < 1e9: .int(Int(number))
+        case (.list, .array(let items)): items.allSatisfy { $0.stringValue != nil } ? .stringArray(items.compactMap(\.stringValue)) : nil
+        default: nil
+        }
+    }
+
+    /// The value of `key` from the first provider of `reader` that has it.
+    func read(_ key: String, from reader: ConfigReader, isSecret: Bool) throws -> ConfigContent {
+        switch self {
+        case .string: .string(try reader.requiredString(forKey: ConfigKey([key]), isSecret: isSecret))
+        case .integer: .int(try reader.requiredInt(forKey: ConfigKey([key]), isSecret: isSecret))
+        case .boolean: .bool(try reader.requiredBool(forKey: ConfigKey([key]), isSecret: isSecret))
+        case .list: .stringArray(try reader.requiredStringArray(forKey: ConfigKey([key]), isSecret: isSecret))
+        }
+    }
+}
+
+/// A type a key's value may have.
 protocol ConfigurationValue: Sendable {
-    static var kind: ConfigurationKey.Kind { get }
+    static var kind: ValueKind { get }
     init?(content: ConfigContent)
     var content: ConfigContent { get }
     /// Why `content` is not a value of this type.
@@ -157,25 +170,25 @@ extension ConfigurationValue {
 }
 
 extension String: ConfigurationValue {
-    static let kind = ConfigurationKey.Kind.string
+    static let kind = ValueKind.string
     init?(content: ConfigContent) { guard case .string(let text) = content else { return nil }; self = text }
     var content: ConfigContent { .string(self) }
 }
 
 extension Int: ConfigurationValue {
-    static let kind = ConfigurationKey.Kind.integer
+    static let kind = ValueKind.integer
     init?(content: ConfigContent) { guard case .int(let number) = content else { return nil }; self = number }
     var content: ConfigContent { .int(self) }
 }
 
 extension Bool: ConfigurationValue {
-    static let kind = ConfigurationKey.Kind.boolean
+    static let kind = ValueKind.boolean
     init?(content: ConfigContent) { guard case .bool(let flag) = content else { return nil }; self = flag }
     var content: ConfigContent { .bool(self) }
 }
 
 extension Array: ConfigurationValue where Element == String {
-    static var kind: ConfigurationKey.Kind { .list }
+    static var kind: ValueKind { .list }
     init?(content: ConfigContent) { guard case .stringArray(let items) = content else { return nil }; self = items }
     var content: ConfigContent { .stringArray(self) }
 }
@@ -184,250 +197,18 @@ extension Array: ConfigurationValue where Element == String {
 protocol ConfigurationChoice: ConfigurationValue, RawRepresentable<String>, CaseIterable {}
 
 extension ConfigurationChoice {
-    static var kind: ConfigurationKey.Kind { .string }
+    static var kind: ValueKind { .string }
     init?(content: ConfigContent) {
-        guard case .string(let text) = content else { return nil }
+        guard let text = String(content: content) else { return nil }
         self.init(rawValue: text)
     }
     var content: ConfigContent { .string(rawValue) }
     static func problem(with content: ConfigContent) -> String {
-        guard case .string(let text) = content else { return kind.expectation }
+        guard let text = String(content: content) else { return kind.expectation }
         return "\"\(text)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))"
     }
 }
 
-extension AppAttestRequirement: ConfigurationChoice {}
-extension AppAttestEnvironments: ConfigurationChoice {}
-extension EventLoopCount: ConfigurationChoice {}
-extension LogFormat: ConfigurationChoice {}
-extension RegistrationMode: ConfigurationChoice {}
 extension AttestationPolicy.Mode: ConfigurationChoice {}
 extension UserVerificationRequirement: ConfigurationChoice {}
 extension ResidentKeyRequirement: ConfigurationChoice {}
-
-// MARK: - Checks shared by several keys
-
-extension LatchkeyConfiguration {
-    typealias Key = ConfigurationKey
-
-    static func within(_ range: ClosedRange<Int>, _ description: String) -> Key.Check<Int> {
-        { value, _ in [range.contains(value) ? nil : "\(value) is not \(description)"] }
-    }
-
-    static func notEmpty(_ value: String, _: LatchkeyConfiguration) -> [String?] {
-        [value.isEmpty ? "must not be empty" : nil]
-    }
-
-    static func oneOf(_ values: [String]) -> Key.Check<String> {
-        { value, _ in [values.contains(value) ? nil : "\"\(value)\" is not one of \(values.joined(separator: ", "))"] }
-    }
-
-    /// One problem per bad item of a list.
-    static func each(_ problem: @escaping @Sendable (String) -> String?) -> Key.Check<[String]> {
-        { items, _ in items.map(problem) }
-    }
-
-    /// Each item of a list against a test; the problem quotes the item.
-    static func each(_ isValid: @escaping @Sendable (String) -> Bool, _ problem: String) -> Key.Check<[String]> {
-        each { isValid($0) ? nil : "\"\($0)\" \(problem)" }
-    }
-
-    static func isAAGUID(_ text: String) -> Bool { AAGUID.bytes(text) != nil }
-}
-
-// MARK: - The keys
-
-extension LatchkeyConfiguration {
-    /// Every key of the configuration, in the order of the table in docs/CONFIGURATION.md, of `check-config` and of
-    /// validation. Adding a key: a stored property with its default, and one declaration here.
-    public static let keys: [ConfigurationKey] = [
-        Key("host", \.host, check: { host, _ in [hostProblem(host)] }, "Address to listen on (`0.0.0.0` for all); a name must resolve."),
-        Key("port", \.port, check: within(1...65_535, "a port number (1-65535)"), "TCP port."),
-        Key("rpID", \.rpID, check: { rpID, _ in [rpIDProblem(rpID)] }, "The RP ID: the domain passkeys belong to (not an IP address, which browsers refuse)."),
-        Key("rpName", \.rpName, check: notEmpty, "Name authenticators show."),
-        Key(
-            "origins", \.origins, check: { origins, configuration in originProblems(origins, rpID: configuration.rpID) },
-            derived: (
-                description: "`http://localhost:PORT` for `localhost`, else `https://RPID`", note: "from rpID and port",
-                compute: { [$0.rpID == "localhost" ? "http://localhost:\($0.port)" : "https://\($0.rpID)"] }),
-            "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
-        Key(
-            "database", \.database, secrecy: .urlPassword, isPath: true, check: notEmpty,
-            "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=`, `connect_timeout=` and `keepalives_idle=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
-        Key(
-            "appleAppIDs", \.appleAppIDs, check: each(appleAppIDProblem),
-            "`TEAMID.bundle.id` values (a team ID is 10 upper-case letters or digits) listed under `webcredentials` in `/.well-known/apple-app-site-association`, which is served when this or `appleAppLinks` is set."),
-        Key(
-            "appleAppLinks", \.appleAppLinks, check: each(appleAppIDProblem),
-            "App IDs listed under `applinks` (universal links)."),
-        Key(
-            "appAttest", \.appAttest,
-            check: { requirement, configuration in
-                if requirement != .off, configuration.appleAppIDs.isEmpty {
-                    return ["App Attest verifies keys of the apps in appleAppIDs, and there is none"]
-                }
-                if requirement == .required, configuration.conformanceMode {
-                    return ["\"required\" cannot be used with conformanceMode, whose tools cannot attest"]
-                }
-                return []
-            },
-            "Apple App Attest: `off` (no `/app-attest` endpoints), `optional` (an `X-Latchkey-App-Attest` assertion on `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` is verified when sent) or `required` (those requests must carry one, so only a genuine copy of an app in `appleAppIDs` registers and uses device keys; browsers cannot, so this is for app-only deployments)."),
-        Key(
-            "appAttestEnvironment", \.appAttestEnvironment,
-            "Which App Attest keys are accepted: `production` (App Store, TestFlight and enterprise builds), `development` (builds signed for development) or `both`."),
-        .path(
-            "appAttestTestRoots", \.appAttestTestRoots, .folder, required: .when({ !$0.appAttestTestRoots.isEmpty }),
-            "For tests only: a folder of PEM roots App Attest chains may end in besides Apple's App Attestation Root CA (shipped in `Config/roots/apple-appattest`), such as the CA of `latchkey authenticator app-attest`. The server warns on start when it is set."),
-        Key(
-            "androidApps", \.androidApps, check: each(androidAppProblem),
-            "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),
-        Key(
-            "relatedOrigins", \.relatedOrigins, check: each(webOriginProblem),
-            "Origins on other domains allowed to use this RP ID (WebAuthn related origin requests), over https (http only for `localhost`): served in `/.well-known/webauthn`, accepted in clientDataJSON and by the cross-site request guard. Browsers honour at most 5 distinct registrable domains."),
-        Key(
-            "corsOrigins", \.corsOrigins, check: { origins, configuration in corsOriginProblems(origins, configuration) },
-            "Origins whose pages may call this API from another origin (a page on `https://app.example.com` signing in through Latchkey on `https://login.example.com`): CORS with credentials (`Access-Control-Allow-Origin` naming the origin, `Access-Control-Allow-Credentials`, preflights for `GET`, `POST`, `PATCH` and `DELETE` with `Content-Type` and `Authorization`). Each must be one of `origins` or `relatedOrigins`. Every other origin gets no CORS headers. Cookies stay `SameSite=Lax`, so a page on another site (not the same registrable domain) uses the `sessionToken` as a bearer token."),
-        Key(
-            "passkeyEnrollURL", \.passkeyEnrollURL, check: { url, _ in [endpointURLProblem(url)] },
-            "Absolute https URL (http only for `localhost`) of the page where a signed-in user creates a passkey, served as `enroll` in `/.well-known/passkey-endpoints`, which is served when this or `passkeyManageURL` is set."),
-        Key(
-            "passkeyManageURL", \.passkeyManageURL, check: { url, _ in [endpointURLProblem(url)] },
-            "Absolute https URL (http only for `localhost`) of the page where a user manages their passkeys, served as `manage` in `/.well-known/passkey-endpoints`."),
-        Key(
-            "conformanceMode", \.conformanceMode,
-            "For the FIDO conformance tools only, never in production: an existing username may register again without signing in; assertions without UP pass when UV is not required; the cross-site request guard is off and CORS answers any origin with credentials; cookies are `SameSite=None` over https; `tokenBinding` follows the strict Level 2 rules; the requested `displayName` is echoed."),
-        Key("challengeTimeout", \.challengeTimeout, check: within(1...3_600, "between 1 and 3600 seconds"),
-            "Seconds a challenge stays valid (1-3600)."),
-        Key("sessionTimeout", \.sessionTimeout, check: within(60...31_536_000, "between 60 seconds and one year"),
-            "Seconds a sign-in session lasts (60 s to one year)."),
-        Key("requestTimeout", \.requestTimeout, check: within(1...300, "between 1 and 300 seconds"),
-            "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
-        Key("maxConnections", \.maxConnections, check: within(8...1_000_000, "between 8 and 1000000"),
-            "Client connections the server holds open at most (8-1000000); more wait in the listen backlog until one closes. At start the open-file limit is raised to its hard limit, and when it still leaves too little room (this plus about 50 descriptors, plus the PostgreSQL pool) the server warns and holds fewer. Should descriptors run out all the same, accepting pauses for a second at a time (one log line a minute, `latchkey_accept_pauses_total`) instead of spinning, and open connections are served meanwhile."),
-        Key(
-            "eventLoops", \.eventLoops,
-            "`one` (the default) or `perCore`: the event loop threads that serve connections and run their requests (and the PostgreSQL pool's connections). One thread serves about 1,500 sign-ins a second at the least CPU for each; on a 2-core machine one thread per core cost a quarter more CPU per sign-in (BENCHMARKS.md), spent waking threads. Choose `perCore` when the server's one thread is busy most of the time."),
-        Key("storeTimeout", \.storeTimeout, check: within(1...30, "between 1 and 30 seconds"),
-            "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
-        .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
-        Key("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
-        Key("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
-        Key("logLevel", \.logLevel, check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]), "`trace` … `critical`."),
-        Key(
-            "logFormat", \.logFormat,
-            "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
-        Key(
-            "metricsAddress", \.metricsAddress,
-            check: { value, _ in [listenAddressProblem(value, key: "metricsAddress")] },
-            "`HOST:PORT` of a separate listener that serves `GET /metrics` (Prometheus text format) to anyone who can reach it, e.g. `127.0.0.1:9464`. Empty: no such listener."),
-        Key(
-            "metricsToken", \.metricsToken, secrecy: .whole,
-            "When set, `GET /metrics` is also served on the public listener to requests with `Authorization: Bearer` and this token. Empty (the default) with no `metricsAddress`: metrics are not served at all. Secret: never printed."),
-        Key(
-            "trustedProxies", \.trustedProxies, check: each(isIPAddress, "is not an IP address"),
-            "IP addresses of the reverse proxies in front of Latchkey. Only from these is a request's `X-Request-ID` kept (1-64 letters, digits, `-`, `_`, `.`); every other request gets a new ID. Every reply carries its ID in `X-Request-ID`, and every log line of the request as `requestID`. Only from these is `X-Forwarded-For` read: the client, for rate limits and challenge caps, is the right-most address in it that is not a trusted proxy; from anyone else it is the peer."),
-        Key("rateLimit", \.rateLimit, check: within(0...1_000_000, "between 0 and 1000000"),
-            "Requests a second each client address (an IPv6 client by its /64) may make, on average, to `POST /attestation/options`, `/attestation/result`, `/assertion/options` and `/assertion/result` together; beyond it, 429 with `Retry-After`. 0 turns the limit off. Counted by each instance alone: behind a balancer over N instances a client may make up to N times as many, so set it to the total divided by N. Not applied in conformance mode."),
-        Key("rateLimitBurst", \.rateLimitBurst, check: within(1...1_000_000, "between 1 and 1000000"),
-            "Requests a client address may make to those endpoints at once, after a quiet spell (the token bucket's size)."),
-        Key("pendingChallengesPerClient", \.pendingChallengesPerClient, check: within(0...1_000_000, "between 0 and 1000000"),
-            "Challenges (options not yet answered, not expired) one client address may have pending in each instance; beyond it, options get 429. 0: no cap. Not applied in conformance mode."),
-        Key("pendingChallengesTotal", \.pendingChallengesTotal, check: within(0...100_000_000, "between 0 and 100000000"),
-            "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
-        Key(
-            "adminAddress", \.adminAddress,
-            check: { value, _ in [listenAddressProblem(value, key: "adminAddress")] },
-            "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
-        Key(
-            "webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: { urls, configuration in urls.map { webhookURLProblem($0, configuration) } },
-            "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
-        Key(
-            "webhookSecret", \.webhookSecret, secrecy: .whole,
-            check: { secret, configuration in [webhookSecretProblem(secret, configuration)] },
-            "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
-        Key("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),
-        Key("eventRetentionDays", \.eventRetentionDays, check: within(2...36_500, "between 2 and 36500 days"),
-            "Days security events (and their webhook deliveries) are kept before the background sweep removes them."),
-        Key(
-            "registration", \.registration,
-            check: { mode, configuration in
-                [mode == .tickets && configuration.conformanceMode ? "\"tickets\" cannot be used with conformanceMode, whose tools register any username" : nil]
-            },
-            "Who may register a username that does not exist yet: `open` (anyone; the first to ask owns the name) or `tickets` (only with an enrollment ticket the backend issued through the admin API, or a signed-in user adding a passkey; `/attestation/options` for an unknown username without a ticket is a 403)."),
-        Key(
-            "tokenIssuer", \.tokenIssuer, check: notEmpty,
-            derived: (description: "the first of `origins`", note: "the first origin", compute: { $0.origins.first ?? "" }),
-            "`iss` of the sign-in tokens (`idToken`) every successful ceremony returns; verifiers check it."),
-        Key(
-            "tokenAudience", \.tokenAudience, check: { audience, _ in audience.isEmpty ? ["must name at least one audience"] : [] },
-            derived: (description: "the RP ID", note: "from rpID", compute: { [$0.rpID] }),
-            "`aud` of the sign-in tokens: the services that accept them, comma-separated; one is written as a string, several as an array."),
-        Key("tokenLifetime", \.tokenLifetime, check: within(30...86_400, "between 30 seconds and one day"),
-            "Seconds a sign-in token is valid (`exp` − `iat`, 30 s to one day). A rotated-out signing key stays in `/.well-known/jwks.json` this long after the rotation, plus a minute."),
-        Key(
-            "attestationPolicy", \.attestationPolicy, check: { mode, configuration in [attestationPolicyProblem(mode, configuration)] },
-            "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),
-        .path(
-            "trustAnchors", \.trustAnchors, .folder, required: .unlessDefault,
-            "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself. The default folder is optional; any other must exist."),
-        Key(
-            "allowedAAGUIDs", \.allowedAAGUIDs, check: each(isAAGUID, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
-            "When set, only these authenticator models may register. The AAGUID in authenticator data is a claim: a model is admitted only when a certificate vouches for it (a trusted leaf with a matching id-fido-gen-ce-aaguid extension, or a chain to that model's own metadata roots)."),
-        Key(
-            "deniedAAGUIDs", \.deniedAAGUIDs, check: each(isAAGUID, "is not an AAGUID (32 hexadecimal digits, dashes optional)"),
-            "Authenticator models that may never register."),
-        Key("allowSHA1", \.allowSHA1, "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
-        .path(
-            "metadataBLOB", \.metadataBLOB, .file, required: .never,
-            "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
-        .path(
-            "metadataRoots", \.metadataRoots, .folder, required: .when { isFile($0.metadataBLOB) },
-            "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there); must exist when a BLOB is present."),
-        Key(
-            "userVerification", \.userVerification,
-            "The least user verification (Face ID, Touch ID, PIN...) every ceremony asks for: `required`, `preferred` or `discouraged`. A client may ask for more, never less; options carry the effective value and results are checked against it. Not applied in conformance mode."),
-        Key(
-            "residentKey", \.residentKey,
-            "The least resident-key requirement registrations ask for: `required` (discoverable passkeys, so usernameless sign-in works), `preferred` (deployments with security keys that have little storage) or `discouraged`. Not applied in conformance mode."),
-        Key(
-            "hideUnknownUsers", \.hideUnknownUsers,
-            "Do not reveal whether a username exists: `/assertion/options` answers an unknown username with ordinary-looking options (a decoy `allowCredentials`, the same for the same username every time, derived with a secret the store keeps) and the sign-in then fails, instead of 404. Off by default, as the FIDO conformance API expects 404. Registration still refuses a taken username (403 without its owner's session), as any sign-up with chosen names must; the rate limit bounds how fast names can be tried that way."),
-        .path(
-            "authenticatorNames", \.authenticatorNames, .file, required: .unlessDefault,
-            "JSON file naming passkey providers by AAGUID (`{\"AAGUID\": \"name\"}`), the default name of a passkey in `GET /credentials`; models it does not name are named by the metadata BLOB's descriptions, else \"Passkey\". No file at the default path: metadata names only; any other path must exist."),
-    ]
-
-    /// The declaration of a key, by its name in the file.
-    public static func key(named name: String) -> ConfigurationKey? {
-        keys.first { $0.name == name }
-    }
-
-    /// `rpID` → `LATCHKEY_RP_ID`, `appleAppIDs` → `LATCHKEY_APPLE_APP_IDS`: the same words as
-    /// swift-configuration's environment key encoding of `latchkey.<name>`.
-    public static func environmentName(of key: String) -> String {
-        var name = ""
-        var previousWasUpper = false
-        for character in key {
-            if character.isUppercase, !name.isEmpty, !previousWasUpper { name += "_" }
-            previousWasUpper = character.isUppercase
-            name += character.uppercased()
-        }
-        return "LATCHKEY_" + name
-    }
-
-    /// The table of keys in docs/CONFIGURATION.md (Markdown), one row per key in declaration order.
-    public static var markdownTable: String {
-        let defaults = LatchkeyConfiguration()
-        let rows = keys.map { key in
-            let value = key.displayValue(in: defaults)
-            let shownDefault = key.defaultDescription ?? (value.isEmpty ? "none" : "`\(value)`")
-            return "| `\(key.name)` | `\(key.environmentName)` | \(shownDefault) | \(key.documentation) |"
-        }
-        return (["| Key | Variable | Default | Meaning |", "|---|---|---|---|"] + rows).joined(separator: "\n")
-    }
-
-    /// The value of a key as it may be printed or logged: secrets redacted.
-    public func displayValue(of key: String) -> String {
-        Self.key(named: key)?.displayValue(in: self) ?? ""
-    }
-}

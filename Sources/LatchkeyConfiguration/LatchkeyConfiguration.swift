@@ -1,10 +1,9 @@
 import Foundation
 import WebAuthn
 
-/// Every setting of a Latchkey server. ``ConfigurationLoader/load(environment:defaultFile:home:accessReporter:)``
-/// reads it from `LATCHKEY_*` environment variables over `Config/latchkey.json` (or the file named
-/// by `LATCHKEY_CONFIG`) over the defaults, which are the initial values below, and resolves its
-/// relative paths against the ``LatchkeyHome``. Each key is declared and documented once, in ``keys``.
+/// Every setting of a Latchkey server. ``ConfigurationLoader`` reads it from `LATCHKEY_*` variables over the JSON
+/// file over the defaults (the initial values below), and resolves relative paths against the ``LatchkeyHome``.
+/// Each key is declared and documented once, in ``keys``.
 public struct LatchkeyConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8080
@@ -64,14 +63,13 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// Not a key: the folder of the roots shipped with Latchkey (Apple WebAuthn, Google hardware attestation).
     public var shippedTrustAnchors = "Config/roots"
-    /// Not a key: the folder the loader resolved relative paths against (``LatchkeyHome``); empty
-    /// when they were not resolved, so that they are relative to the current directory.
+    /// Not a key: the folder relative paths were resolved against; empty when they were not resolved.
     public var home = ""
 
     public init() {}
 
-    /// The relying party the verification core works with. Client data may carry one of the
-    /// configured origins, an Android app's origin or a related origin, each matched exactly.
+    /// The relying party the verification core works with: client data may carry a configured origin,
+    /// an Android app's origin or a related origin, each matched exactly.
     public var relyingParty: RelyingParty {
         RelyingParty(
             id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
@@ -90,8 +88,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
             allowSHA1: allowSHA1)
     }
 
-    /// The web origins whose pages may send state-changing requests here (the cross-site request
-    /// guard): the configured origins and the related origins, which share this RP ID on purpose.
+    /// The web origins whose pages may send state-changing requests (the cross-site request guard).
     public var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
 
     /// The configured Android apps; entries were validated when loading.
@@ -100,12 +97,12 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     /// Cookies get the Secure attribute when the relying party is served over HTTPS.
     public var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
 
-    /// ``metricsAddress`` split, or nil when there is none.
+    /// ``metricsAddress`` as host and port, or nil when it is empty.
     public var metricsListenAddress: (host: String, port: Int)? {
         get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
     }
 
-    /// ``adminAddress`` split, or nil when there is none.
+    /// ``adminAddress`` as host and port, or nil when it is empty.
     public var adminListenAddress: (host: String, port: Int)? {
         get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
     }
@@ -125,29 +122,14 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 }
 
 /// Who may register a username that does not exist yet (`registration`).
-public enum RegistrationMode: String, Sendable, CaseIterable {
-    /// Anyone: the first to ask for a free username owns it.
-    case open
-    /// Only with an enrollment ticket a backend issued for an existing user.
-    case tickets
-}
+public enum RegistrationMode: String, Sendable, CaseIterable, ConfigurationChoice { case open, tickets }
 
-/// Whether `/attestation/options`, `POST /device-keys` and `POST /device-keys/sign-in` must carry an
-/// App Attest assertion over their body (`appAttest`).
-public enum AppAttestRequirement: String, Sendable, CaseIterable {
-    /// App Attest is not offered: `/app-attest` answers 404 and the header is ignored.
-    case off
-    /// Verified when sent, and then it must be valid; requests without it are served.
-    case optional
-    /// Every such request must carry a valid assertion.
-    case required
-}
+/// Whether requests must carry an App Attest assertion (`appAttest`).
+public enum AppAttestRequirement: String, Sendable, CaseIterable, ConfigurationChoice { case off, optional, required }
 
 /// The App Attest environments whose keys are accepted (`appAttestEnvironment`).
-public enum AppAttestEnvironments: String, Sendable, CaseIterable {
-    case production
-    case development
-    case both
+public enum AppAttestEnvironments: String, Sendable, CaseIterable, ConfigurationChoice {
+    case production, development, both
 
     /// The environments this value admits.
     public var environments: Set<AppAttestEnvironment> {
@@ -160,17 +142,7 @@ public enum AppAttestEnvironments: String, Sendable, CaseIterable {
 }
 
 /// How many event loop threads serve (`eventLoops`).
-public enum EventLoopCount: String, Sendable, CaseIterable {
-    /// One thread serves every connection: the least CPU per request.
-    case one
-    /// One thread per core: the most requests a second.
-    case perCore
-}
+public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice { case one, perCore }
 
 /// How log lines are written (`logFormat`).
-public enum LogFormat: String, Sendable, CaseIterable {
-    /// One readable line per event (swift-log's default handler).
-    case text
-    /// One JSON object per line, for log collectors.
-    case json
-}
+public enum LogFormat: String, Sendable, CaseIterable, ConfigurationChoice { case text, json }

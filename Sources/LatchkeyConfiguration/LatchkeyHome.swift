@@ -1,21 +1,18 @@
 import Foundation
 
-/// The folder relative paths are resolved against, the same however the server is started: the
-/// folder named by `LATCHKEY_HOME`, else the installation the executable belongs to (the nearest
-/// folder at or above the executable's own that holds `Config/latchkey.json`), else the current
-/// directory.
+/// The folder relative paths are resolved against, the same however the server is started: the folder `LATCHKEY_HOME`
+/// names, else the installation the executable belongs to (the nearest folder at or above its own that holds
+/// `Config/latchkey.json`), else the current directory.
 public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
     /// How the folder was found.
     public enum Origin: Sendable, Equatable {
-        /// Named by `LATCHKEY_HOME`.
         case environment
-        /// Found at or above the folder of the executable, at this path.
+        /// At or above the folder of this executable.
         case installation(executable: String)
-        /// No installation was found above the executable at this path.
+        /// No installation was found above this executable.
         case currentDirectory(executable: String?)
     }
 
-    /// The environment variable naming the home.
     public static let variable = "LATCHKEY_HOME"
     /// The file that marks a folder as an installation (a checkout or an installed copy).
     public static let marker = "Config/latchkey.json"
@@ -30,8 +27,8 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
         self.origin = origin
     }
 
-    /// The home for this process: `LATCHKEY_HOME` (which must name a folder; relative to the current
-    /// directory), else the installation above `executable`, else `currentDirectory`.
+    /// The home for this process: `LATCHKEY_HOME` (a folder, relative to the current directory), else the installation
+    /// above `executable`, else `currentDirectory`.
     public static func find(
         environment: [String: String], executable: String? = executablePath,
         currentDirectory: String = FileManager.default.currentDirectoryPath
@@ -39,8 +36,7 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
         if let named = environment[variable] {
             guard !named.isEmpty else { throw ConfigurationError("\(variable): is empty; name the installation folder, or unset it") }
             let path = absolute(named, base: currentDirectory)
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+            guard LatchkeyConfiguration.pathKind(path) == .folder else {
                 throw ConfigurationError("\(variable): folder \(path) does not exist (it names the installation folder relative paths are resolved against)")
             }
             return LatchkeyHome(path: path, origin: .environment)
@@ -59,15 +55,13 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
         return LatchkeyHome(path: absolute(currentDirectory, base: "/"), origin: .currentDirectory(executable: executable))
     }
 
-    /// `path` against the home when it is relative; absolute paths, URLs (`postgres://...`) and
-    /// empty values are returned as they are.
+    /// `path` against the home when it is relative; absolute paths, URLs (`postgres://...`) and empty values as they are.
     public func resolve(_ path: String) -> String {
         Self.resolve(path, against: self.path)
     }
 
     static func resolve(_ path: String, against folder: String) -> String {
-        guard !path.isEmpty, !path.contains("://") else { return path }
-        return absolute(path, base: folder)
+        path.isEmpty || path.contains("://") ? path : absolute(path, base: folder)
     }
 
     public var description: String {
@@ -83,11 +77,11 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The running executable, symbolic links resolved (`/proc/self/exe`), so that a link in
-    /// `/usr/local/bin` finds the installation the binary really lives in.
+    /// The running executable, symbolic links resolved, so that a link in `/usr/local/bin` finds the installation the
+    /// binary really lives in.
     public static var executablePath: String? {
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return target }
-        return Bundle.main.executableURL?.resolvingSymlinksInPath().path
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? Bundle.main.executableURL?.resolvingSymlinksInPath().path
     }
 
     static func absolute(_ path: String, base: String) -> String {

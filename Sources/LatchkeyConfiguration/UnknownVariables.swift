@@ -1,20 +1,18 @@
-/// `LATCHKEY_*` environment variables that no key reads. swift-configuration ignores them, so a
-/// misspelt variable (`LATCHKEY_RPID`) would silently leave its key at the default: each is a
-/// warning, with the known variable it is closest to.
+/// `LATCHKEY_*` variables that no key reads. swift-configuration ignores them, so a misspelt variable (`LATCHKEY_RPID`)
+/// would silently leave its key at the default: each is a warning, with the known variable it is closest to.
 extension ConfigurationLoader {
+    /// The variable that turns the operations features off for a benchmark run (`1`); read by the executable only.
+    public static let benchmarkVariable = "LATCHKEY_BENCHMARK_WITHOUT_OPERATIONS"
+
     /// Every variable Latchkey reads: one per key, the configuration file and the home.
-    public static var knownVariables: [String] {
+    static var knownVariables: [String] {
         LatchkeyConfiguration.keys.map(\.environmentName) + [fileVariable, LatchkeyHome.variable]
     }
 
-    /// Variables of the project's own scripts, which their commands leave set in a shell that
-    /// then starts the server: known, so they are no warning, but no key either.
-    public static let toolVariables = [
+    /// Variables the project's scripts leave set in a shell that then starts the server: no warning, and no key.
+    static let toolVariables = [
         "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", benchmarkVariable,
     ]
-
-    /// The variable that turns the operations features off for a benchmark run (`1`); read by the executable only.
-    public static let benchmarkVariable = "LATCHKEY_BENCHMARK_WITHOUT_OPERATIONS"
 
     /// One warning per unknown `LATCHKEY_*` variable, sorted by name.
     static func unknownVariableWarnings(in environment: [String: String]) -> [String] {
@@ -24,18 +22,17 @@ extension ConfigurationLoader {
         }
     }
 
-    /// The known key a misspelt key most likely stands for (`rpId` → `rpID`, `prot` → `port`), by
-    /// the rules of the variables' suggestions: for file keys and command-line options.
+    /// The key a misspelt key most likely stands for (`rpId` → `rpID`, `prot` → `port`), by the rules of the variables:
+    /// for file keys and command-line options.
     public static func closestKey(to name: String) -> String? {
         closestKnownVariable(to: LatchkeyConfiguration.environmentName(of: name)).flatMap { variable in
             LatchkeyConfiguration.keys.first { $0.environmentName == variable }?.name
         }
     }
 
-    /// The known variable `name` most likely stands for, ignoring case and underscores: one a few
-    /// edits away for its length (at most a third of it, and 3: `LATCHKEY_RPID` → `LATCHKEY_RP_ID`),
-    /// or one it shortens or lengthens (`LATCHKEY_PUBLIC_DIR` → `LATCHKEY_PUBLIC_DIRECTORY`); the
-    /// nearest of those, nil when there is none.
+    /// The known variable `name` most likely stands for, ignoring case and underscores: the nearest of those a few edits
+    /// away (at most a third of its length, and 3: `LATCHKEY_RPID` → `LATCHKEY_RP_ID`) or that it shortens or lengthens
+    /// (`LATCHKEY_PUBLIC_DIR` → `LATCHKEY_PUBLIC_DIRECTORY`); nil when there is none.
     static func closestKnownVariable(to name: String) -> String? {
         func letters(_ variable: String) -> [Character] {
             Array(variable.dropFirst("LATCHKEY_".count).uppercased().filter { $0 != "_" })
@@ -51,20 +48,16 @@ extension ConfigurationLoader {
             .min { $0.distance < $1.distance }?.name
     }
 
-    /// Optimal string alignment distance: insertions, deletions, substitutions and transpositions
-    /// of neighbours (`PROT` → `PORT` is one edit).
+    /// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of neighbours
+    /// (`PROT` → `PORT` is one edit).
     static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        guard !a.isEmpty else { return b.count }
-        guard !b.isEmpty else { return a.count }
-        var distances = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
-        for i in 0...a.count { distances[i][0] = i }
-        for j in 0...b.count { distances[0][j] = j }
-        for i in 1...a.count {
-            for j in 1...b.count {
-                let substitution = a[i - 1] == b[j - 1] ? 0 : 1
-                distances[i][j] = min(distances[i - 1][j] + 1, distances[i][j - 1] + 1, distances[i - 1][j - 1] + substitution)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    distances[i][j] = min(distances[i][j], distances[i - 2][j - 2] + 1)
+        var distances = (0...a.count).map { i in (0...b.count).map { j in i == 0 ? j : j == 0 ? i : 0 } }
+        for i in a.indices {
+            for j in b.indices {
+                let substitution = a[i] == b[j] ? 0 : 1
+                distances[i + 1][j + 1] = min(distances[i][j + 1] + 1, distances[i + 1][j] + 1, distances[i][j] + substitution)
+                if i > 0, j > 0, a[i] == b[j - 1], a[i - 1] == b[j] {
+                    distances[i + 1][j + 1] = min(distances[i + 1][j + 1], distances[i - 1][j - 1] + 1)
                 }
             }
         }

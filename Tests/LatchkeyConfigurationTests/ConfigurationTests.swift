@@ -1,13 +1,12 @@
 import Configuration
 import Foundation
 import Synchronization
-import WebAuthn
 import Testing
+import WebAuthn
 @testable import LatchkeyConfiguration
 
 @Suite("Configuration")
 struct ConfigurationTests {
-    /// The repository's folder.
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     /// The repository's own default file.
@@ -15,20 +14,23 @@ struct ConfigurationTests {
     /// A default file that does not exist: only the environment and the defaults count.
     static let noFile = "/nonexistent/latchkey.json"
 
-    func load(_ environment: [String: String], defaultFile: String = Self.defaultFile) throws -> LatchkeyConfiguration {
-        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile).configuration
+    /// `environment` with a temporary file of `json` as `LATCHKEY_CONFIG`, when there is JSON.
+    func environment(_ environment: [String: String], file json: String?) throws -> [String: String] {
+        try json.map { environment.merging(["LATCHKEY_CONFIG": try temporaryFile($0)]) { $1 } } ?? environment
     }
 
-    func loaded(_ environment: [String: String], defaultFile: String = Self.noFile) throws -> LoadedConfiguration {
-        try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile)
+    func loaded(_ environment: [String: String], file json: String? = nil, defaultFile: String = noFile) throws -> LoadedConfiguration {
+        try ConfigurationLoader.load(environment: self.environment(environment, file: json), defaultFile: defaultFile)
     }
 
-    /// The error of a configuration that must be refused.
-    func error(_ environment: [String: String], defaultFile: String = Self.noFile, sourceLocation: SourceLocation = #_sourceLocation) -> String {
+    /// The message of a configuration that must be refused, `FILE` standing for the path of the file of `json`.
+    func refusal(_ environment: [String: String], file json: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let environment = try self.environment(environment, file: json)
         let error = #expect(throws: ConfigurationError.self, sourceLocation: sourceLocation) {
-            try ConfigurationLoader.load(environment: environment, defaultFile: defaultFile)
+            try ConfigurationLoader.load(environment: environment, defaultFile: Self.noFile)
         }
-        return error?.message ?? ""
+        let message = error?.message ?? ""
+        return json == nil ? message : message.replacingOccurrences(of: environment["LATCHKEY_CONFIG"] ?? "", with: "FILE")
     }
 
     func temporaryFile(_ contents: String) throws -> String {
@@ -37,66 +39,80 @@ struct ConfigurationTests {
         return path
     }
 
-    // MARK: - Defaults and precedence
-
-    @Test func shippedDefaultsWorkOnLocalhost() throws {
-        let configuration = try load([:])
-        #expect(configuration.rpID == "localhost")
-        #expect(configuration.port == 8080)
-        #expect(configuration.origins == ["http://localhost:8080"])
-        #expect(configuration.challengeTimeout == 300)
-        #expect(configuration.conformanceMode == false)
-    }
+    // MARK: - Sources, precedence, types
 
     @Test func withoutFileOrVariablesEveryKeyHasItsDefault() throws {
         let result = try loaded([:])
         #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
-        let derived = ["origins", "tokenIssuer", "tokenAudience"]
-        for key in LatchkeyConfiguration.keys where !derived.contains(key.name) {
-            #expect(result.sources[key.name] == .defaultValue, "\(key.name)")
+        let derived = ["origins": "from rpID and port", "tokenIssuer": "the first origin", "tokenAudience": "from rpID"]
+        for key in LatchkeyConfiguration.keys {
+            #expect(result.sources[key.name] == derived[key.name].map(ConfigurationSource.derived) ?? .defaultValue, "\(key.name)")
         }
-        #expect(result.sources["origins"] == .derived("from rpID and port"))
-        #expect(result.sources["tokenIssuer"] == .derived("the first origin"))
-        #expect(result.sources["tokenAudience"] == .derived("from rpID"))
-    }
-
-    @Test func tokenIssuerAndAudienceFollowTheRelyingParty() throws {
-        let configuration = try loaded(["LATCHKEY_RP_ID": "example.com"]).configuration
-        #expect(configuration.tokenIssuer == "https://example.com")
-        #expect(configuration.tokenAudience == ["example.com"])
-        let chosen = try loaded([
-            "LATCHKEY_RP_ID": "example.com", "LATCHKEY_TOKEN_ISSUER": "https://login.example.com",
-            "LATCHKEY_TOKEN_AUDIENCE": "api.example.com,billing.example.com",
-        ]).configuration
-        #expect(chosen.tokenIssuer == "https://login.example.com")
-        #expect(chosen.tokenAudience == ["api.example.com", "billing.example.com"])
-    }
-
-    @Test func theShippedFileSaysWhatTheDefaultsSay() throws {
-        #expect(try load([:]) == load([:], defaultFile: Self.noFile))
+        // The shipped file says what the defaults say.
         let shipped = try loaded([:], defaultFile: Self.defaultFile)
+        #expect(shipped.configuration == result.configuration)
         #expect(shipped.sources["port"] == .file(Self.defaultFile))
     }
 
-    @Test func environmentOverridesEveryNamedKey() throws {
-        let configuration = try load([
-            "LATCHKEY_HOST": "0.0.0.0", "LATCHKEY_PORT": "9443", "LATCHKEY_RP_ID": "example.com",
-            "LATCHKEY_RP_NAME": "Example", "LATCHKEY_ORIGINS": "https://example.com, https://login.example.com",
-            "LATCHKEY_DATABASE": "/tmp/x.sqlite", "LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.app",
-            "LATCHKEY_CONFORMANCE_MODE": "true", "LATCHKEY_CHALLENGE_TIMEOUT": "60",
-        ])
-        #expect(configuration.host == "0.0.0.0")
-        #expect(configuration.port == 9443)
-        #expect(configuration.rpID == "example.com")
-        #expect(configuration.rpName == "Example")
-        #expect(configuration.origins == ["https://example.com", "https://login.example.com"])
-        #expect(configuration.database == "/tmp/x.sqlite")
-        #expect(configuration.appleAppIDs == ["ABCDE12345.com.example.app"])
-        #expect(configuration.conformanceMode)
-        #expect(configuration.challengeTimeout == 60)
+    /// Each value as `check-config` shows it, and its source; `FILE` stands for the file's path.
+    @Test(arguments: [
+        ([:], nil, "origins", "http://localhost:8080 (default, from rpID and port)"),
+        (["LATCHKEY_PORT": "18080"], nil, "origins", "http://localhost:18080 (default, from rpID and port)"),
+        (["LATCHKEY_RP_ID": "example.com"], nil, "origins", "https://example.com (default, from rpID and port)"),
+        (["LATCHKEY_RP_ID": "example.com"], #"{"origins": ["https://www.example.com"]}"#, "origins", "https://www.example.com (file FILE)"),
+        (["LATCHKEY_ORIGINS": "https://localhost, http://a.localhost:8080"], nil, "origins", "https://localhost,http://a.localhost:8080 (LATCHKEY_ORIGINS)"),
+        (["LATCHKEY_RP_ID": "example.com"], nil, "tokenIssuer", "https://example.com (default, the first origin)"),
+        (["LATCHKEY_RP_ID": "example.com"], nil, "tokenAudience", "example.com (default, from rpID)"),
+        (["LATCHKEY_TOKEN_ISSUER": "https://login.example.com"], nil, "tokenIssuer", "https://login.example.com (LATCHKEY_TOKEN_ISSUER)"),
+        (["LATCHKEY_TOKEN_AUDIENCE": "api.example.com,billing.example.com"], nil, "tokenAudience", "api.example.com,billing.example.com (LATCHKEY_TOKEN_AUDIENCE)"),
+        // The environment over the file over the defaults.
+        (["LATCHKEY_RP_NAME": "From environment"], #"{"rpName": "From file", "port": 9000}"#, "rpName", "From environment (LATCHKEY_RP_NAME)"),
+        (["LATCHKEY_RP_NAME": "From environment"], #"{"rpName": "From file", "port": 9000}"#, "port", "9000 (file FILE)"),
+        ([:], #"{"port": 9000}"#, "host", "127.0.0.1 (default)"),
+        (["LATCHKEY_TOP_ORIGINS": ""], #"{"topOrigins": ["https://a.example"]}"#, "topOrigins", " (LATCHKEY_TOP_ORIGINS)"),
+        (["LATCHKEY_PORT": "7000"], #"{"port": 70000}"#, "port", "7000 (LATCHKEY_PORT)"),
+        // Variables: whole numbers without blanks, lists comma-separated without empty items, strings as they are.
+        (["LATCHKEY_PORT": " 9443 "], nil, "port", "9443 (LATCHKEY_PORT)"),
+        (["LATCHKEY_CHALLENGE_TIMEOUT": "60"], nil, "challengeTimeout", "60 (LATCHKEY_CHALLENGE_TIMEOUT)"),
+        (["LATCHKEY_TOP_ORIGINS": "https://a.example, https://b.example ,,https://c.example"], nil, "topOrigins",
+         "https://a.example,https://b.example,https://c.example (LATCHKEY_TOP_ORIGINS)"),
+        (["LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.app"], nil, "appleAppIDs", "ABCDE12345.com.example.app (LATCHKEY_APPLE_APP_IDS)"),
+        (["LATCHKEY_APPLE_APP_IDS": ""], nil, "appleAppIDs", " (LATCHKEY_APPLE_APP_IDS)"),
+        (["LATCHKEY_RP_NAME": " Example, Inc. "], nil, "rpName", " Example, Inc.  (LATCHKEY_RP_NAME)"),
+        (["LATCHKEY_HOST": "0.0.0.0"], nil, "host", "0.0.0.0 (LATCHKEY_HOST)"),
+        (["LATCHKEY_HOST": "::"], nil, "host", ":: (LATCHKEY_HOST)"),
+        (["LATCHKEY_HOST": "localhost"], nil, "host", "localhost (LATCHKEY_HOST)"),
+        (["LATCHKEY_LOG_LEVEL": "debug"], nil, "logLevel", "debug (LATCHKEY_LOG_LEVEL)"),
+        (["LATCHKEY_ATTESTATION_POLICY": "self-or-trusted"], nil, "attestationPolicy", "self-or-trusted (LATCHKEY_ATTESTATION_POLICY)"),
+        (["LATCHKEY_DATABASE": "/tmp/x.sqlite"], nil, "database", "/tmp/x.sqlite (LATCHKEY_DATABASE)"),
+        // The file: each JSON type, `_` keys as comments.
+        ([:], #"{"port": 9000.0, "_port": "not a number", "_notes": {"list": [1, "two", null]}}"#, "port", "9000 (file FILE)"),
+        ([:], #"{"allowSHA1": true}"#, "allowSHA1", "true (file FILE)"),
+        ([:], #"{"deniedAAGUIDs": []}"#, "deniedAAGUIDs", " (file FILE)"),
+        ([:], #"{"attestationPolicy": "trusted-only"}"#, "attestationPolicy", "trusted-only (file FILE)"),
+        ([:], #"{"appleAppIDs": ["ABCDE12345.com.example.app"]}"#, "appleAppIDs", "ABCDE12345.com.example.app (file FILE)"),
+        // Webhooks over http only when allowed.
+        (["LATCHKEY_WEBHOOK_URLS": "http://127.0.0.1:9000/hooks", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + Data(repeating: 7, count: 32).base64EncodedString(),
+          "LATCHKEY_WEBHOOK_ALLOW_HTTP": "on"], nil, "webhookURLs", "http://127.0.0.1:9000/hooks (LATCHKEY_WEBHOOK_URLS)"),
+    ] as [([String: String], String?, String, String)])
+    func valuesAndTheirSources(environment: [String: String], file json: String?, key: String, shown: String) throws {
+        let environment = try self.environment(environment, file: json)
+        let result = try ConfigurationLoader.load(environment: environment, defaultFile: Self.noFile)
+        let source = "\(result.sources[key] ?? .defaultValue)".replacingOccurrences(of: environment["LATCHKEY_CONFIG"] ?? "FILE", with: "FILE")
+        #expect("\(result.configuration.displayValue(of: key)) (\(source))" == shown)
     }
 
-    /// swift-configuration finds each key under the variable name the README and errors give.
+    @Test(arguments: [
+        ("true", true), ("TRUE", true), ("1", true), ("yes", true), ("Yes", true), ("on", true), ("ON", true),
+        ("false", false), ("False", false), ("0", false), ("no", false), ("NO", false), ("off", false), ("Off", false),
+    ])
+    func booleansFromTheEnvironment(text: String, value: Bool) throws {
+        let result = try loaded(["LATCHKEY_CONFORMANCE_MODE": text, "LATCHKEY_ALLOW_SHA1": text])
+        #expect(result.configuration.conformanceMode == value && result.configuration.allowSHA1 == value)
+        #expect(result.sources["allowSHA1"] == .environment("LATCHKEY_ALLOW_SHA1"))
+    }
+
+    /// swift-configuration finds each key under the variable the documentation and messages give.
     @Test func everyDeclaredKeyIsReadFromItsVariable() throws {
         let defaults = LatchkeyConfiguration()
         var environment: [String: String] = [:]
@@ -114,203 +130,177 @@ struct ConfigurationTests {
         #expect(result.configuration == defaults.resolvingPaths(against: result.home))
     }
 
-    @Test func environmentOverFileOverDefaults() throws {
-        let file = try temporaryFile(#"{"port": 9000, "rpName": "From file", "conformanceMode": true, "topOrigins": ["https://a.example"]}"#)
-        let result = try loaded(["LATCHKEY_CONFIG": file, "LATCHKEY_RP_NAME": "From environment", "LATCHKEY_TOP_ORIGINS": ""])
-        let configuration = result.configuration
-        #expect(configuration.port == 9000)
-        #expect(configuration.rpName == "From environment")
-        #expect(configuration.conformanceMode)
-        #expect(configuration.topOrigins == [], "an empty variable empties a list the file set")
-        #expect(configuration.host == "127.0.0.1")
-        #expect(result.sources["port"] == .file(file))
-        #expect(result.sources["rpName"] == .environment("LATCHKEY_RP_NAME"))
-        #expect(result.sources["topOrigins"] == .environment("LATCHKEY_TOP_ORIGINS"))
-        #expect(result.sources["host"] == .defaultValue)
-    }
-
-    @Test func originFollowsThePortWhenNotConfigured() throws {
-        #expect(try load(["LATCHKEY_PORT": "18080"]).origins == ["http://localhost:18080"])
-        #expect(try load(["LATCHKEY_RP_ID": "example.com"]).origins == ["https://example.com"])
-        let file = try temporaryFile(#"{"rpID": "example.com", "origins": ["https://www.example.com"]}"#)
-        let result = try loaded(["LATCHKEY_CONFIG": file])
-        #expect(result.configuration.origins == ["https://www.example.com"])
-        #expect(result.sources["origins"] == .file(file))
-    }
-
-    @Test func environmentNamesFollowTheKeys() {
-        #expect(LatchkeyConfiguration.environmentName(of: "rpID") == "LATCHKEY_RP_ID")
-        #expect(LatchkeyConfiguration.environmentName(of: "appleAppIDs") == "LATCHKEY_APPLE_APP_IDS")
-        #expect(LatchkeyConfiguration.environmentName(of: "challengeTimeout") == "LATCHKEY_CHALLENGE_TIMEOUT")
-        #expect(LatchkeyConfiguration.environmentName(of: "allowedAAGUIDs") == "LATCHKEY_ALLOWED_AAGUIDS")
-        #expect(LatchkeyConfiguration.environmentName(of: "metadataBLOB") == "LATCHKEY_METADATA_BLOB")
+    @Test(arguments: [
+        ("rpID", "LATCHKEY_RP_ID"), ("appleAppIDs", "LATCHKEY_APPLE_APP_IDS"), ("challengeTimeout", "LATCHKEY_CHALLENGE_TIMEOUT"),
+        ("allowedAAGUIDs", "LATCHKEY_ALLOWED_AAGUIDS"), ("metadataBLOB", "LATCHKEY_METADATA_BLOB"),
+    ])
+    func environmentNamesFollowTheKeys(key: String, variable: String) {
+        #expect(LatchkeyConfiguration.environmentName(of: key) == variable)
     }
 
     @Test func eachKeyIsDeclaredOnce() {
         let names = LatchkeyConfiguration.keys.map(\.name)
-        #expect(Set(names).count == names.count)
-        #expect(Set(LatchkeyConfiguration.keys.map(\.environmentName)).count == names.count)
+        #expect(Set(names).count == names.count && Set(LatchkeyConfiguration.keys.map(\.environmentName)).count == names.count)
         #expect(!names.contains { $0.hasPrefix("_") }, "keys starting with _ are comments")
     }
 
-    // MARK: - Types, from the environment
-
-    @Test func integersFromTheEnvironment() throws {
-        #expect(try load(["LATCHKEY_PORT": " 9443 "]).port == 9443)
-        #expect(error(["LATCHKEY_PORT": "notaport"]) == #"port (LATCHKEY_PORT): "notaport" is not a whole number"#)
-        #expect(error(["LATCHKEY_CHALLENGE_TIMEOUT": "1.5"]) == #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): "1.5" is not a whole number"#)
-    }
-
-    @Test(arguments: [
-        ("true", true), ("TRUE", true), ("1", true), ("yes", true), ("Yes", true), ("on", true), ("ON", true),
-        ("false", false), ("False", false), ("0", false), ("no", false), ("NO", false), ("off", false), ("Off", false),
-    ])
-    func booleansFromTheEnvironment(text: String, value: Bool) throws {
-        let result = try loaded(["LATCHKEY_CONFORMANCE_MODE": text, "LATCHKEY_ALLOW_SHA1": text])
-        #expect(result.configuration.conformanceMode == value)
-        #expect(result.configuration.allowSHA1 == value)
-        #expect(result.sources["allowSHA1"] == .environment("LATCHKEY_ALLOW_SHA1"))
-    }
-
-    @Test func aWordThatIsNotABooleanIsRefused() {
-        #expect(error(["LATCHKEY_CONFORMANCE_MODE": "maybe"]) == #"conformanceMode (LATCHKEY_CONFORMANCE_MODE): "maybe" is not true or false (nor 1/0, yes/no, on/off)"#)
-        #expect(error(["LATCHKEY_ALLOW_SHA1": "enabled"]).hasPrefix("allowSHA1 (LATCHKEY_ALLOW_SHA1): \"enabled\""))
-    }
-
-    @Test func listsFromTheEnvironmentAreCommaSeparated() throws {
-        #expect(try load(["LATCHKEY_TOP_ORIGINS": "https://a.example, https://b.example ,,https://c.example"]).topOrigins
-            == ["https://a.example", "https://b.example", "https://c.example"])
-        #expect(try load(["LATCHKEY_TOP_ORIGINS": "https://a.example"]).topOrigins == ["https://a.example"])
-        #expect(try load(["LATCHKEY_APPLE_APP_IDS": ""]).appleAppIDs == [])
-    }
-
-    @Test func stringsFromTheEnvironmentAreTakenAsTheyAre() throws {
-        #expect(try load(["LATCHKEY_RP_NAME": " Example, Inc. "]).rpName == " Example, Inc. ")
-        #expect(try load(["LATCHKEY_LOG_LEVEL": "debug"]).logLevel == "debug")
-        #expect(try load(["LATCHKEY_ATTESTATION_POLICY": "self-or-trusted"]).attestationPolicy == .selfOrTrusted)
-        #expect(error(["LATCHKEY_ATTESTATION_POLICY": "trust-me"])
-            == #"attestationPolicy (LATCHKEY_ATTESTATION_POLICY): "trust-me" is not one of none, self-or-trusted, trusted-only"#)
-        #expect(error(["LATCHKEY_LOG_LEVEL": "loud"])
-            == #"logLevel (LATCHKEY_LOG_LEVEL): "loud" is not one of trace, debug, info, notice, warning, error, critical"#)
-    }
-
-    @Test func variablesThatAreNotKeysAreIgnoredButWarnedAbout() throws {
-        let result = try loaded(["LATCHKEY_BIN": "/x", "LATCHKEY_PROT": "1", "PORT": "1"])
-        #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
-        #expect(result.warnings.count == 2, "\(result.warnings)")
-    }
-
-    // MARK: - Types, from the file
-
-    @Test func everyTypeFromTheFile() throws {
-        let file = try temporaryFile("""
-            {"host": "0.0.0.0", "port": 9000.0, "allowSHA1": true, "appleAppIDs": ["ABCDE12345.com.example.app"],
-             "deniedAAGUIDs": [], "attestationPolicy": "trusted-only", "logLevel": "error"}
-            """)
-        let configuration = try load(["LATCHKEY_CONFIG": file])
-        #expect(configuration.host == "0.0.0.0")
-        #expect(configuration.port == 9000)
-        #expect(configuration.allowSHA1)
-        #expect(configuration.appleAppIDs == ["ABCDE12345.com.example.app"])
-        #expect(configuration.deniedAAGUIDs == [])
-        #expect(configuration.attestationPolicy == .trustedOnly)
-        #expect(configuration.logLevel == "error")
-    }
-
-    @Test(arguments: [
-        (#"{"port": "9000"}"#, "port", "must be a whole number"),
-        (#"{"port": 9000.5}"#, "port", "must be a whole number"),
-        (#"{"port": true}"#, "port", "must be a whole number"),
-        (#"{"port": null}"#, "port", "must be a whole number"),
-        (#"{"port": {"number": 9000}}"#, "port", "must be a whole number"),
-        (#"{"conformanceMode": 1}"#, "conformanceMode", "must be true or false"),
-        (#"{"conformanceMode": "yes"}"#, "conformanceMode", "must be true or false"),
-        (#"{"rpName": 5}"#, "rpName", "must be a string"),
-        (#"{"origins": "https://example.com"}"#, "origins", "must be an array of strings"),
-        (#"{"origins": ["https://example.com", 1]}"#, "origins", "must be an array of strings"),
-        (#"{"attestationPolicy": "trust-me"}"#, "attestationPolicy", #""trust-me" is not one of none, self-or-trusted, trusted-only"#),
-    ])
-    func wrongTypesInTheFileNameKeyAndFile(json: String, key: String, problem: String) throws {
-        let file = try temporaryFile(json)
-        #expect(error(["LATCHKEY_CONFIG": file]) == "\(key) (file \(file)): \(problem)")
-    }
-
-    @Test func unknownKeysInTheFileAreErrors() throws {
-        let file = try temporaryFile(#"{"port": 9000, "prot": 9000}"#)
-        let message = error(["LATCHKEY_CONFIG": file])
-        #expect(message.hasPrefix("\(file): unknown configuration key \"prot\"; did you mean \"port\"?"))
-        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"RPID": "example.com"}"#)]).contains("\"RPID\""))
-        let near = try temporaryFile(#"{"rpId": "example.com"}"#)
-        #expect(error(["LATCHKEY_CONFIG": near]).hasPrefix("\(near): unknown configuration key \"rpId\"; did you mean \"rpID\"?"))
-        // Nothing close: the list of keys instead.
-        let far = try temporaryFile(#"{"colour": "blue"}"#)
-        #expect(error(["LATCHKEY_CONFIG": far]).hasPrefix("\(far): unknown configuration key \"colour\"; known keys: host, port, rpID"))
-    }
-
-    @Test func keysStartingWithAnUnderscoreAreComments() throws {
-        let file = try temporaryFile(#"{"_comment": "any text", "_port": "not a number", "_notes": {"list": [1, "two", null]}, "port": 9001}"#)
-        let result = try loaded(["LATCHKEY_CONFIG": file])
-        #expect(result.configuration.port == 9001)
-        #expect(result.configuration.rpName == "Latchkey")
-    }
-
-    @Test func filesThatCannotBeReadAreNamed() throws {
-        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"{"port": 9000"#)]).contains(": not valid JSON"))
-        let broken = try temporaryFile("{\n  \"port\": 9000,\n  \"rpID\": example.com\n}")
-        let message = error(["LATCHKEY_CONFIG": broken])
-        #expect(message.hasPrefix("\(broken): not valid JSON (line 3, column 11"), "\(message)")
-        #expect(error(["LATCHKEY_CONFIG": try temporaryFile(#"[{"port": 9000}]"#)]).hasSuffix(": the configuration file must hold one JSON object"))
-        #expect(error(["LATCHKEY_CONFIG": "/nonexistent/latchkey.json"]) == "LATCHKEY_CONFIG: configuration file /nonexistent/latchkey.json does not exist")
-        // A missing default file only means defaults.
-        #expect(try loaded([:], defaultFile: "/nonexistent/latchkey.json").configuration.port == 8080)
-    }
-
-    // MARK: - Validation
-
-    @Test(arguments: [
-        (["LATCHKEY_HOST": ""], #"host (LATCHKEY_HOST): must not be empty"#),
-        (["LATCHKEY_PORT": "0"], #"port (LATCHKEY_PORT): 0 is not a port number (1-65535)"#),
-        (["LATCHKEY_PORT": "65536"], #"port (LATCHKEY_PORT): 65536 is not a port number (1-65535)"#),
-        (["LATCHKEY_RP_ID": "Example.com"], #"rpID (LATCHKEY_RP_ID): "Example.com" is not a valid RP ID: it has upper-case letters (RP IDs are lower case)"#),
-        (["LATCHKEY_RP_ID": "example.com:443"], #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a valid RP ID: it is not a bare domain name (no scheme, port or path)"#),
-        (["LATCHKEY_RP_ID": ""], #"rpID (LATCHKEY_RP_ID): "" is not a valid RP ID: it is empty"#),
-        (["LATCHKEY_RP_NAME": ""], #"rpName (LATCHKEY_RP_NAME): must not be empty"#),
-        (["LATCHKEY_ORIGINS": ","], #"origins (LATCHKEY_ORIGINS): at least one origin is required"#),
-        (["LATCHKEY_ORIGINS": "https://localhost/path"], #"origins (LATCHKEY_ORIGINS): "https://localhost/path" is not an origin like https://example.com[:port]"#),
-        (["LATCHKEY_ORIGINS": "https://evil.example"], #"origins (LATCHKEY_ORIGINS): the host of "https://evil.example" is not localhost or a subdomain of it, so passkeys for RP ID localhost cannot be used there"#),
-        (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], #"origins (LATCHKEY_ORIGINS): "http://example.com" must use https (plain http is only allowed for localhost)"#),
-        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app": the team ID "com" is not 10 upper-case letters or digits"#),
-        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example.app"], #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example.app": the team ID "ABCDE1234" is not 10 upper-case letters or digits"#),
-        (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"#),
-        (["LATCHKEY_SESSION_TIMEOUT": "59"], #"sessionTimeout (LATCHKEY_SESSION_TIMEOUT): 59 is not between 60 seconds and one year"#),
-        (["LATCHKEY_DATABASE": ""], #"database (LATCHKEY_DATABASE): must not be empty"#),
-        (["LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c"], #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "ee882879-721c" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
-        (["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], #"deniedAAGUIDs (LATCHKEY_DENIED_AAGUIDS): "not-an-aaguid" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
-    ])
-    func everyValidationNamesKeySourceAndProblem(environment: [String: String], message: String) {
-        #expect(error(environment) == message)
-    }
-
-    @Test func aBadValueFromTheFileNamesTheFile() throws {
-        let file = try temporaryFile(#"{"port": 70000}"#)
-        #expect(error(["LATCHKEY_CONFIG": file]) == "port (file \(file)): 70000 is not a port number (1-65535)")
-        // The environment variable replaces the file's value before it is checked.
-        #expect(try load(["LATCHKEY_CONFIG": file, "LATCHKEY_PORT": "7000"]).port == 7000)
-    }
-
-    @Test func attestationSettingsBecomeAPolicyValue() throws {
-        let configuration = try load([
+    @Test func settingsBecomeTheCoresValues() throws {
+        let fingerprint = (0..<32).map { String(format: "%02X", $0 * 7 % 256) }.joined(separator: ":")
+        let android = "android:apk-key-hash:" + Base64URL.encode((0..<32).map { UInt8($0 * 7 % 256) })
+        let configuration = try loaded([
             "LATCHKEY_ATTESTATION_POLICY": "trusted-only", "LATCHKEY_ALLOW_SHA1": "true",
-            "LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c-4913-9775-3dfcce97072a",
-            "LATCHKEY_DENIED_AAGUIDS": "00000000000000000000000000000000",
-        ])
+            "LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c-4913-9775-3dfcce97072a", "LATCHKEY_DENIED_AAGUIDS": "00000000000000000000000000000000",
+            "LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://example.com,https://login.example.com:8443",
+            "LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.app,0123456789.com.example-2.App",
+            "LATCHKEY_ANDROID_APPS": "com.example.app@\(fingerprint),com.example.app@\(fingerprint.lowercased()),com.example_2.a1@\(fingerprint)",
+            "LATCHKEY_RELATED_ORIGINS": "https://example.co.uk,https://example.de:8443,http://shop.localhost:3000",
+            "LATCHKEY_PASSKEY_ENROLL_URL": "https://example.com/account/passkeys?add=1", "LATCHKEY_PASSKEY_MANAGE_URL": "http://localhost:8080/a",
+        ]).configuration
         let policy = configuration.attestation
-        #expect(policy.mode == .trustedOnly)
-        #expect(policy.allowSHA1)
-        #expect(policy.allowedAAGUIDs == [AAGUID.bytes("ee882879721c491397753dfcce97072a")!])
+        #expect(policy.mode == .trustedOnly && policy.allowSHA1)
+        #expect(policy.allowedAAGUIDs == [try #require(AAGUID.bytes("ee882879721c491397753dfcce97072a"))])
         #expect(policy.deniedAAGUIDs == [[UInt8](repeating: 0, count: 16)])
         #expect(configuration.relyingParty.algorithms.contains(.rs1))
-        #expect(try !load([:]).relyingParty.algorithms.contains(.rs1), "RS1 is off by default")
+        #expect(configuration.androidAppList.map(\.fingerprintText) == [fingerprint, fingerprint, fingerprint])
+        #expect(configuration.relyingParty.origins == [
+            "https://example.com", "https://login.example.com:8443", android,
+            "https://example.co.uk", "https://example.de:8443", "http://shop.localhost:3000",
+        ])
+        let defaults = try loaded([:]).configuration.relyingParty
+        #expect(defaults.origins == ["http://localhost:8080"] && !defaults.algorithms.contains(.rs1), "RS1 is off by default")
+    }
+
+    // MARK: - Refusals
+
+    /// Every refused value names its key, where it came from and what is wrong; `FILE` stands for the file's path.
+    @Test(arguments: [
+        // Types, from the environment.
+        (["LATCHKEY_PORT": "notaport"], nil, #"port (LATCHKEY_PORT): "notaport" is not a whole number"#),
+        (["LATCHKEY_CHALLENGE_TIMEOUT": "1.5"], nil, #"challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): "1.5" is not a whole number"#),
+        (["LATCHKEY_CONFORMANCE_MODE": "maybe"], nil, #"conformanceMode (LATCHKEY_CONFORMANCE_MODE): "maybe" is not true or false (nor 1/0, yes/no, on/off)"#),
+        (["LATCHKEY_ALLOW_SHA1": "enabled"], nil, #"allowSHA1 (LATCHKEY_ALLOW_SHA1): "enabled" is not true or false (nor 1/0, yes/no, on/off)"#),
+        (["LATCHKEY_ATTESTATION_POLICY": "trust-me"], nil, #"attestationPolicy (LATCHKEY_ATTESTATION_POLICY): "trust-me" is not one of none, self-or-trusted, trusted-only"#),
+        (["LATCHKEY_LOG_LEVEL": "loud"], nil, #"logLevel (LATCHKEY_LOG_LEVEL): "loud" is not one of trace, debug, info, notice, warning, error, critical"#),
+        // Types, from the file, which also must be JSON, an object, and know its keys.
+        ([:], #"{"port": "9000"}"#, "port (file FILE): must be a whole number"),
+        ([:], #"{"port": 9000.5}"#, "port (file FILE): must be a whole number"),
+        ([:], #"{"port": true}"#, "port (file FILE): must be a whole number"),
+        ([:], #"{"port": null}"#, "port (file FILE): must be a whole number"),
+        ([:], #"{"port": {"number": 9000}}"#, "port (file FILE): must be a whole number"),
+        ([:], #"{"conformanceMode": 1}"#, "conformanceMode (file FILE): must be true or false"),
+        ([:], #"{"conformanceMode": "yes"}"#, "conformanceMode (file FILE): must be true or false"),
+        ([:], #"{"rpName": 5}"#, "rpName (file FILE): must be a string"),
+        ([:], #"{"origins": "https://example.com"}"#, "origins (file FILE): must be an array of strings"),
+        ([:], #"{"origins": ["https://example.com", 1]}"#, "origins (file FILE): must be an array of strings"),
+        ([:], #"{"attestationPolicy": "trust-me"}"#, #"attestationPolicy (file FILE): "trust-me" is not one of none, self-or-trusted, trusted-only"#),
+        ([:], #"{"port": 70000}"#, "port (file FILE): 70000 is not a port number (1-65535)"),
+        ([:], #"{"port": 9000"#, "FILE: not valid JSON"),
+        ([:], "{\n  \"port\": 9000,\n  \"rpID\": example.com\n}", "FILE: not valid JSON (line 3, column 11: invalid value)"),
+        ([:], #"[{"port": 9000}]"#, "FILE: the configuration file must hold one JSON object"),
+        ([:], #"{"port": 9000, "prot": 9000}"#, #"FILE: unknown configuration key "prot"; did you mean "port"?"#),
+        ([:], #"{"rpId": "example.com"}"#, #"FILE: unknown configuration key "rpId"; did you mean "rpID"?"#),
+        ([:], #"{"RPID": "example.com"}"#, #"FILE: unknown configuration key "RPID"; did you mean "rpID"?"#),
+        (["LATCHKEY_CONFIG": "/nonexistent/latchkey.json"], nil, "LATCHKEY_CONFIG: configuration file /nonexistent/latchkey.json does not exist"),
+        // Values.
+        (["LATCHKEY_HOST": ""], nil, "host (LATCHKEY_HOST): must not be empty"),
+        (["LATCHKEY_PORT": "0"], nil, "port (LATCHKEY_PORT): 0 is not a port number (1-65535)"),
+        (["LATCHKEY_PORT": "65536"], nil, "port (LATCHKEY_PORT): 65536 is not a port number (1-65535)"),
+        (["LATCHKEY_RP_ID": "Example.com"], nil, #"rpID (LATCHKEY_RP_ID): "Example.com" is not a valid RP ID: it has upper-case letters (RP IDs are lower case)"#),
+        (["LATCHKEY_RP_ID": "example.com:443"], nil, #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a valid RP ID: it is not a bare domain name (no scheme, port or path)"#),
+        (["LATCHKEY_RP_ID": ""], nil, #"rpID (LATCHKEY_RP_ID): "" is not a valid RP ID: it is empty"#),
+        (["LATCHKEY_RP_ID": "com", "LATCHKEY_ORIGINS": "https://example.com"], nil, #"rpID (LATCHKEY_RP_ID): "com" is not a valid RP ID: it is a single label (an RP ID is a domain such as example.com, or localhost)"#),
+        (["LATCHKEY_RP_NAME": ""], nil, "rpName (LATCHKEY_RP_NAME): must not be empty"),
+        (["LATCHKEY_DATABASE": ""], nil, "database (LATCHKEY_DATABASE): must not be empty"),
+        (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], nil, "challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"),
+        (["LATCHKEY_SESSION_TIMEOUT": "59"], nil, "sessionTimeout (LATCHKEY_SESSION_TIMEOUT): 59 is not between 60 seconds and one year"),
+        (["LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c"], nil, #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "ee882879-721c" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
+        (["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], nil, #"deniedAAGUIDs (LATCHKEY_DENIED_AAGUIDS): "not-an-aaguid" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
+        (["LATCHKEY_METRICS_ADDRESS": "localhost"], nil, #"metricsAddress (LATCHKEY_METRICS_ADDRESS): "localhost" is not HOST:PORT"#),
+        (["LATCHKEY_TRUSTED_PROXIES": "10.0.0.1,proxy"], nil, #"trustedProxies (LATCHKEY_TRUSTED_PROXIES): "proxy" is not an IP address"#),
+        (["LATCHKEY_REGISTRATION": "tickets", "LATCHKEY_CONFORMANCE_MODE": "1"], nil, #"registration (LATCHKEY_REGISTRATION): "tickets" cannot be used with conformanceMode, whose tools register any username"#),
+        (["LATCHKEY_APP_ATTEST": "optional"], nil, "appAttest (LATCHKEY_APP_ATTEST): App Attest verifies keys of the apps in appleAppIDs, and there is none"),
+        (["LATCHKEY_TOKEN_AUDIENCE": ","], nil, "tokenAudience (LATCHKEY_TOKEN_AUDIENCE): must name at least one audience"),
+        // Origins: exact, https, the RP ID a registrable suffix of the host; Android hashes of 32 bytes.
+        (["LATCHKEY_ORIGINS": ","], nil, "origins (LATCHKEY_ORIGINS): at least one origin is required"),
+        (["LATCHKEY_ORIGINS": "https://localhost/path"], nil, #"origins (LATCHKEY_ORIGINS): "https://localhost/path" is not an origin like https://example.com[:port]"#),
+        (["LATCHKEY_ORIGINS": "https://evil.example"], nil, #"origins (LATCHKEY_ORIGINS): the host of "https://evil.example" is not localhost or a subdomain of it, so passkeys for RP ID localhost cannot be used there"#),
+        (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "http://example.com"], nil, #"origins (LATCHKEY_ORIGINS): "http://example.com" must use https (plain http is only allowed for localhost)"#),
+        (["LATCHKEY_ORIGINS": "android:apk-key-hash:AAAA"], nil, #"origins (LATCHKEY_ORIGINS): "android:apk-key-hash:AAAA" is not android:apk-key-hash: and a SHA-256 fingerprint (32 bytes) in base64url without padding"#),
+        (["LATCHKEY_ORIGINS": "http://LOCALHOST:8080"], nil, #"origins (LATCHKEY_ORIGINS): "http://LOCALHOST:8080" would never match: browsers send this origin as "http://localhost:8080""#),
+        (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://example.com:443"], nil, #"origins (LATCHKEY_ORIGINS): "https://example.com:443" would never match: browsers send this origin as "https://example.com""#),
+        (["LATCHKEY_RP_ID": "example.com", "LATCHKEY_ORIGINS": "https://notexample.com"], nil, #"origins (LATCHKEY_ORIGINS): the host of "https://notexample.com" is not example.com or a subdomain of it, so passkeys for RP ID example.com cannot be used there"#),
+        (["LATCHKEY_RELATED_ORIGINS": "http://example.co.uk"], nil, #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "http://example.co.uk" must use https (plain http is only allowed for localhost)"#),
+        (["LATCHKEY_RELATED_ORIGINS": "https://example.co.uk/login"], nil, #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "https://example.co.uk/login" is not an origin like https://example.com[:port]"#),
+        (["LATCHKEY_CORS_ORIGINS": "https://shop.example"], nil, #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example" is not one of origins or relatedOrigins"#),
+        (["LATCHKEY_RELATED_ORIGINS": "https://shop.example", "LATCHKEY_CORS_ORIGINS": "https://shop.example/"], nil, #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example/" is not an origin like https://example.com[:port]"#),
+        // Apple and Android apps.
+        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app": the team ID "com" is not 10 upper-case letters or digits"#),
+        (["LATCHKEY_APPLE_APP_IDS": "abcde12345.com.example.app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "abcde12345.com.example.app": the team ID "abcde12345" is not 10 upper-case letters or digits"#),
+        (["LATCHKEY_APPLE_APP_IDS": "ABCDE12345"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "ABCDE12345" is not TEAMID.bundle.id"#),
+        (["LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com..app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "ABCDE12345.com..app": the bundle ID "com..app" is not dot-separated parts of letters, digits and hyphens"#),
+        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example/app"], nil, #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example/app": the team ID "ABCDE1234" is not 10 upper-case letters or digits; the bundle ID "com.example/app" is not dot-separated parts of letters, digits and hyphens"#),
+        (["LATCHKEY_ANDROID_APPS": "com.example.app"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.example.app" is not PACKAGE@SHA256_FINGERPRINT"#),
+        (["LATCHKEY_ANDROID_APPS": "example@" + String(repeating: "AB:", count: 31) + "AB"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "example@\#(String(repeating: "AB:", count: 31))AB": the package name "example" is not two or more dot-separated parts of letters, digits and _, each starting with a letter"#),
+        (["LATCHKEY_ANDROID_APPS": "com.1example@00:11"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.1example@00:11": the package name "com.1example" is not two or more dot-separated parts of letters, digits and _, each starting with a letter; the fingerprint "00:11" is not 32 hex bytes separated by colons (the SHA-256 of the signing certificate)"#),
+        (["LATCHKEY_ANDROID_APPS": "com.example.app@" + String(repeating: "GG:", count: 31) + "GG"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.example.app@\#(String(repeating: "GG:", count: 31))GG": the fingerprint "\#(String(repeating: "GG:", count: 31))GG" is not 32 hex bytes separated by colons (the SHA-256 of the signing certificate)"#),
+        // Passkey endpoints and webhooks: absolute https URLs.
+        (["LATCHKEY_PASSKEY_ENROLL_URL": "/account/passkeys"], nil, #"passkeyEnrollURL (LATCHKEY_PASSKEY_ENROLL_URL): "/account/passkeys" is not an absolute URL like https://example.com/account/passkeys"#),
+        (["LATCHKEY_PASSKEY_MANAGE_URL": "http://example.com/account"], nil, #"passkeyManageURL (LATCHKEY_PASSKEY_MANAGE_URL): "http://example.com/account" must use https (plain http is only allowed for localhost)"#),
+        (["LATCHKEY_PASSKEY_MANAGE_URL": "ftp://example.com/account"], nil, #"passkeyManageURL (LATCHKEY_PASSKEY_MANAGE_URL): "ftp://example.com/account" is not an absolute URL like https://example.com/account/passkeys"#),
+        (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey"], nil, "webhookSecret (default): is required when webhookURLs are set"),
+        (["LATCHKEY_WEBHOOK_URLS": "http://u:hunter2@hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil,
+         #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "http://u:<redacted>@hooks.example/latchkey" must use https (http only with webhookAllowHTTP, for tests and loopback)"#),
+        (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "hunter2hunter2"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must start with whsec_ (then the base64 of 24 to 64 random bytes)"),
+        (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_AAAA"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must hold 24 to 64 bytes after whsec_ (it holds 3)"),
+        // A secret is not in the message, whatever else is wrong.
+        (["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d", "LATCHKEY_PORT": "0"], nil, "port (LATCHKEY_PORT): 0 is not a port number (1-65535)"),
+    ] as [([String: String], String?, String)])
+    func refusedValuesAreNamed(environment: [String: String], file json: String?, message: String) throws {
+        #expect(try refusal(environment, file: json) == message)
+    }
+
+    /// The RP ID is a domain name: what is wrong with it is said.
+    @Test(arguments: [
+        ("example.com.", "ends with a dot"), ("-bad.com", "starts or ends with a hyphen"), ("exa_mple.com", "has \"_\""),
+        ("a..b.com", "empty label"), ("com", "single label"), (String(repeating: "a", count: 70) + ".com", "70 bytes long"),
+        ("exa mple.com", "has \" \""), ("Example.com", "upper-case"), ("bücher.de", "punycode"), ("example.com:8080", "no scheme, port"),
+        (String(repeating: "abcdefghi.", count: 26) + "com", "at most 253"),
+        ("127.0.0.1", ipAddress), ("192.168.1.10", ipAddress), ("::1", ipAddress), ("[::1]", ipAddress), ("2001:db8::1", ipAddress),
+    ])
+    func badRPIDsAreRefused(rpID: String, problem: String) throws {
+        let message = try refusal(["LATCHKEY_RP_ID": rpID, "LATCHKEY_ORIGINS": "android:apk-key-hash:" + String(repeating: "A", count: 43)])
+        #expect(message.hasPrefix("rpID (LATCHKEY_RP_ID): \"\(rpID)\" ") && message.contains(problem), "\(message)")
+    }
+
+    static let ipAddress = "is an IP address, which browsers refuse as an RP ID: use a domain name (localhost on this machine)"
+
+    @Test(arguments: ["localhost", "example.com", "login.example.co.uk", "xn--bcher-kva.de", "a-b.c1.example"])
+    func goodRPIDsPass(rpID: String) {
+        #expect(LatchkeyConfiguration.rpIDProblem(rpID) == nil)
+    }
+
+    @Test func otherRefusalsSayWhatIsWrong() throws {
+        #expect(try refusal(["LATCHKEY_HOST": "no-such-host.invalid"]).hasPrefix(#"host (LATCHKEY_HOST): "no-such-host.invalid" does not resolve ("#))
+        let keys = LatchkeyConfiguration.keys.map(\.name).joined(separator: ", ")
+        #expect(try refusal([:], file: #"{"colour": "blue"}"#) == #"FILE: unknown configuration key "colour"; known keys: \#(keys)"#)
+    }
+
+    @Test func everyProblemIsListedInTheOrderOfTheKeys() throws {
+        let lines = try refusal([
+            "LATCHKEY_PORT": "0", "LATCHKEY_APPLE_APP_IDS": "abcde12345.com.example.app,ABCDE12345.com.example.app,team.app",
+            "LATCHKEY_ANDROID_APPS": "com.example.app@00:11", "LATCHKEY_RELATED_ORIGINS": "http://example.co.uk",
+            "LATCHKEY_PASSKEY_ENROLL_URL": "account/passkeys", "LATCHKEY_CONFORMANCE_MODE": "maybe",
+        ]).split(separator: "\n")
+        // Good items are not reported.
+        #expect(lines.map { $0.prefix { $0 != ":" } } == [
+            "port (LATCHKEY_PORT)", "appleAppIDs (LATCHKEY_APPLE_APP_IDS)", "appleAppIDs (LATCHKEY_APPLE_APP_IDS)", "androidApps (LATCHKEY_ANDROID_APPS)",
+            "relatedOrigins (LATCHKEY_RELATED_ORIGINS)", "passkeyEnrollURL (LATCHKEY_PASSKEY_ENROLL_URL)", "conformanceMode (LATCHKEY_CONFORMANCE_MODE)",
+        ])
+        #expect(lines[1].contains("\"abcde12345.com.example.app\"") && lines[2].contains("\"team.app\""))
+        // The file's too; the origins are not also blamed for the RP ID that is wrong.
+        let file = #"{"prot": 1, "port": "80", "relatedOrigins": ["http://example.co.uk"], "rpID": "Example.com", "origins": ["https://example.org"]}"#
+        let fileLines = try refusal([:], file: file).split(separator: "\n")
+        #expect(fileLines.map { $0.prefix { $0 != ":" } } == ["FILE", "port (file FILE)", "rpID (file FILE)", "relatedOrigins (file FILE)"])
     }
 
     // MARK: - Secrets
@@ -331,77 +321,34 @@ struct ConfigurationTests {
         #expect(ConfigurationRedaction.redactingURLPassword(value) == shown)
     }
 
-    @Test func theDatabasePasswordIsNeverShown() throws {
-        let url = "postgres://latchkey:hunter2@db.example/latchkey"
-        let result = try loaded(["LATCHKEY_DATABASE": url])
-        #expect(result.configuration.database == url, "the server itself gets the password")
-        #expect(result.configuration.displayValue(of: "database") == "postgres://latchkey:<redacted>@db.example/latchkey")
-        #expect(result.settings.first { $0.key == "database" }?.value == "postgres://latchkey:<redacted>@db.example/latchkey")
-        #expect(result.sources["database"] == .environment("LATCHKEY_DATABASE"))
-        #expect(!result.summary.joined(separator: "\n").contains("hunter2"))
-        #expect(result.summary.contains { $0.hasPrefix("database ") && $0.contains("<redacted>") && $0.hasSuffix("(LATCHKEY_DATABASE)") })
-
-        let file = try temporaryFile(#"{"database": "\#(url)"}"#)
-        let fromFile = try loaded(["LATCHKEY_CONFIG": file])
-        #expect(fromFile.configuration.database == url)
-        #expect(!fromFile.summary.joined(separator: "\n").contains("hunter2"))
-    }
-
-    @Test func aSecretIsNotPutInAnErrorMessage() throws {
-        let database = try #require(LatchkeyConfiguration.key(named: "database"))
-        let problem = ConfigurationLoader.problem(database, raw: "postgres://u:hunter2@h/d")
-        #expect(!problem.contains("hunter2") && problem.contains("<redacted>"))
-        // Whatever else is wrong, the error does not carry the database URL.
-        let message = error(["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d", "LATCHKEY_PORT": "0"])
-        #expect(message.hasPrefix("port (LATCHKEY_PORT)") && !message.contains("hunter2"))
+    /// The server gets each secret; `check-config` shows it redacted, from the environment or the file.
+    @Test(arguments: [
+        ("database", "postgres://latchkey:hunter2@db.example/latchkey", "postgres://latchkey:<redacted>@db.example/latchkey"),
+        ("metricsToken", "tok-hunter2", "<redacted>"),
+        ("webhookSecret", "whsec_" + String(repeating: "hunter2h", count: 4), "<redacted>"),
+    ])
+    func secretsAreNeverShown(key: String, secret: String, shown: String) throws {
+        let secretKey = try #require(LatchkeyConfiguration.key(named: key))
+        for result in [try loaded([secretKey.environmentName: secret]), try loaded([:], file: #"{"\#(key)": "\#(secret)"}"#)] {
+            #expect(secretKey.get(result.configuration) == .string(secret), "the server gets the secret")
+            #expect(result.configuration.displayValue(of: key) == shown)
+            let line = try #require(result.summary.first { $0.hasPrefix(key + " ") })
+            #expect(line.contains(shown) && !result.summary.joined().contains("hunter2"), "\(line)")
+        }
+        #expect(secretKey.isSecret && !secretKey.redact(secret).contains("hunter2"), "what a message quotes is redacted too")
     }
 
     @Test func aWholeSecretIsNeverShown() {
         let token = ConfigurationKey("rpName", \.rpName, secrecy: .whole, "A secret.")
         var configuration = LatchkeyConfiguration()
         configuration.rpName = "s3cret"
-        #expect(token.isSecret)
-        #expect(token.displayValue(in: configuration) == "<redacted>")
-        #expect(!ConfigurationLoader.problem(token, raw: "s3cret").contains("s3cret"))
+        #expect(token.isSecret && token.displayValue(in: configuration) == "<redacted>" && token.redact("s3cret") == "<redacted>")
     }
 
     /// Kept by the test: every access event swift-configuration reports.
     final class Events: AccessReporter {
         let events = Mutex<[AccessEvent]>([])
         func report(_ event: AccessEvent) { events.withLock { $0.append(event) } }
-    }
-
-    @Test func theMetricsTokenIsNeverShown() throws {
-        let loaded = try ConfigurationLoader.load(environment: ["LATCHKEY_METRICS_TOKEN": "tok-hunter2"], defaultFile: Self.noFile)
-        #expect(loaded.configuration.metricsToken == "tok-hunter2")
-        #expect(!loaded.summary.joined().contains("hunter2"))
-        #expect(loaded.summary.contains { $0.contains("metricsToken") && $0.contains("<redacted>") })
-    }
-
-    @Test func theWebhookSecretIsRedactedAndChecked() throws {
-        let secret = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
-        let loaded = try ConfigurationLoader.load(
-            environment: ["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": secret],
-            defaultFile: Self.noFile)
-        #expect(loaded.configuration.webhookSecret == secret && loaded.configuration.webhookURLs == ["https://hooks.example/latchkey"])
-        #expect(!loaded.summary.joined().contains(String(secret.dropFirst(6))))
-        for (environment, problem) in [
-            (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey"], "webhookSecret (default): is required when webhookURLs are set"),
-            (["LATCHKEY_WEBHOOK_URLS": "http://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": secret], "must use https"),
-            (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "hunter2hunter2"], "whsec_"),
-        ] {
-            let error = #expect(throws: ConfigurationError.self) {
-                try ConfigurationLoader.load(environment: environment, defaultFile: Self.noFile)
-            }
-            #expect(error?.message.contains(problem) == true, "\(error?.message ?? "")")
-            #expect(error?.message.contains("hunter2") == false, "the secret is never shown")
-        }
-        let loopback = try ConfigurationLoader.load(
-            environment: [
-                "LATCHKEY_WEBHOOK_URLS": "http://127.0.0.1:9000/hooks", "LATCHKEY_WEBHOOK_SECRET": secret, "LATCHKEY_WEBHOOK_ALLOW_HTTP": "true",
-            ],
-            defaultFile: Self.noFile)
-        #expect(loopback.configuration.webhookAllowHTTP)
     }
 
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
@@ -414,49 +361,25 @@ struct ConfigurationTests {
         let database = events.events.withLock { $0.filter { $0.metadata.key.components == ["database"] } }
         #expect(database.count == 3)
         for event in database {
-            #expect((try? event.result.get())??.isSecret == true)
-            #expect(!"\(event)".contains("hunter2"))
+            #expect((try? event.result.get())??.isSecret == true && !"\(event)".contains("hunter2"))
         }
         let port = events.events.withLock { $0.first { $0.metadata.key.components == ["port"] } }
         #expect((try? port?.result.get())??.isSecret == false)
     }
 
-    // MARK: - Derived documentation
+    // MARK: - What is derived from the keys
 
     @Test func summaryHasOneLinePerKeyWithValueAndSource() throws {
         let summary = try loaded(["LATCHKEY_PORT": "9000"]).summary
         #expect(summary.count == LatchkeyConfiguration.keys.count)
-        let port = try #require(summary.first { $0.hasPrefix("port ") })
-        #expect(port.split(separator: " ", omittingEmptySubsequences: true) == ["port", "9000", "(LATCHKEY_PORT)"])
-        let host = try #require(summary.first { $0.hasPrefix("host ") })
-        #expect(host.split(separator: " ", omittingEmptySubsequences: true) == ["host", "127.0.0.1", "(default)"])
-        #expect(summary.contains { $0.hasPrefix("appleAppIDs ") && $0.contains("(none)") })
+        #expect(summary.first { $0.hasPrefix("port ") }?.split(separator: " ") == ["port", "9000", "(LATCHKEY_PORT)"])
+        #expect(summary.first { $0.hasPrefix("host ") }?.split(separator: " ") == ["host", "127.0.0.1", "(default)"])
+        #expect(summary.first { $0.hasPrefix("appleAppIDs ") }?.split(separator: " ") == ["appleAppIDs", "(none)", "(default)"])
     }
 
-    @Test func theReadmeTableIsTheDeclaredKeys() throws {
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
+    @Test func theDocumentationsTableIsTheDeclaredKeys() throws {
+        let documentation = try String(contentsOf: Self.repository.appendingPathComponent("docs/CONFIGURATION.md"), encoding: .utf8)
         let table = LatchkeyConfiguration.markdownTable
-        #expect(readme.contains("\n" + table + "\n"), "docs/CONFIGURATION.md's configuration table should be:\n\(table)")
-    }
-}
-
-extension ConfigurationTests {
-    @Test(arguments: [
-        ("example.com.", "ends with a dot"), ("-bad.com", "starts or ends with a hyphen"), ("exa_mple.com", "has \"_\""),
-        ("a..b.com", "empty label"), ("com", "single label"), (String(repeating: "a", count: 70) + ".com", "70 bytes long"),
-        ("exa mple.com", "has \" \""), ("Example.com", "upper-case"), ("bücher.de", "punycode"), ("example.com:8080", "no scheme, port"),
-        (String(repeating: "abcdefghi.", count: 26) + "com", "at most 253"),
-    ])
-    func invalidRPIDsAreRefusedByName(rpID: String, problem: String) throws {
-        let error = #expect(throws: ConfigurationError.self) {
-            try loaded(["LATCHKEY_RP_ID": rpID, "LATCHKEY_ORIGINS": "android:apk-key-hash:" + String(repeating: "A", count: 43)])
-        }
-        let message = error?.message ?? ""
-        #expect(message.contains("rpID (LATCHKEY_RP_ID)") && message.contains(problem), "\(message)")
-    }
-
-    @Test(arguments: ["localhost", "example.com", "login.example.co.uk", "xn--bcher-kva.de", "a-b.c1.example"])
-    func validRPIDsPass(rpID: String) {
-        #expect(LatchkeyConfiguration.rpIDProblem(rpID) == nil)
+        #expect(documentation.contains("\n" + table + "\n"), "docs/CONFIGURATION.md's configuration table should be:\n\(table)")
     }
 }
