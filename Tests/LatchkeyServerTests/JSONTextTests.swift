@@ -21,6 +21,21 @@ struct JSONTextTests {
         return try parsed(json.bytes) == parsed(try encoder.encode(value))
     }
 
+    /// Extension inputs of every JSON kind, as a client may send them.
+    static let extensions: [String: JSONValue] = [
+        "appid": .string("https://example.com/\u{1}"), "largeBlob": .object(["read": .bool(true), "none": .null]),
+        "numbers": .array([.number(0), .number(-3), .number(1e15), .number(2.5), .number(-0.1), .number(123_456_789_012)]),
+        "nested": .array([.array([]), .object([:]), .object(["a": .array([.string(awkward)])])]),
+    ]
+
+    @Test func extensionValuesMatchJSONEncoder() throws {
+        var json = JSONText()
+        json.object { json in json.member("extensions", .object(Self.extensions)) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        #expect(try Self.parsed(json.bytes) == Self.parsed(try encoder.encode(["extensions": Self.extensions])))
+    }
+
     @Test func signInRepliesMatchJSONEncoder() throws {
         let reply = SignInReply(
             username: Self.awkward, displayName: "Ünïcødé \u{1F}", credentialId: Base64URLBytes([0, 1, 254, 255]), userVerified: true,
@@ -35,7 +50,7 @@ struct JSONTextTests {
             allowCredentials: withOptionalMembers
                 ? [CredentialDescriptor(id: [1, 2, 3], transports: [.internal, .hybrid]), CredentialDescriptor(id: [4], transports: [])] : [],
             userVerification: .preferred, hints: withOptionalMembers ? ["client-device", Self.awkward] : nil,
-            extensions: withOptionalMembers ? ["appid": .string("https://example.com/\u{1}"), "largeBlob": .object(["read": .bool(true)])] : nil)
+            extensions: withOptionalMembers ? Self.extensions : nil)
         #expect(try Self.same(reply))
     }
 

@@ -11,7 +11,7 @@ extension RequestOptionsReply: JSONTextEncodable {
             json.member("allowCredentials") { json in json.array(allowCredentials) { json, descriptor in descriptor.write(to: &json) } }
             json.member("userVerification", userVerification.rawValue)
             if let hints { json.member("hints", strings: hints) }
-            if let extensions { json.member("extensions", encoded: extensions) }
+            if let extensions { json.member("extensions", .object(extensions)) }
         }
     }
 }
@@ -77,7 +77,7 @@ extension CreationOptionsReply: JSONTextEncodable {
             json.member("attestation", attestation.rawValue)
             if let hints { json.member("hints", strings: hints) }
             if let attestationFormats { json.member("attestationFormats", strings: attestationFormats) }
-            if let extensions { json.member("extensions", encoded: extensions) }
+            if let extensions { json.member("extensions", .object(extensions)) }
         }
     }
 }

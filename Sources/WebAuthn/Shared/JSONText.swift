@@ -58,16 +58,36 @@ public struct JSONText {
         member(key) { json in json.array(values) { json, value in json.element(value) } }
     }
 
-    /// A member whose value is whatever `JSONEncoder` writes for `value` (for the rare, free-form parts).
-    public mutating func member(_ key: String, encoded value: some Encodable) {
+    /// A member whose value is a free-form JSON value (client extension inputs, echoed as sent).
+    public mutating func member(_ key: String, _ value: JSONValue) {
         writeKey(key)
-        bytes += (try? Self.encoder.encode(value)).map(Array.init) ?? Array("null".utf8)
+        write(value)
+        needsComma = true
     }
 
     /// A member whose value `body` writes (an object or an array).
     public mutating func member(_ key: String, _ body: (inout JSONText) -> Void) {
         writeKey(key)
         body(&self)
+        needsComma = true
+    }
+
+    /// Writes `value` as `JSONValue.encode(to:)` has `JSONEncoder` write it: whole numbers below
+    /// 10^15 in digits, other numbers as `JSONEncoder` writes a `Double`.
+    private mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: bytes += Array("null".utf8)
+        case .bool(let flag): bytes += flag ? Array("true".utf8) : Array("false".utf8)
+        case .number(let number) where number.rounded() == number && abs(number) < 1e15:
+            bytes += Array(String(Int64(number)).utf8)
+        case .number(let number): bytes += (try? Self.encoder.encode(number)).map(Array.init) ?? Array("null".utf8)
+        case .string(let text): string(text)
+        case .array(let items): array(items) { json, item in json.write(item) }
+        case .object(let members):
+            object { json in
+                for (key, member) in members { json.member(key, member) }
+            }
+        }
         needsComma = true
     }
 
