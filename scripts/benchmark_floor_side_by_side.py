@@ -10,7 +10,6 @@ Usage: .venv/bin/python scripts/benchmark_floor_side_by_side.py [ROUNDS] [LATCHK
 import http.client
 import multiprocessing
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -18,22 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmark_http_floor import free_port, server_cpu_seconds as cpu_seconds  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 LATCHKEY = sys.argv[2] if len(sys.argv) > 2 else str(REPO / ".build/release/latchkey")
 GO = sys.argv[3] if len(sys.argv) > 3 else str(REPO / ".build/bench-peer/peer-server")
 CLIENTS, SECONDS = 8, 5.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def client(port: int, path: str, fresh: bool, results) -> None:

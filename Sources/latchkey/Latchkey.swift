@@ -68,10 +68,8 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
-        switch settings.logFormat {
-        case .json: LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
-        case .text: LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
-        }
+        let format: LineLogHandler.Format = settings.logFormat == .json ? .json : .text
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format) }
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         var logger = Logger(label: "latchkey")

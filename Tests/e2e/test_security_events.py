@@ -213,9 +213,11 @@ def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
             assert len(ids) == len(set(ids)) == 100
             for username in usernames:
                 assert [p["type"] for p in events_of(down, username)][:2] == ["user.created", "passkey.registered"]
-            # Nothing is left behind: the outbox empties (the system's own events go too).
+            # Nothing is left behind: the outbox empties (the system's own events go too). The
+            # first signing key's event is the oldest: an attempt that fails just before the
+            # receiver comes up waits 80 s ± 20 % for the next, so the wait covers 96 s.
             down.wait_for(
-                lambda r: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 60,
+                lambda r: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 120,
                 "an empty outbox")
         finally:
             down.stop()

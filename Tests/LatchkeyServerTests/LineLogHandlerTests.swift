@@ -4,8 +4,8 @@ import Testing
 
 @testable import LatchkeyServer
 
-/// `TextLogHandler` writes the lines swift-log's `StreamLogHandler` writes.
-@Suite struct TextLogHandlerTests {
+/// `LineLogHandler`'s text lines are the lines swift-log's `StreamLogHandler` writes.
+@Suite struct LineLogHandlerTests {
     /// A stream that keeps what `StreamLogHandler` writes.
     final class Captured: TextOutputStream, @unchecked Sendable {
         let text = Mutex("")
@@ -27,7 +27,7 @@ import Testing
         let expected = captured.text.withLock { $0 }
         var merged: Logger.Metadata = ["base": "1"]
         merged.merge(metadata) { $1 }
-        let line = TextLogHandler.line(
+        let line = LineLogHandler.textLine(
             timestamp: "TIME", level: .warning, label: label, metadata: merged, source: "LatchkeyServer", message: message)
         // The same line after the timestamp, which each formats from its own clock.
         let timestamp = try #require(expected.split(separator: " ", maxSplits: 1).first)
