@@ -91,7 +91,7 @@ static void fetch_digests(void) {
     ERR_clear_error();
 }
 
-/// The fetched digest named `name`, or NULL for any other name (then looked up per call).
+// The fetched digest named `name`, or NULL for any other name (then looked up per call).
 static const EVP_MD *fetched_digest(const char *name) {
     if (name == NULL) return NULL;
     pthread_once(&fetched_digests_once, fetch_digests);

@@ -64,8 +64,8 @@ static EVP_PKEY *group_parameters(const char *group_name) {
     return NULL;
 }
 
-/// The key from a copy of the group's parameters and the point, which OpenSSL decodes and checks
-/// is on the curve; NULL when it is not (or the copy fails).
+// The key from a copy of the group's parameters and the point, which OpenSSL decodes and checks
+// is on the curve; NULL when it is not (or the copy fails).
 static EVP_PKEY *key_from_group(EVP_PKEY *parameters, const uint8_t *point, size_t point_length) {
     EVP_PKEY *key = EVP_PKEY_new();
     if (key == NULL) return NULL;

@@ -123,9 +123,9 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     /// A deadline runs while a request is being read or none is in progress: it starts when the
-    /// connection waits for (part of) a request and stops while the server works on one. The timer is not re-armed per request: stopping only forgets the
-    /// deadline, and a timer that fires early (its deadline stopped and started again since) waits
-    /// for the current one.
+    /// connection waits for (part of) a request and stops while the server works on one. The
+    /// timer is not re-armed per request: stopping only forgets the deadline, and a timer that
+    /// fires early (its deadline stopped and started again since) waits for the current one.
     private func updateDeadline(_ context: ChannelHandlerContext) {
         let idle = requestsInProgress == 0 && !isReadingRequest
         if let shedder, idle != reportedIdle {
