@@ -54,7 +54,7 @@ struct EventsController: Sendable {
             }
         }
         if let text = parameters.get("since"), !text.isEmpty {
-            guard let since = try? Date(text, strategy: .iso8601) else {
+            guard let since = RFC3339.date(text) else {
                 throw APIError.badRequest("since is not an RFC 3339 time such as 2026-11-27T10:00:00Z")
             }
             query.since = since
