@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmark_http_floor import free_port, server_cpu_seconds as cpu_seconds  # noqa: E402
+from benchmark_http_floor import free_port, server_cpu_seconds as cpu_seconds, wait_until_serving  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
@@ -61,14 +61,7 @@ def run(name: str) -> tuple[float, float]:
         env, command, path = dict(os.environ), [GO, "-addr", f"127.0.0.1:{port}", "-db", f"{folder}/g.db"], "/"
     server = subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(300):
-            try:
-                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                probe.request("GET", path)
-                probe.getresponse().read()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_until_serving(port, path)
         return measure(server.pid, port, path, fresh=False), measure(server.pid, port, path, fresh=True)
     finally:
         server.terminate()

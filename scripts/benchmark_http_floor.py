@@ -30,6 +30,18 @@ def server_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def wait_until_serving(port: int, path: str) -> None:
+    """Waits (up to 30 s) until GET `path` on `port` answers."""
+    for _ in range(300):
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            probe.request("GET", path)
+            probe.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def client(port: int, results) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     done, end = 0, time.time() + SECONDS
@@ -50,14 +62,7 @@ def main() -> None:
                LATCHKEY_METADATA_BLOB=f"{folder}/none.jwt", LATCHKEY_APPLE_APP_IDS="ABCDE12345.com.example.app")
     server = subprocess.Popen([BIN, "serve"], env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(300):
-            try:
-                probe = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                probe.request("GET", PATH)
-                probe.getresponse().read()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_until_serving(port, PATH)
         results = multiprocessing.Queue()
         before = server_cpu_seconds(server.pid)
         workers = [multiprocessing.Process(target=client, args=(port, results)) for _ in range(CLIENTS)]

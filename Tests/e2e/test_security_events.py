@@ -160,7 +160,9 @@ def test_backend_changes_name_the_admin_key(hooked, receiver):
 
 def test_bad_queries_are_400_naming_the_parameter(hooked):
     backend = admin_for(hooked)
-    for query, word in [("type=nope", "type"), ("since=yesterday", "since"), ("limit=0", "limit"), ("limit=500", "limit"),
+    for query, word in [("type=nope", "type"), ("since=yesterday", "since"),
+                        ("since=2026-02-30T10:00:00Z", "2026-02-30T10:00:00Z\" is not an RFC 3339 time that exists"),
+                        ("limit=0", "limit"), ("limit=500", "limit"),
                         ("cursor=x", "cursor"), ("userHandle=%21", "userHandle")]:
         reply = backend.admin("GET", f"/events?{query}")
         assert reply.status_code == 400 and word in reply.json()["errorMessage"], (query, reply.text)

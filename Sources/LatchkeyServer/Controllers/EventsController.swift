@@ -55,7 +55,8 @@ struct EventsController: Sendable {
         }
         if let text = parameters.get("since"), !text.isEmpty {
             guard let since = RFC3339.date(text) else {
-                throw APIError.badRequest("since is not an RFC 3339 time such as 2026-11-27T10:00:00Z")
+                throw APIError.badRequest(
+                    "since \(text.debugDescription) is not an RFC 3339 time that exists, such as 2026-11-27T10:00:00Z")
             }
             query.since = since
         }

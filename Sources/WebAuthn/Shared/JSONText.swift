@@ -72,15 +72,18 @@ public struct JSONText {
         needsComma = true
     }
 
-    /// Writes `value` as `JSONValue.encode(to:)` has `JSONEncoder` write it: whole numbers below
-    /// 10^15 in digits, other numbers as `JSONEncoder` writes a `Double`.
+    /// Writes `value` as `JSONValue.encode(to:)` has `JSONEncoder` write it: whole numbers in
+    /// digits, other numbers as `JSONEncoder` writes a `Double`.
     private mutating func write(_ value: JSONValue) {
         switch value {
         case .null: bytes += Array("null".utf8)
         case .bool(let flag): bytes += flag ? Array("true".utf8) : Array("false".utf8)
-        case .number(let number) where number.rounded() == number && abs(number) < 1e15:
-            bytes += Array(String(Int64(number)).utf8)
-        case .number(let number): bytes += (try? Self.encoder.encode(number)).map(Array.init) ?? Array("null".utf8)
+        case .number(let number):
+            if let whole = JSONValue.wholeNumber(number) {
+                bytes += Array(String(whole).utf8)
+            } else {
+                bytes += (try? Self.encoder.encode(number)).map(Array.init) ?? Array("null".utf8)
+            }
         case .string(let text): string(text)
         case .array(let items): array(items) { json, item in json.write(item) }
         case .object(let members):

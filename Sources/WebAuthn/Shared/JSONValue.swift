@@ -25,14 +25,20 @@ public enum JSONValue: Codable, Hashable, Sendable {
         }
     }
 
+    /// `number` as an integer when it is a whole number below 10^15, which JSON writes in digits;
+    /// nil for other numbers, written as a `Double`.
+    static func wholeNumber(_ number: Double) -> Int64? {
+        number.rounded() == number && abs(number) < 1e15 ? Int64(number) : nil
+    }
+
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
         case .bool(let flag): try container.encode(flag)
         case .number(let number):
-            if number.rounded() == number, abs(number) < 1e15 {
-                try container.encode(Int64(number))
+            if let whole = Self.wholeNumber(number) {
+                try container.encode(whole)
             } else {
                 try container.encode(number)
             }
