@@ -91,7 +91,7 @@ extension LatchkeyConfiguration {
             "`aud` of the sign-in tokens: the services that accept them, comma-separated; one is written as a string, several as an array."),
         Key("tokenLifetime", \.tokenLifetime, check: within(30...86_400, "between 30 seconds and one day"),
             "Seconds a sign-in token is valid (`exp` − `iat`, 30 s to one day). A rotated-out signing key stays in `/.well-known/jwks.json` this long after the rotation, plus a minute."),
-        Key("attestationPolicy", \.attestationPolicy, check: single(attestationPolicyProblem),
+        Key("attestationPolicy", \.attestationPolicy,
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),
         .path("trustAnchors", \.trustAnchors, .folder, required: .unlessDefault,
             "Folder of PEM root (or intermediate) certificates attestation chains may end in, added to the roots shipped in `Config/roots` (`apple/`: Apple WebAuthn; `android-key/`: Google hardware attestation). Files directly in a folder anchor every format; files in a subfolder named after a format (`packed/`, `tpm/`, ...) anchor that format only. A certificate inside `x5c` is never trusted by itself. The default folder is optional; any other must exist."),

@@ -47,49 +47,4 @@ extension LatchkeyConfiguration {
             : "is \(home) the installation folder? Set \(LatchkeyHome.variable) to it")
         return ["shippedTrustAnchors (\(ConfigurationSource.derived("under the home"))): \(problem): \(hint)"]
     }
-
-    /// A strict attestation policy with nothing to trust would refuse every registration.
-    static func attestationPolicyProblem(_ mode: AttestationPolicy.Mode, _ configuration: LatchkeyConfiguration) -> String? {
-        guard mode != .none, configuration.attestationRootCount == 0 else { return nil }
-        return "\(mode.rawValue) needs a trust anchor, and there is none: no certificate in \(configuration.shippedTrustAnchors) "
-            + "or \(configuration.trustAnchors), and no metadata BLOB with roots at \(configuration.metadataBLOB), "
-            + "so every registration would be refused"
-    }
-
-    /// How many attestation roots the server would load: shipped, configured and, when there are none of those and a
-    /// metadata BLOB is present, the roots its entries name. Nil when the anchor folders cannot be read: loading them
-    /// reports that, and a count would only add noise.
-    var attestationRootCount: Int? {
-        guard let anchors = try? TrustAnchors.load(directories: [shippedTrustAnchors, trustAnchors]) else { return nil }
-        guard anchors.count == 0, Self.isFile(metadataBLOB) else { return anchors.count }
-        // A BLOB that cannot be verified anchors nothing (and is reported when it is loaded).
-        let metadata = try? loadMetadata(from: metadataBLOB)
-        return metadata?.blob.entries.reduce(0) { $0 + $1.attestationRootCertificates.count } ?? 0
-    }
-
-    /// Reads and verifies a metadata BLOB file against the configured metadata roots.
-    public func loadMetadata(from path: String) throws -> MetadataService {
-        guard let bytes = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
-        }
-        return try metadata(String(decoding: bytes, as: UTF8.self), source: path)
-    }
-
-    /// Verifies a metadata BLOB's text against the configured metadata roots.
-    public func metadata(_ text: String, source path: String) throws -> MetadataService {
-        let roots: [X509Certificate]
-        do {
-            roots = try TrustAnchors.load(directories: [metadataRoots]).certificates
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
-        }
-        guard !roots.isEmpty else {
-            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(metadataRoots) to verify the metadata BLOB with")
-        }
-        do {
-            return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): \(path) was refused: \(error.message)")
-        }
-    }
 }

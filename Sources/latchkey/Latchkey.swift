@@ -162,14 +162,14 @@ struct MDSCommand: AsyncParsableCommand {
             }
             let metadata: MetadataService
             do {
-                metadata = try settings.metadata(String(decoding: bytes, as: UTF8.self), source: file)
+                metadata = try AttestationTrustLoader.metadata(String(decoding: bytes, as: UTF8.self), source: file, settings)
             } catch let error as ConfigurationError {
                 FileHandle.standardError.write(Data("latchkey: \(error.message)\n".utf8))
                 throw ExitCode(65)  // EX_DATAERR
             }
             // A replayed older BLOB could bring back an entry whose revocation came later.
             if !allowOlder, FileManager.default.fileExists(atPath: settings.metadataBLOB),
-               let installed = try? settings.loadMetadata(from: settings.metadataBLOB),
+               let installed = try? AttestationTrustLoader.metadata(fromFile: settings.metadataBLOB, settings),
                metadata.blob.number <= installed.blob.number {
                 FileHandle.standardError.write(Data("latchkey: BLOB no. \(metadata.blob.number) is not newer than the installed no. \(installed.blob.number); use --allow-older to install it anyway\n".utf8))
                 throw ExitCode(65)

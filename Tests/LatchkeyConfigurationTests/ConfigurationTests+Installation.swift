@@ -3,20 +3,18 @@ import Testing
 @testable import LatchkeyConfiguration
 
 /// Configuration that passes must work: relative paths resolve against one home whatever the current directory, the
-/// files and folders the server needs exist, a strict attestation policy has something to trust, and unknown
-/// variables are told.
+/// files and folders the server needs exist, and unknown variables are told.
 extension ConfigurationTests {
-    /// A temporary installation folder: `Public/`, `Config/roots/` with the Apple root, and what a test adds.
+    /// A temporary installation folder: `Public/`, `Config/roots/`, and what a test adds.
     struct Installation {
         let folder: URL
         var home: LatchkeyHome { LatchkeyHome(path: folder.path, origin: .environment) }
 
-        init(public: Bool = true, shippedRoots: Bool = true, shippedRootCertificates: Bool = true) throws {
+        init(public: Bool = true, shippedRoots: Bool = true) throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-home-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             if `public` { try make("Public") }
             if shippedRoots { try make("Config/roots") }
-            if shippedRoots, shippedRootCertificates { try copyAppleRoot(to: "Config/roots/apple.pem") }
         }
 
         func path(_ relative: String) -> String { folder.appendingPathComponent(relative).standardizedFileURL.path }
@@ -29,11 +27,6 @@ extension ConfigurationTests {
             let parent = URL(fileURLWithPath: path(relative)).deletingLastPathComponent().path
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             try contents.write(toFile: path(relative), atomically: true, encoding: .utf8)
-        }
-
-        func copyAppleRoot(to relative: String) throws {
-            let root = ConfigurationTests.repository.appendingPathComponent("Config/roots/apple/apple-webauthn-root-ca.pem")
-            try write(relative, String(contentsOf: root, encoding: .utf8))
         }
 
         func load(_ environment: [String: String] = [:]) throws -> LoadedConfiguration {
@@ -166,22 +159,6 @@ extension ConfigurationTests {
         ])
         let file = try temporaryFile(#"{"publicDirectory": "www"}"#)
         #expect(try Installation().problems(["LATCHKEY_CONFIG": file]) == ["publicDirectory (file \(file)): folder HOME/www does not exist"])
-    }
-
-    @Test(arguments: ["self-or-trusted", "trusted-only"])
-    func aStrictPolicyNeedsATrustAnchor(policy: String) throws {
-        let installation = try Installation(shippedRootCertificates: false)
-        _ = try installation.load()  // the default policy needs no anchor
-        let problems = installation.problems(["LATCHKEY_ATTESTATION_POLICY": policy])
-        #expect(problems == [
-            "attestationPolicy (LATCHKEY_ATTESTATION_POLICY): \(policy) needs a trust anchor, and there is none: no certificate in "
-                + "HOME/Config/roots or HOME/Config/trust-anchors, and no metadata BLOB with roots at HOME/data/mds-blob.jwt, "
-                + "so every registration would be refused",
-        ])
-        // One configured anchor is enough, and so are the shipped ones.
-        try installation.copyAppleRoot(to: "anchors/apple.pem")
-        _ = try installation.load(["LATCHKEY_ATTESTATION_POLICY": policy, "LATCHKEY_TRUST_ANCHORS": "anchors"])
-        _ = try Installation().load(["LATCHKEY_ATTESTATION_POLICY": policy])
     }
 
     @Test func theseProblemsAreListedTogether() throws {

@@ -27,17 +27,53 @@ public enum AttestationTrustLoader {
             throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): subfolder \"\(unknown)\" is not an attestation format (\(formats.sorted().joined(separator: ", ")))")
         }
         var trust = AttestationTrust(policy: configuration.attestation, anchors: anchors)
+        var metadataRoots = 0
         if FileManager.default.fileExists(atPath: configuration.metadataBLOB) {
-            let metadata = try configuration.loadMetadata(from: configuration.metadataBLOB)
+            let metadata = try Self.metadata(fromFile: configuration.metadataBLOB, configuration)
             if metadata.blob.isOutdated() {
                 logger.warning("the metadata BLOB is past its nextUpdate; import a newer one", metadata: ["nextUpdate": "\(metadata.blob.nextUpdate)"])
             }
             trust.modelAnchors = metadata
             trust.statusSource = metadata
+            metadataRoots = metadata.blob.entries.reduce(0) { $0 + $1.attestationRootCertificates.count }
             logger.info("metadata loaded", metadata: ["entries": "\(metadata.blob.entries.count)", "no": "\(metadata.blob.number)"])
+        }
+        // A strict policy with nothing to trust would refuse every registration.
+        if configuration.attestationPolicy != .none, anchors.count + metadataRoots == 0 {
+            throw ConfigurationError("attestationPolicy (LATCHKEY_ATTESTATION_POLICY): \(configuration.attestationPolicy.rawValue) "
+                + "needs a trust anchor, and there is none: no certificate in \(configuration.shippedTrustAnchors) or "
+                + "\(configuration.trustAnchors), and no metadata BLOB with roots at \(configuration.metadataBLOB), "
+                + "so every registration would be refused")
         }
         logger.info("trust anchors loaded", metadata: ["count": "\(anchors.count)", "policy": "\(configuration.attestationPolicy.rawValue)"])
         return trust
+    }
+
+    /// Reads and verifies a metadata BLOB file against the configured metadata roots.
+    public static func metadata(fromFile path: String, _ configuration: LatchkeyConfiguration) throws -> MetadataService {
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): cannot read \(path)")
+        }
+        return try metadata(String(decoding: bytes, as: UTF8.self), source: path, configuration)
+    }
+
+    /// Verifies a metadata BLOB's text against the configured metadata roots.
+    public static func metadata(_ text: String, source path: String, _ configuration: LatchkeyConfiguration) throws -> MetadataService {
+        let folder = configuration.metadataRoots
+        let roots: [X509Certificate]
+        do {
+            roots = try TrustAnchors.load(directories: [folder]).certificates
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
+        }
+        guard !roots.isEmpty else {
+            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(folder) to verify the metadata BLOB with")
+        }
+        do {
+            return MetadataService(blob: try MetadataBLOB.verify(jwt: text, roots: roots))
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("metadataBLOB (LATCHKEY_METADATA_BLOB): \(path) was refused: \(error.message)")
+        }
     }
 
     /// The roots App Attest chains may end in: Apple's App Attestation Root CA shipped in
