@@ -20,6 +20,18 @@ extension PostgresStore {
 
     // MARK: Writing, inside a change's transaction
 
+    /// The class of the advisory locks that keep each ordering key's deliveries in commit order (`lkwd`).
+    static let deliveryOrderLockClass: Int32 = 0x6C6B_7764
+
+    /// A CTE's query that locks the ordering key of the `event` CTE's row until the transaction ends, before its
+    /// deliveries draw their IDs: of two transactions writing deliveries for one user, the one that draws the lower IDs
+    /// commits first, so a claim never sees a later delivery while an earlier one is still uncommitted. It runs after
+    /// the change's own writes (it reads `event`), and a transaction writes one user's events only, so it is the last
+    /// lock a transaction takes and cannot be part of a deadlock.
+    static func deliveryOrderLock(key: String) -> String {
+        "SELECT pg_advisory_xact_lock(\(deliveryOrderLockClass), hashtext(encode(\(key), 'hex'))) FROM event"
+    }
+
     /// Writes `events` and one pending delivery of each per receiver of `outbox`, one statement per event.
     static func insert(_ events: [SecurityEvent], outbox: WebhookOutbox, on connection: PostgresConnection) async throws {
         for event in events {
@@ -37,11 +49,12 @@ extension PostgresStore {
             var query = PostgresQuery(unsafeSQL: "WITH event AS (")
             query.sql += values.sql
             query.binds = values.binds
+            let key = "$\(query.binds.count + 1)::bytea"
             query.sql += """
-                 RETURNING id, occurred_at)
+                 RETURNING id, occurred_at), serialized AS (\(deliveryOrderLock(key: key)))
                 INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
-                SELECT event.id, receiver, $\(query.binds.count + 1), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2)
-                FROM event, unnest($\(query.binds.count + 3)::text[]) AS receiver
+                SELECT event.id, receiver, \(key), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2)
+                FROM event, serialized, unnest($\(query.binds.count + 3)::text[]) AS receiver
                 """
             query.binds.append(ByteBuffer(bytes: event.userHandle ?? []))
             query.binds.append(event.occurredAt.addingTimeInterval(outbox.retryWindow))

@@ -123,6 +123,40 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Two changes for one user on two instances, the first still uncommitted when the second is made: a claim must
+    /// not send the second user's later event before the earlier one exists (identity values are drawn in one
+    /// order and may commit in the other).
+    @Test func oneUsersDeliveriesAreClaimedInOrderWhateverOrderTheirTransactionsCommitIn() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
+        let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
+        let alice = Fixtures.user("alice", handle: 1)
+        let (earlier, later) = (StoreContractTests.event(.passkeyRenamed, 1, user: alice), StoreContractTests.event(.passkeyRenamed, 2, user: alice))
+        let (written, writtenSignal) = AsyncStream.makeStream(of: Void.self)
+        let (commit, commitSignal) = AsyncStream.makeStream(of: Void.self)
+        // The earlier change writes its event and delivery, then waits, its transaction open.
+        async let earlierChange: Void = first.transaction { connection in
+            try await PostgresStore.insert([earlier], outbox: outbox, on: connection)
+            writtenSignal.yield()
+            for await _ in commit { break }
+        }
+        for await _ in written { break }
+        async let laterChange: Void = second.recordEvent(later)
+        try await Task.sleep(for: .milliseconds(500))
+        let now = Fixtures.now.addingTimeInterval(10)
+        func claim() async throws -> [String] {
+            try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10).map(\.event.id)
+        }
+        #expect(try await claim() == [], "the later event is not sent while the earlier one is uncommitted")
+        commitSignal.yield()
+        try await earlierChange
+        try await laterChange
+        let head = try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10)
+        #expect(head.map(\.event.id) == [earlier.id])
+        for (delivery, _) in head { #expect(try await second.finishWebhookDelivery(id: delivery.id, owner: "sender", outcome: .delivered, now: now)) }
+        #expect(try await claim() == [later.id])
+    }
+
     @Test func instancesShareOneSecret() async throws {
         let (first, second) = try await twoInstances()
         async let a = first.secret(named: "decoys")
