@@ -168,11 +168,9 @@ public enum LatchkeyServer {
             ExpiredRecordPurger(
                 store: store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
         ]
-        if !configuration.webhookURLs.isEmpty {
-            services.append(try WebhookDispatcher(
-                store: store, signer: WebhookSigner(secret: configuration.webhookSecret), receivers: configuration.webhookURLs,
-                metrics: metrics, logger: logger))
-        }
+        services.append(try WebhookDispatcher(
+            store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret),
+            receivers: configuration.webhookURLs, metrics: metrics, logger: logger))
         if let metricsRegistry, let address = try configuration.metricsListenAddress {
             let metricsRouter = Router()
             MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)

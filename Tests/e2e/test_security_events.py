@@ -330,3 +330,22 @@ def test_deliveries_for_a_receiver_no_longer_configured_are_dead_not_sent(tmp_pa
             assert removed.requests_seen == 0
     finally:
         kept.stop()
+
+
+def test_with_no_receivers_left_what_was_pending_is_dead_not_kept(tmp_path):
+    secret = new_secret()
+    removed = Receiver(secret)  # never listening: its deliveries stay pending
+    for srv in served("receivers-removed", webhook_env(removed, secret)):
+        backend = admin_for(srv)
+        register(srv, srv.authenticator(), new_username())
+        srv.stop()
+        # The operator turns webhooks off altogether.
+        for name in webhook_env(removed, secret):
+            srv.env.pop(name, None)
+        srv.start()
+        wait = Receiver(secret)  # only for its polling helper
+        wait.wait_for(lambda _: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 90,
+                      "no pending deliveries")
+        dead = backend.admin("GET", "/webhook-deliveries?state=dead").json()["deliveries"]
+        assert dead and all(d["receiver"] == removed.url and "no longer configured" in d["lastError"] for d in dead), dead
+        assert removed.requests_seen == 0

@@ -19,9 +19,14 @@ import ServiceLifecycle
 /// only by the lease's owner; instances' clocks are assumed to agree within the difference (NTP).
 /// A sender that dies mid-attempt leaves its lease to run out; the delivery is then sent again,
 /// with the same `webhook-id`, so receivers deduplicate.
+///
+/// With no receivers configured it sends nothing: it marks dead what is still pending for
+/// receivers configured before, as it would for one removed from the list, and stops polling
+/// once the outbox is empty (no new deliveries are written without receivers).
 struct WebhookDispatcher: Service {
     let store: any SecurityEventStore
-    let signer: WebhookSigner
+    /// Nil without receivers, like ``client``.
+    let signer: WebhookSigner?
     let metrics: LatchkeyMetrics
     let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
@@ -29,7 +34,7 @@ struct WebhookDispatcher: Service {
     /// The receivers configured now: a delivery for one that is no longer listed is not sent
     /// (an operator who removes a receiver means it), but marked dead, where an admin can see it.
     let receivers: Set<String>
-    let client: HTTPClient
+    let client: HTTPClient?
 
     /// How long a claimed delivery is this sender's.
     static let lease: TimeInterval = 30
@@ -40,7 +45,7 @@ struct WebhookDispatcher: Service {
     /// How often the outbox is polled when it had nothing due.
     static let pollInterval: Duration = .seconds(1)
 
-    init(store: any SecurityEventStore, signer: WebhookSigner, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
+    init(store: any SecurityEventStore, signer: WebhookSigner?, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
         self.store = store
         self.receivers = Set(receivers)
         self.signer = signer
@@ -51,7 +56,7 @@ struct WebhookDispatcher: Service {
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(5), read: Self.requestTimeout))
         configuration.httpVersion = .http1Only
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        client = receivers.isEmpty ? nil : HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     func run() async throws {
@@ -62,8 +67,10 @@ struct WebhookDispatcher: Service {
                 do {
                     sent = try await sendDue()
                     if ContinuousClock.now - lastStatus >= .seconds(10) {
-                        metrics.recordWebhookOutbox(try await store.webhookOutboxStatus())
+                        let status = try await store.webhookOutboxStatus()
+                        metrics.recordWebhookOutbox(status)
                         lastStatus = .now
+                        if client == nil, status.depth == 0 { break }
                     }
                 } catch {
                     logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
@@ -74,7 +81,9 @@ struct WebhookDispatcher: Service {
                 }
             }
         }
-        try? await client.shutdown()
+        // Without receivers nothing more can become due: wait for the server to stop.
+        if client == nil { try? await gracefulShutdown() }
+        try? await client?.shutdown()
     }
 
     /// Claims and sends one batch; returns how many deliveries it claimed.
@@ -128,6 +137,7 @@ struct WebhookDispatcher: Service {
 
     /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
     private func send(_ event: SecurityEvent, to receiver: String) async -> String? {
+        guard let signer, let client else { return Self.unconfiguredReceiver }
         do {
             let body = Array(JSONResponse.body(WebhookPayload(event)).readableBytesView)
             let timestamp = Int(Date().timeIntervalSince1970)
