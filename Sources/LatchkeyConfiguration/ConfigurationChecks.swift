@@ -4,64 +4,17 @@ import WebAuthn
 /// The checks of values that are more than a type or a range. Each returns the problem in words, quoting the value, or
 /// nil when the value is good.
 extension LatchkeyConfiguration {
-    /// A lower-case domain name, without scheme, port or path, and not an IP address: browsers refuse an IP address as
-    /// RP ID (WebAuthn §5.1.3 wants a valid domain).
-    static func rpIDProblem(_ rpID: String) -> String? {
-        if isIPAddress(rpID.hasPrefix("[") && rpID.hasSuffix("]") ? String(rpID.dropFirst().dropLast()) : rpID) {
-            return "\"\(rpID)\" is an IP address, which browsers refuse as an RP ID: use a domain name (localhost on this machine)"
-        }
-        let problems = domainNameProblems(rpID)
-        return problems.isEmpty ? nil : "\"\(rpID)\" is not a valid RP ID: " + problems.joined(separator: "; ")
-    }
-
-    /// What keeps `name` from being a DNS name as an RP ID must be: lower-case LDH labels of 1 to 63 bytes that neither
-    /// start nor end with a hyphen, at most 253 bytes in all, no trailing dot, two labels or more unless `localhost`.
-    static func domainNameProblems(_ name: String) -> [String] {
-        guard !name.isEmpty else { return ["it is empty"] }
-        if name.contains(where: { "/:".contains($0) }) { return ["it is not a bare domain name (no scheme, port or path)"] }
-        if !name.allSatisfy(\.isASCII) { return ["it has characters outside ASCII (use the punycode form, xn--...)"] }
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false).dropLast(name.hasSuffix(".") ? 1 : 0)
-        let ofTheName: [String?] = [
-            name == name.lowercased() ? nil : "it has upper-case letters (RP IDs are lower case)",
-            name.utf8.count <= 253 ? nil : "it is \(name.utf8.count) bytes long (at most 253)",
-            name.hasSuffix(".") ? "it ends with a dot" : nil,
-            labels.contains(where: \.isEmpty) ? "it has an empty label (a leading dot or two dots in a row)" : nil,
-        ]
-        let ofItsLabels = labels.filter { !$0.isEmpty }.flatMap { label -> [String?] in [
-            label.utf8.count <= 63 ? nil : "the label \"\(label.prefix(20))...\" is \(label.utf8.count) bytes long (at most 63)",
-            label.first { !isLDH($0) }.map { "the label \"\(label)\" has \"\($0)\" (only letters, digits and hyphens)" },
-            label.hasPrefix("-") || label.hasSuffix("-") ? "the label \"\(label)\" starts or ends with a hyphen" : nil,
-        ] }
-        let singleLabel = labels.count < 2 && name != "localhost"
-        return (ofTheName + ofItsLabels).compactMap { $0 }
-            + (singleLabel ? ["it is a single label (an RP ID is a domain such as example.com, or localhost)"] : [])
-    }
-
-    /// An ASCII letter, digit or hyphen.
-    static func isLDH(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "-")
-    }
-
-    /// `TEAMID.bundle.id`: a team ID of 10 upper-case letters or digits, then dot-separated parts of letters, digits and hyphens.
-    static func appleAppIDProblem(_ appID: String) -> String? {
-        guard let dot = appID.firstIndex(of: ".") else { return "\"\(appID)\" is not TEAMID.bundle.id" }
-        let (teamID, bundleID) = (appID[..<dot], appID[appID.index(after: dot)...])
-        let isTeamID = teamID.count == 10 && teamID.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
-        let bundleParts = bundleID.split(separator: ".", omittingEmptySubsequences: false)
-        let isBundleID = bundleParts.allSatisfy { !$0.isEmpty && $0.allSatisfy(isLDH) }
-        let problems = [
-            isTeamID ? nil : "the team ID \"\(teamID)\" is not 10 upper-case letters or digits",
-            isBundleID ? nil : "the bundle ID \"\(bundleID)\" is not dot-separated parts of letters, digits and hyphens",
-        ].compactMap { $0 }
-        return problems.isEmpty ? nil : "\"\(appID)\": " + problems.joined(separator: "; ")
-    }
-
-    static func androidAppProblem(_ text: String) -> String? {
-        do {
-            _ = try AndroidApp(parsing: text)
-            return nil
-        } catch {
-            return error.message
+    /// The core's refusal of a text as an identity (an RP ID, an app) in its words, or nil when `parse` takes it.
+    static func identityProblem<Identity>(
+        _ parse: @escaping @Sendable (String) throws(IdentityProblem) -> Identity
+    ) -> @Sendable (String) -> String? {
+        { text in
+            do throws(IdentityProblem) {
+                _ = try parse(text)
+                return nil
+            } catch {
+                return error.message
+            }
         }
     }
 
@@ -81,7 +34,7 @@ extension LatchkeyConfiguration {
             }
             if let problem = webOriginProblem(origin) { return problem }
             // A bad RP ID is reported under its own key; comparing with it would only add noise.
-            guard rpIDProblem(rpID) == nil, let parsed = try? WebOrigin(origin), let host = parsed.host else { return nil }
+            guard (try? RelyingPartyID(parsing: rpID)) != nil, let parsed = try? WebOrigin(origin), let host = parsed.host else { return nil }
             guard parsed.admits(rpID: rpID) else {
                 return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
             }
@@ -198,13 +151,6 @@ extension LatchkeyConfiguration {
         let status = getaddrinfo(host, nil, &hints, &results)
         defer { if let results { freeaddrinfo(results) } }
         return status == 0 ? nil : "\"\(host)\" does not resolve (\(String(cString: gai_strerror(status))))"
-    }
-
-    /// An IPv4 or IPv6 address in its usual text form (inet_pton accepts it).
-    static func isIPAddress(_ text: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     static func isLocalhost(_ host: String) -> Bool {

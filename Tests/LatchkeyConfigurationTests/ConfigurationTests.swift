@@ -205,10 +205,8 @@ struct ConfigurationTests {
         (["LATCHKEY_HOST": ""], nil, "host (LATCHKEY_HOST): must not be empty"),
         (["LATCHKEY_PORT": "0"], nil, "port (LATCHKEY_PORT): 0 is not a port number (1-65535)"),
         (["LATCHKEY_PORT": "65536"], nil, "port (LATCHKEY_PORT): 65536 is not a port number (1-65535)"),
+        // The RP ID: the core's rule (RelyingPartyIDTests), wrapped.
         (["LATCHKEY_RP_ID": "Example.com"], nil, #"rpID (LATCHKEY_RP_ID): "Example.com" is not a valid RP ID: it has upper-case letters (RP IDs are lower case)"#),
-        (["LATCHKEY_RP_ID": "example.com:443"], nil, #"rpID (LATCHKEY_RP_ID): "example.com:443" is not a valid RP ID: it is not a bare domain name (no scheme, port or path)"#),
-        (["LATCHKEY_RP_ID": ""], nil, #"rpID (LATCHKEY_RP_ID): "" is not a valid RP ID: it is empty"#),
-        (["LATCHKEY_RP_ID": "com", "LATCHKEY_ORIGINS": "https://example.com"], nil, #"rpID (LATCHKEY_RP_ID): "com" is not a valid RP ID: it is a single label (an RP ID is a domain such as example.com, or localhost)"#),
         (["LATCHKEY_RP_NAME": ""], nil, "rpName (LATCHKEY_RP_NAME): must not be empty"),
         (["LATCHKEY_DATABASE": ""], nil, "database (LATCHKEY_DATABASE): must not be empty"),
         (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], nil, "challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"),
@@ -233,16 +231,10 @@ struct ConfigurationTests {
         (["LATCHKEY_RELATED_ORIGINS": "https://example.co.uk/login"], nil, #"relatedOrigins (LATCHKEY_RELATED_ORIGINS): "https://example.co.uk/login" is not an origin like https://example.com[:port]"#),
         (["LATCHKEY_CORS_ORIGINS": "https://shop.example"], nil, #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example" is not one of origins or relatedOrigins"#),
         (["LATCHKEY_RELATED_ORIGINS": "https://shop.example", "LATCHKEY_CORS_ORIGINS": "https://shop.example/"], nil, #"corsOrigins (LATCHKEY_CORS_ORIGINS): "https://shop.example/" is not an origin like https://example.com[:port]"#),
-        // Apple and Android apps.
-        (["LATCHKEY_APPLE_APP_IDS": "com.example.app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "com.example.app": the team ID "com" is not 10 upper-case letters or digits"#),
+        // Apple and Android apps: the core's rules (AppleAppIDTests, AndroidAppTests), wrapped.
         (["LATCHKEY_APPLE_APP_IDS": "abcde12345.com.example.app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "abcde12345.com.example.app": the team ID "abcde12345" is not 10 upper-case letters or digits"#),
-        (["LATCHKEY_APPLE_APP_IDS": "ABCDE12345"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "ABCDE12345" is not TEAMID.bundle.id"#),
-        (["LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com..app"], nil, #"appleAppIDs (LATCHKEY_APPLE_APP_IDS): "ABCDE12345.com..app": the bundle ID "com..app" is not dot-separated parts of letters, digits and hyphens"#),
-        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE1234.com.example/app"], nil, #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE1234.com.example/app": the team ID "ABCDE1234" is not 10 upper-case letters or digits; the bundle ID "com.example/app" is not dot-separated parts of letters, digits and hyphens"#),
+        (["LATCHKEY_APPLE_APP_LINKS": "ABCDE12345"], nil, #"appleAppLinks (LATCHKEY_APPLE_APP_LINKS): "ABCDE12345" is not TEAMID.bundle.id"#),
         (["LATCHKEY_ANDROID_APPS": "com.example.app"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.example.app" is not PACKAGE@SHA256_FINGERPRINT"#),
-        (["LATCHKEY_ANDROID_APPS": "example@" + String(repeating: "AB:", count: 31) + "AB"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "example@\#(String(repeating: "AB:", count: 31))AB": the package name "example" is not two or more dot-separated parts of letters, digits and _, each starting with a letter"#),
-        (["LATCHKEY_ANDROID_APPS": "com.1example@00:11"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.1example@00:11": the package name "com.1example" is not two or more dot-separated parts of letters, digits and _, each starting with a letter; the fingerprint "00:11" is not 32 hex bytes separated by colons (the SHA-256 of the signing certificate)"#),
-        (["LATCHKEY_ANDROID_APPS": "com.example.app@" + String(repeating: "GG:", count: 31) + "GG"], nil, #"androidApps (LATCHKEY_ANDROID_APPS): "com.example.app@\#(String(repeating: "GG:", count: 31))GG": the fingerprint "\#(String(repeating: "GG:", count: 31))GG" is not 32 hex bytes separated by colons (the SHA-256 of the signing certificate)"#),
         // Passkey endpoints and webhooks: absolute https URLs.
         (["LATCHKEY_PASSKEY_ENROLL_URL": "/account/passkeys"], nil, #"passkeyEnrollURL (LATCHKEY_PASSKEY_ENROLL_URL): "/account/passkeys" is not an absolute URL like https://example.com/account/passkeys"#),
         (["LATCHKEY_PASSKEY_MANAGE_URL": "http://example.com/account"], nil, #"passkeyManageURL (LATCHKEY_PASSKEY_MANAGE_URL): "http://example.com/account" must use https (plain http is only allowed for localhost)"#),
@@ -257,26 +249,6 @@ struct ConfigurationTests {
     ] as [([String: String], String?, String)])
     func refusedValuesAreNamed(environment: [String: String], file json: String?, message: String) throws {
         #expect(try refusal(environment, file: json) == message)
-    }
-
-    /// The RP ID is a domain name: what is wrong with it is said.
-    @Test(arguments: [
-        ("example.com.", "ends with a dot"), ("-bad.com", "starts or ends with a hyphen"), ("exa_mple.com", "has \"_\""),
-        ("a..b.com", "empty label"), ("com", "single label"), (String(repeating: "a", count: 70) + ".com", "70 bytes long"),
-        ("exa mple.com", "has \" \""), ("Example.com", "upper-case"), ("bücher.de", "punycode"), ("example.com:8080", "no scheme, port"),
-        (String(repeating: "abcdefghi.", count: 26) + "com", "at most 253"),
-        ("127.0.0.1", ipAddress), ("192.168.1.10", ipAddress), ("::1", ipAddress), ("[::1]", ipAddress), ("2001:db8::1", ipAddress),
-    ])
-    func badRPIDsAreRefused(rpID: String, problem: String) throws {
-        let message = try refusal(["LATCHKEY_RP_ID": rpID, "LATCHKEY_ORIGINS": "android:apk-key-hash:" + String(repeating: "A", count: 43)])
-        #expect(message.hasPrefix("rpID (LATCHKEY_RP_ID): \"\(rpID)\" ") && message.contains(problem), "\(message)")
-    }
-
-    static let ipAddress = "is an IP address, which browsers refuse as an RP ID: use a domain name (localhost on this machine)"
-
-    @Test(arguments: ["localhost", "example.com", "login.example.co.uk", "xn--bcher-kva.de", "a-b.c1.example"])
-    func goodRPIDsPass(rpID: String) {
-        #expect(LatchkeyConfiguration.rpIDProblem(rpID) == nil)
     }
 
     @Test func otherRefusalsSayWhatIsWrong() throws {

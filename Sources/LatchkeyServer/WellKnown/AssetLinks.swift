@@ -1,4 +1,5 @@
 import LatchkeyConfiguration
+import WebAuthn
 
 /// `/.well-known/assetlinks.json`: Digital Asset Links statements that let the configured Android
 /// apps use this site's passkeys (`get_login_creds`) and open its links (`handle_all_urls`). One

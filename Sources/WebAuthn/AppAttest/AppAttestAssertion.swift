@@ -4,6 +4,7 @@
 /// relying party's apps, and a counter above the one stored. The caller stores the new counter
 /// with a compare-and-set, so that of two racing assertions one wins.
 public struct AppAttestAssertionVerifier: Sendable {
+    /// The apps' IDs, `TEAMID.bundle.id` (``AppleAppID`` says what is wrong with one).
     public let appIDs: [String]
 
     public init(appIDs: [String]) {

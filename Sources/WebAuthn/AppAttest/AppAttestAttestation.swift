@@ -27,6 +27,7 @@ public struct AppAttestedKey: Sendable, Equatable {
 /// have been seen to pass the challenge itself (Apple's guide sample).
 public struct AppAttestAttestationVerifier: Sendable {
     public static let format = "apple-appattest"
+    /// The apps' IDs, `TEAMID.bundle.id` (``AppleAppID`` says what is wrong with one).
     public let appIDs: [String]
     public let environments: Set<AppAttestEnvironment>
     public let anchors: [X509Certificate]

@@ -1,7 +1,8 @@
 /// Everything the verification steps need to know about the relying party: identity, accepted
 /// origins and the policy decisions WebAuthn leaves to it.
 public struct RelyingParty: Sendable {
-    /// The RP ID put into options (a registrable domain, such as `example.com` or `localhost`).
+    /// The RP ID put into options (a registrable domain, such as `example.com` or `localhost`), taken as given:
+    /// ``RelyingPartyID`` says what is wrong with one.
     public var id: String
     /// The human-readable name put into creation options.
     public var name: String

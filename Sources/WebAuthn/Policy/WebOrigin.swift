@@ -31,8 +31,8 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     public var description: String { serialized }
 
     public init(_ text: String) throws {
-        if text.hasPrefix("android:apk-key-hash:") {
-            let hash = text.dropFirst("android:apk-key-hash:".count)
+        if text.hasPrefix(AndroidApp.originPrefix) {
+            let hash = text.dropFirst(AndroidApp.originPrefix.count)
             guard Base64URL.decode(String(hash))?.count == 32, !hash.hasSuffix("=") else {
                 throw Problem("origin \(text.debugDescription): an Android origin is android:apk-key-hash: and the base64url SHA-256 of the signing certificate (43 characters)")
             }
@@ -57,7 +57,7 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
         let host = String(parts[0])
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         guard !host.isEmpty, host.count <= 253,
-              labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } })
+              labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && $0.allSatisfy(\.isLDH) })
         else {
             throw Problem("origin \(text.debugDescription) has no valid domain name as its host")
         }

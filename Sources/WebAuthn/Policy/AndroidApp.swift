@@ -1,14 +1,13 @@
-import WebAuthn
-
-/// An Android app allowed to use this relying party's passkeys, as `androidApps` names it (`com.example.app@AB:CD:...`):
-/// its package name and the SHA-256 fingerprint of a certificate it is signed with. It is listed in `assetlinks.json`,
-/// and its origin is accepted in client data.
+/// An Android app allowed to use a relying party's passkeys, written `com.example.app@AB:CD:...`: its package name and
+/// the SHA-256 fingerprint of a certificate it is signed with. The relying party lists it in `assetlinks.json` and
+/// accepts its ``origin`` in client data.
 public struct AndroidApp: Sendable, Equatable {
     /// The application ID, such as `com.example.app`.
     public let packageName: String
     /// The SHA-256 digest of the app's signing certificate: 32 bytes.
     public let certificateFingerprint: [UInt8]
 
+    /// What every Android app origin starts with.
     public static let originPrefix = "android:apk-key-hash:"
 
     /// The origin Android puts in client data: `android:apk-key-hash:` and the fingerprint in base64url without padding.
@@ -21,8 +20,8 @@ public struct AndroidApp: Sendable, Equatable {
     }
 
     /// Parses `PACKAGE@FINGERPRINT`; the error says what is wrong with it.
-    public init(parsing text: String) throws(ConfigurationError) {
-        guard let at = text.firstIndex(of: "@") else { throw ConfigurationError("\"\(text)\" is not PACKAGE@SHA256_FINGERPRINT") }
+    public init(parsing text: String) throws(IdentityProblem) {
+        guard let at = text.firstIndex(of: "@") else { throw IdentityProblem("\"\(text)\" is not PACKAGE@SHA256_FINGERPRINT") }
         let (packageName, fingerprint) = (text[..<at], text[text.index(after: at)...])
         // Two or more segments, each a letter then letters, digits and underscores.
         let segments = packageName.split(separator: ".", omittingEmptySubsequences: false)
@@ -39,7 +38,7 @@ public struct AndroidApp: Sendable, Equatable {
         if pairs.count != 32 || bytes.count != 32 {
             problems.append("the fingerprint \"\(fingerprint)\" is not 32 hex bytes separated by colons (the SHA-256 of the signing certificate)")
         }
-        guard problems.isEmpty else { throw ConfigurationError("\"\(text)\": " + problems.joined(separator: "; ")) }
+        guard problems.isEmpty else { throw IdentityProblem("\"\(text)\": " + problems.joined(separator: "; ")) }
         self.packageName = String(packageName)
         certificateFingerprint = bytes
     }
