@@ -134,7 +134,7 @@ struct ManagementRouteTests {
             let id = Base64URL.encode(authenticator.credentials[0].id)
             let reply = try await client.send(.patch, "/credentials/\(id)", raw: body, headers: bearer)
             #expect(reply.status == .badRequest && reply.errorMessage.contains(expected), "\(reply.text)")
-            let stored = try await harness.store.credential(id: authenticator.credentials[0].id)
+            let stored = try harness.store.credential(id: authenticator.credentials[0].id)
             #expect(stored?.name == nil, "nothing is written")
         }
     }

@@ -12,7 +12,7 @@ struct OperationsRouteTests {
             #expect(try await client.send(.get, "/healthz").isOK)
             #expect(try await client.send(.get, "/readyz").isOK)
             #expect(try await client.send(.head, "/readyz").status == .ok)
-            await harness.store.close()
+            harness.store.close()
             // A probe's verdict answers every asker for a second.
             try await Task.sleep(for: .seconds(StoreHealth.reuseInterval + 0.1))
             let unready = try await client.send(.get, "/readyz")

@@ -34,7 +34,7 @@ struct SQLiteStoreTests {
         do {
             let store = try SQLiteStore(path: path)
             try await store.registerNew(alice, with: credential, session: Fixtures.session(1, of: alice))
-            await store.close()
+            store.close()
         }
         let reopened = try SQLiteStore(path: path)
         #expect(try await reopened.user(named: "alice") == alice)
@@ -118,7 +118,7 @@ struct SQLiteStoreTests {
     @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
         let store = try SQLiteStore(path: path)
         let ceremony = Fixtures.authentication(1)
-        try await store.savePendingCeremony(ceremony)
+        try store.savePendingCeremony(ceremony)
         try SQLiteConnection(path: path).execute("UPDATE pending_ceremonies SET user_verification = 'sometimes'")
         let error = await #expect(throws: StoreError.self) {
             try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
@@ -135,23 +135,23 @@ struct SQLiteStoreTests {
             let user = Fixtures.user("user\(round)", handle: round)
             let credential = Fixtures.credential(round, of: user, signCount: 1)
             try await store.registerNew(user, with: credential, session: Fixtures.session(round, of: user))
-            _ = try await store.user(named: user.username)
-            _ = try await store.user(handle: user.handle)
-            _ = try await store.credentials(ofUser: user.handle)
-            _ = try await store.credential(id: credential.id)
+            _ = try store.user(named: user.username)
+            _ = try store.user(handle: user.handle)
+            _ = try store.credentials(ofUser: user.handle)
+            _ = try store.credential(id: credential.id)
             try await store.recordSignCountRegression(credentialID: credential.id)
             _ = try await store.recordAnswered(Fixtures.signIn(
                 credential, from: 1, to: 2, session: Fixtures.session(round + 100, of: user), ending: [Fixtures.bytes(round)]))
-            try await store.savePendingCeremony(Fixtures.authentication(round))
-            _ = try await store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
-            try await store.savePendingCeremony(Fixtures.authentication(round))
-            _ = try await store.signInLookup(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
-            _ = try await store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
+            try store.savePendingCeremony(Fixtures.authentication(round))
+            _ = try store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
+            try store.savePendingCeremony(Fixtures.authentication(round))
+            _ = try store.signInLookup(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
+            _ = try store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
             try await store.deleteSessions(tokenHashes: [Fixtures.bytes(round + 100)])
             try await store.purgeExpired(now: Fixtures.now)
         }
         try await everyCall(1)
-        let prepared = await store.preparedStatementCount
+        let prepared = store.preparedStatementCount
         try await everyCall(2)
         try await everyCall(3)
         #expect(await store.preparedStatementCount == prepared)
@@ -160,8 +160,8 @@ struct SQLiteStoreTests {
 
     @Test func closingIsExplicitFinalAndIdempotent() async throws {
         let store = try SQLiteStore(path: path)
-        await store.close()
-        await store.close()
+        store.close()
+        store.close()
         let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
         #expect(error?.code == .unavailable)
         #expect(error?.message == "the store is closed")
@@ -171,7 +171,7 @@ struct SQLiteStoreTests {
     @Test func cancellingRunClosesTheStore() async throws {
         let store = try SQLiteStore(path: path)
         let running = Task { try await store.run() }
-        _ = try await store.user(named: "alice")
+        _ = try store.user(named: "alice")
         running.cancel()
         try await running.value
         await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
@@ -212,7 +212,7 @@ struct SQLiteStoreTests {
         var answer = Fixtures.signIn(credential, from: 0, to: 0, session: Fixtures.session(1, of: alice))
         let ceremony = Fixtures.authentication(answer.challengeHash)
         answer.challengeHash = ceremony.challengeHash
-        try await first.savePendingCeremony(ceremony)
+        try first.savePendingCeremony(ceremony)
         async let a = first.takePendingCeremony(challengeHash: ceremony.challengeHash)
         async let b = second.recordSignIn(answer)
         let (taken, recorded) = try await (a, b)
