@@ -592,6 +592,11 @@
         return dashed('Warning: a sign-in counter went backwards; this passkey may have been copied');
       case 'device_key.enrolled':
         return detail === 'app attested' ? 'Device key added (app attested)' : 'Device key added';
+      case 'device_key.renamed': {
+        const renamed = /^renamed to (".*")$/s.exec(detail);
+        if (renamed) return `Device key renamed to “${unquoteSwift(renamed[1])}”`;
+        return detail === 'name removed' ? 'Device key name removed' : 'Device key renamed';
+      }
       case 'device_key.removed':
         return 'Device key removed';
       case 'sign_in.succeeded':
@@ -611,6 +616,11 @@
         return detail ? `Enrollment link issued (${detail})` : 'Enrollment link issued';
       case 'enrollment_ticket.used':
         return 'Enrollment link used';
+      case 'enrollment_ticket.revoked': {
+        const revoked = /^(\d+) tickets? revoked$/.exec(detail);
+        if (!revoked) return 'Enrollment links revoked';
+        return revoked[1] === '1' ? 'Enrollment link revoked' : `${revoked[1]} enrollment links revoked`;
+      }
       default:
         return detail ? `${event.type}: ${detail}` : String(event.type);
     }

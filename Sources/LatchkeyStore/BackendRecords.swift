@@ -153,7 +153,8 @@ public protocol DeviceKeyStore: Sendable {
     /// A user's device keys, oldest first.
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord]
     /// Renames a key of `owner` (nil: no name); nil when no such key is theirs.
-    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord?
+    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
+        -> DeviceKeyRecord?
     /// Removes a key of `owner`; false when no such key is theirs.
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool
     /// Records a sign-in with a key and starts its session, in one transaction; false (writing
@@ -189,8 +190,12 @@ public protocol BackendStore: Sendable {
     func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) async throws
     /// The ticket with this hash, in whatever state, if it is still kept.
     func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord?
-    /// Revokes every ticket of a user that is neither spent, revoked nor expired at `now`; returns how many.
-    func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int
+    /// Revokes every ticket of a user that is neither spent, revoked nor expired at `now`; returns how
+    /// many. When it revokes any, it writes the events `events` makes of that number in the same
+    /// transaction.
+    func revokeEnrollmentTickets(
+        ofUser handle: [UInt8], now: Date, recording events: @escaping @Sendable (_ revoked: Int) -> [SecurityEvent]
+    ) async throws -> Int
 
     /// Every signing key, oldest generation first.
     func signingKeys() async throws -> [SigningKeyRecord]

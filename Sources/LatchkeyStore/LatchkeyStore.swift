@@ -130,6 +130,9 @@ extension BackendStore {
     public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord) async throws {
         try await saveEnrollmentTicket(ticket, recording: [])
     }
+    public func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int {
+        try await revokeEnrollmentTickets(ofUser: handle, now: now) { _ in [] }
+    }
     public func addSigningKey(_ key: SigningKeyRecord) async throws -> Bool { try await addSigningKey(key, recording: []) }
 }
 
@@ -137,6 +140,9 @@ extension BackendStore {
 extension DeviceKeyStore {
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?) async throws {
         try await saveDeviceKey(key, spendingTicket: spendingTicket, recording: [])
+    }
+    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord? {
+        try await renameDeviceKey(id: id, ownedBy: owner, name: name, recording: [])
     }
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
         try await deleteDeviceKey(id: id, ownedBy: owner, recording: [])

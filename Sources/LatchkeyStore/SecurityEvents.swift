@@ -9,6 +9,7 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     /// A sign-in whose counter went backwards: a possible cloned authenticator.
     case passkeyCounterRegressed = "passkey.counter_regressed"
     case deviceKeyEnrolled = "device_key.enrolled"
+    case deviceKeyRenamed = "device_key.renamed"
     case deviceKeyRemoved = "device_key.removed"
     case signInSucceeded = "sign_in.succeeded"
     /// A sign-in of a known user that a check refused; the event's reason names the check.
@@ -20,6 +21,8 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     case adminKeyRevoked = "admin_key.revoked"
     case enrollmentTicketIssued = "enrollment_ticket.issued"
     case enrollmentTicketUsed = "enrollment_ticket.used"
+    /// A user's unspent tickets revoked by the admin API; the event's detail says how many.
+    case enrollmentTicketRevoked = "enrollment_ticket.revoked"
     case signingKeyRotated = "signing_key.rotated"
 }
 

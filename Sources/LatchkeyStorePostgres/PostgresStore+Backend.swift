@@ -83,11 +83,13 @@ extension PostgresStore {
         }
     }
 
-    public func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int {
+    public func revokeEnrollmentTickets(
+        ofUser handle: [UInt8], now: Date, recording events: @escaping @Sendable (_ revoked: Int) -> [SecurityEvent]
+    ) async throws -> Int {
         try await count("""
             UPDATE enrollment_tickets SET revoked_at = \(now)
             WHERE user_handle = \(handle.bytea) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(now) RETURNING 1
-            """)
+            """, recording: events)
     }
 
     // MARK: Signing keys

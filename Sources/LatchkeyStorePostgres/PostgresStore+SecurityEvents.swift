@@ -67,10 +67,15 @@ extension PostgresStore {
     /// many rows it returned (`RETURNING 1`: how many it changed).
     func count(_ query: PostgresQuery, recording events: [SecurityEvent] = []) async throws -> Int {
         guard !events.isEmpty else { return try await rows(query) { _ in true }.count }
+        return try await count(query, recording: { _ in events })
+    }
+
+    /// ``count(_:recording:)`` with the events made of how many rows `query` returned.
+    func count(_ query: PostgresQuery, recording events: @escaping @Sendable (_ changed: Int) -> [SecurityEvent]) async throws -> Int {
         let outbox = webhooks
         return try await transaction { connection in
             let changed = try await Self.rows(query, on: connection) { _ in true }.count
-            if changed > 0 { try await Self.insert(events, outbox: outbox, on: connection) }
+            if changed > 0 { try await Self.insert(events(changed), outbox: outbox, on: connection) }
             return changed
         }
     }

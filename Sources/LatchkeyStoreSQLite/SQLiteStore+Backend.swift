@@ -113,8 +113,10 @@ extension SQLiteStore {
         }
     }
 
-    public func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) throws -> Int {
-        try changing(Self.revokeTickets) { try $0.bind(now, handle) }
+    public func revokeEnrollmentTickets(
+        ofUser handle: [UInt8], now: Date, recording events: @escaping @Sendable (_ revoked: Int) -> [SecurityEvent]
+    ) throws -> Int {
+        try changing(Self.revokeTickets, recording: events) { try $0.bind(now, handle) }
     }
 
     // MARK: Signing keys
@@ -144,13 +146,20 @@ extension SQLiteStore {
     private func changing(_ sql: String, recording events: [SecurityEvent] = [], bind: (SQLiteStatement) throws -> Void) throws
         -> Int
     {
+        try changing(sql, recording: { _ in events }, bind: bind)
+    }
+
+    /// ``changing(_:recording:bind:)`` with the events made of how many rows the statement changed.
+    private func changing(
+        _ sql: String, recording events: (_ changed: Int) -> [SecurityEvent], bind: (SQLiteStatement) throws -> Void
+    ) throws -> Int {
         try withTransaction { database in
             let changed = try database.withStatement(sql) { statement in
                 try bind(statement)
                 try statement.step()
                 return database.changes
             }
-            if changed > 0 { try insert(events, into: database) }
+            if changed > 0 { try insert(events(changed), into: database) }
             return changed
         }
     }

@@ -48,13 +48,19 @@ extension SQLiteStore {
         }
     }
 
-    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) throws -> DeviceKeyRecord? {
-        try withStatement(Self.rename) { row in
-            try row.bind(name, id, owner)
-            guard try row.step() else { return nil }
-            let key = Self.deviceKey(row)
-            try row.finish()
-            return key
+    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
+        -> DeviceKeyRecord?
+    {
+        try withTransaction { database in
+            let renamed = try database.withStatement(Self.rename) { row in
+                try row.bind(name, id, owner)
+                guard try row.step() else { return nil as DeviceKeyRecord? }
+                let key = Self.deviceKey(row)
+                try row.finish()
+                return key
+            }
+            if renamed != nil { try insert(events, into: database) }
+            return renamed
         }
     }
 

@@ -172,6 +172,29 @@ struct AdminRouteTests {
         }
     }
 
+    @Test func aRevocationThatRevokesTicketsIsASecurityEventOfTheAdminKey() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: Self.admin(key))
+            let none = try await client.send(.delete, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key))
+            #expect(none.json["revoked"] as? Int == 0, "\(none.text)")
+            #expect(try await client.adminEvents("enrollment_ticket.revoked", key: key).isEmpty, "nothing revoked, nothing recorded")
+
+            for _ in 0..<2 {
+                #expect(try await client.send(.post, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key)).status == .created)
+            }
+            let revocation = try await client.send(.delete, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key))
+            #expect(revocation.json["revoked"] as? Int == 2, "\(revocation.text)")
+            let events = try await client.adminEvents("enrollment_ticket.revoked", key: key)
+            #expect(events.count == 1)
+            let event = try #require(events.first)
+            #expect(event["detail"] as? String == "2 tickets revoked")
+            #expect((event["user"] as? [String: Any])?["username"] as? String == "alice")
+            let actor = try #require(event["actor"] as? [String: Any])
+            #expect(actor["type"] as? String == "admin" && actor["name"] as? String == "tests", "\(actor)")
+        }
+    }
+
     @Test func theBackendManagesPasskeysAndSessions() async throws {
         let (harness, key) = try await Self.harness()
         try await harness.run { client in

@@ -60,6 +60,34 @@ struct AppRouteTests {
         }
     }
 
+    @Test func aDeviceKeyRenameIsASecurityEventWithTheNewName() async throws {
+        let folder = try Self.folder()
+        let harness = try RouteHarness()
+        let key = try await AdminKeys.create(named: "tests", in: harness.store)
+        try await harness.run { client in
+            let registered = try await client.register("grace", with: TestAuthenticator())
+            let bearer = try #require(registered.json["sessionToken"] as? String)
+            let phone = DeviceKeyAuthenticator(keyPath: folder + "/phone.pem")
+            let options = try await client.post("/device-keys/options", [:], bearer: bearer)
+            let enrolled = try await client.post("/device-keys", try Self.json(try phone.enrol(options: try Self.data(options))), bearer: bearer)
+            let keyID = try #require(enrolled.json["keyId"] as? String)
+            func rename(_ id: String, to name: String) async throws -> RouteReply {
+                try await client.send(.patch, "/device-keys/\(id)", json: ["name": name], headers: [.authorization: "Bearer \(bearer)"])
+            }
+
+            #expect(try await rename("AAAA", to: "Nobody's").status == .notFound)
+            #expect(try await client.adminEvents("device_key.renamed", key: key).isEmpty, "nothing renamed, nothing recorded")
+            let renamed = try await rename(keyID, to: "Grace \"phone\"")
+            #expect(renamed.status == .ok, "\(renamed.text)")
+            #expect(try await rename(keyID, to: "").status == .ok)
+
+            let events = try await client.adminEvents("device_key.renamed", key: key)
+            #expect(events.map { $0["detail"] as? String } == ["name removed", #"renamed to "Grace \"phone\"""#])
+            #expect(events.allSatisfy { $0["credentialId"] as? String == keyID && ($0["actor"] as? [String: Any])?["type"] as? String == "user" })
+            #expect((events.first?["user"] as? [String: Any])?["username"] as? String == "grace")
+        }
+    }
+
     @Test func appAttestRequiredRefusesAnUnattestedRegistrationAndAdmitsAnAttestedOne() async throws {
         let folder = try Self.folder()
         let stand = AppAttestAuthenticator(keyPath: folder + "/app.json", caFolder: folder + "/ca")

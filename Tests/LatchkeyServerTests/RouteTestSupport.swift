@@ -8,6 +8,7 @@ import LatchkeyStore
 import LatchkeyStoreSQLite
 import Logging
 import Prometheus
+import Testing
 import WebAuthn
 
 /// The Latchkey router over a real SQLite store in a temporary folder, driven in process through
@@ -121,6 +122,13 @@ struct RouteClient: Sendable {
         let options = try await post("/attestation/options", ["username": username, "displayName": username.capitalized], bearer: bearer)
         guard options.isOK else { return options }
         return try await post("/attestation/result", try authenticator.register(options.json, flags: flags, aaguid: aaguid))
+    }
+
+    /// The events of `types` (comma-separated) in `GET /admin/v1/events`, newest first, read with admin key `key`.
+    func adminEvents(_ types: String, key: String) async throws -> [[String: Any]] {
+        let reply = try await send(.get, "/admin/v1/events?type=\(types)", headers: [.authorization: "Bearer \(key)"])
+        #expect(reply.isOK, "\(reply.text)")
+        return reply.json["events"] as? [[String: Any]] ?? []
     }
 
     /// Signs in with credential `index` of `authenticator`, naming `username` or not.

@@ -52,6 +52,71 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aDeviceKeyRenameIsWrittenWithItsEventAndOnlyWithIt(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(alice)
+        try await store.createUser(bob)
+        let phone = DeviceKeyRecord(
+            id: Fixtures.bytes(1), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(7, count: 64), name: "iPhone",
+            createdAt: Fixtures.now)
+        try await store.saveDeviceKey(phone, spendingTicket: nil)
+
+        // Another user's key, or none at all: nothing renamed, nothing recorded.
+        let notBobs = Self.event(.deviceKeyRenamed, 1, user: bob)
+        #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: bob.handle, name: "Taken", recording: [notBobs]) == nil)
+        let unknown = Self.event(.deviceKeyRenamed, 2, user: alice)
+        #expect(try await store.renameDeviceKey(id: Fixtures.bytes(99), ownedBy: alice.handle, name: "Gone", recording: [unknown]) == nil)
+        let renamed = Self.event(.deviceKeyRenamed, 3, user: alice)
+        #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: alice.handle, name: "Work phone", recording: [renamed])?.name == "Work phone")
+
+        let events = try await store.securityEvents(SecurityEventQuery(limit: 10))
+        #expect(events.map(\.id) == [renamed.id])
+        #expect(events.first?.type == .deviceKeyRenamed && events.first?.detail == "tag 3")
+        for id in [notBobs.id, unknown.id] {
+            #expect(try await store.securityEvent(id: id) == nil)
+        }
+        #expect(try await store.webhookOutboxStatus().depth == 2, "one delivery per receiver, for the rename only")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func aTicketRevocationIsWrittenWithItsEventOnlyWhenItRevokesAny(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        let bob = Fixtures.user("bob", handle: 2)
+        try await store.createUser(alice)
+        try await store.createUser(bob)
+        /// The events of a revocation of alice's tickets, tagged, with how many it revoked as their detail.
+        func revocation(_ tag: Int) -> @Sendable (Int) -> [SecurityEvent] {
+            { revoked in
+                var event = Self.event(.enrollmentTicketRevoked, tag, user: alice)
+                event.actor = .admin("backend")
+                event.detail = "\(revoked) revoked"
+                return [event]
+            }
+        }
+
+        // Nothing to revoke: nothing recorded.
+        #expect(try await store.revokeEnrollmentTickets(ofUser: alice.handle, now: Fixtures.now, recording: revocation(1)) == 0)
+        for (tag, owner, lifetime) in [(1, alice, 600.0), (2, alice, 600), (3, alice, 10), (4, bob, 600)] as [(UInt8, UserRecord, TimeInterval)] {
+            try await store.saveEnrollmentTicket(EnrollmentTicketRecord(
+                hash: Fixtures.bytes(tag), userHandle: owner.handle, createdAt: Fixtures.now,
+                expiresAt: Fixtures.now.addingTimeInterval(lifetime)))
+        }
+        let later = Fixtures.now.addingTimeInterval(60)
+        #expect(try await store.revokeEnrollmentTickets(ofUser: alice.handle, now: later, recording: revocation(2)) == 2, "not the expired one")
+        #expect(try await store.revokeEnrollmentTickets(ofUser: alice.handle, now: later, recording: revocation(3)) == 0, "revoked once")
+
+        let events = try await store.securityEvents(SecurityEventQuery(limit: 10))
+        #expect(events.map(\.id) == ["evt_enrollment_ticket.revoked_2"])
+        let stored = try #require(events.first)
+        #expect(stored.detail == "2 revoked" && stored.actor == .admin("backend") && stored.userHandle == alice.handle)
+        #expect(try await store.webhookOutboxStatus().depth == 2, "one delivery per receiver, for the revocation that revoked")
+        #expect(try await store.enrollmentTicket(hash: Fixtures.bytes(4))?.revokedAt == nil, "bob's ticket is his")
+    }
+
+    @Test(arguments: StoreBackend.all)
     func aSignInAndItsEventAreWrittenTogether(backend: StoreBackend) async throws {
         let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
         let alice = Fixtures.user("alice", handle: 1)

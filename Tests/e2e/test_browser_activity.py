@@ -22,6 +22,7 @@ from conftest import served  # noqa: E402
 from test_browser import (  # noqa: E402,F401  (driver and page_scripts are fixtures used here)
     STEP_TIMEOUT, Page, browser_server, driver, fresh_authenticator, page_scripts, signs_in_with,
     virtual_credentials)
+from test_device_keys import DeviceKey, enrol  # noqa: E402
 from webhook_receiver import running_receiver, webhook_env  # noqa: E402
 
 # A name with characters the server's `renamed to "..."` detail escapes, and one it does not.
@@ -199,3 +200,48 @@ def test_show_more_pages_through_older_activity(driver, browser_server):
     assert len(shown) == 20 and shown[0]["text"] == "Passkey renamed to “Final name”", shown[0]
     assert page.el("activity-more").is_displayed()
     page.sign_out()
+
+
+def test_device_key_renames_and_revoked_links_read_as_sentences(driver, browser_server):
+    """Changes made elsewhere (the app renaming its device key, the backend revoking a link) read
+    as sentences too, with the admin key named."""
+    srv = browser_server
+    page = Page(driver, srv).open()
+    fresh_authenticator(driver)
+    username = "renames-" + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.click_ok("register")
+    page.assert_signed_in(username)
+
+    app = srv.client()
+    app.http.cookies.set("latchkey_session", page.cookies()["latchkey_session"])
+    key = DeviceKey()
+    enrol(app, {}, key)
+    for name in (NEW_NAME, ""):
+        assert app.patch(f"/device-keys/{key.key_id}", {"name": name}).status_code == 200
+    key_name = "links-" + uuid.uuid4().hex[:6]
+    admin = {"Authorization": f"Bearer {create_admin_key(srv, key_name)}"}
+    tickets = srv.url + f"/admin/v1/users/{username}/enrollment-tickets"
+    for _ in range(2):
+        assert requests.post(tickets, headers=admin, timeout=10).status_code == 201
+    assert requests.delete(tickets, headers=admin, timeout=10).json()["revoked"] == 2
+    assert requests.post(tickets, headers=admin, timeout=10).status_code == 201
+    assert requests.delete(tickets, headers=admin, timeout=10).json()["revoked"] == 1
+    assert requests.delete(tickets, headers=admin, timeout=10).json()["revoked"] == 0
+
+    page.reload()
+    page.assert_signed_in(username)
+    shown = activity(page)
+    assert [(a["type"], a["text"]) for a in shown[:8]] == [
+        ("enrollment_ticket.revoked", "Enrollment link revoked"),
+        ("enrollment_ticket.issued", "Enrollment link issued (valid for 600 seconds)"),
+        ("enrollment_ticket.revoked", "2 enrollment links revoked"),
+        ("enrollment_ticket.issued", "Enrollment link issued (valid for 600 seconds)"),
+        ("enrollment_ticket.issued", "Enrollment link issued (valid for 600 seconds)"),
+        ("device_key.renamed", "Device key name removed"),
+        ("device_key.renamed", f"Device key renamed to “{NEW_NAME}”"),
+        ("device_key.enrolled", "Device key added"),
+    ], shown
+    assert all(f"by admin key “{key_name}”" in a["meta"] for a in shown[:5]), shown[:5]
+    page.sign_out()
+

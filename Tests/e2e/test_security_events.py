@@ -16,6 +16,7 @@ import requests
 from backend import Backend, create_admin_key
 from conftest import LatchkeyServer, served
 from softauthn import SoftAuthenticator, b64url, b64url_decode
+from test_device_keys import DeviceKey, enrol
 from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
 from webhook_receiver import Receiver, new_secret, running_receiver, webhook_env
@@ -92,6 +93,27 @@ def test_a_persons_changes_are_events_in_the_store_and_at_the_receiver(hooked, r
     assert receiver.refused == []
 
 
+def test_renaming_a_device_key_is_an_event_with_the_new_name(hooked, receiver):
+    username = new_username()
+    client, _, _, _ = register(hooked, hooked.authenticator(), username)
+    key = DeviceKey()
+    enrol(client, {}, key)
+    assert client.patch(f"/device-keys/{b64url(os.urandom(32))}", {"name": "Not mine"}).status_code == 404
+    assert_ok(client.patch(f"/device-keys/{key.key_id}", {"name": "Work iPhone"}))
+    assert_ok(client.patch(f"/device-keys/{key.key_id}", {"name": ""}))
+
+    mine = assert_ok(client.get("/account/events"))["events"]
+    # Only the renames that renamed: the unknown key's wrote nothing.
+    assert [e["type"] for e in mine] == ["device_key.renamed", "device_key.renamed", "device_key.enrolled", "passkey.registered",
+                                         "user.created"], mine
+    assert [e["detail"] for e in mine[:2]] == ["name removed", 'renamed to "Work iPhone"']
+    assert all(e["credentialId"] == key.key_id and e["actor"] == {"type": "user"} for e in mine[:2])
+    listed = admin_for(hooked).admin("GET", f"/events?user={urllib.parse.quote(username)}&type=device_key.renamed").json()["events"]
+    assert [e["id"] for e in listed] == [e["id"] for e in mine[:2]]
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 5, 30, "the user's events")
+    assert [p["data"]["id"] for p in events_of(receiver, username)] == [e["id"] for e in reversed(mine)]
+
+
 def test_events_never_hold_secrets(hooked, receiver):
     auth = hooked.authenticator()
     username = new_username()
@@ -142,13 +164,21 @@ def test_backend_changes_name_the_admin_key(hooked, receiver):
     username = new_username()
     backend.create_user(username)
     backend.ticket(username)
+    revoked = backend.admin("DELETE", f"/users/{username}/enrollment-tickets")
+    assert revoked.status_code == 200 and revoked.json()["revoked"] == 1, revoked.text
+    assert backend.admin("DELETE", f"/users/{username}/enrollment-tickets").json()["revoked"] == 0
     assert backend.admin("DELETE", f"/users/{username}/sessions").status_code == 200
     assert backend.admin("DELETE", f"/users/{username}").status_code == 200
-    events = backend.admin("GET", "/events?type=user.created,enrollment_ticket.issued,session.ended,account.deleted&limit=20").json()["events"]
+    types = "user.created,enrollment_ticket.issued,enrollment_ticket.revoked,session.ended,account.deleted"
+    events = backend.admin("GET", f"/events?type={types}&limit=20").json()["events"]
     mine = [e for e in events if e.get("user", {}).get("username") == username]
-    # The user had no session to end: no change, so no session.ended.
-    assert [e["type"] for e in mine] == ["account.deleted", "enrollment_ticket.issued", "user.created"]
+    # The user had no session to end, and no ticket left to revoke the second time: no change, so no event.
+    assert [e["type"] for e in mine] == ["account.deleted", "enrollment_ticket.revoked", "enrollment_ticket.issued", "user.created"]
     assert all(e["actor"]["type"] == "admin" and e["actor"]["name"].startswith("crm-") for e in mine)
+    assert mine[1]["detail"] == "1 ticket revoked"
+    # The revocation reaches the receiver too, in its place among the user's events.
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 4, 30, "the user's events")
+    assert [p["type"] for p in events_of(receiver, username)] == [e["type"] for e in reversed(mine)]
     # The deleted user's history stays readable by handle.
     handle = mine[0]["user"]["handle"]
     by_handle = backend.admin("GET", f"/events?userHandle={handle}").json()["events"]

@@ -133,7 +133,13 @@ struct AdminController: Sendable {
 
     @Sendable func revokeTickets(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
-        let revoked = try await services.store.revokeEnrollmentTickets(ofUser: user.handle, now: Date())
+        let now = Date()
+        let event = try services.events.event(.enrollmentTicketRevoked, context.eventOrigin(request), user: user, at: now)
+        let revoked = try await services.store.revokeEnrollmentTickets(ofUser: user.handle, now: now) { count in
+            var revoking = event
+            revoking.detail = count == 1 ? "1 ticket revoked" : "\(count) tickets revoked"
+            return [revoking]
+        }
         context.logger.notice("enrollment tickets revoked", metadata: [
             "user": "\(user.username.debugDescription)", "tickets": "\(revoked)",
         ])

@@ -107,9 +107,15 @@ struct DeviceKeysController: Sendable {
         let user = try context.requireIdentity().user
         let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
         let name = try body.name.isEmpty ? nil : UserNames.displayName(body.name, member: "name")
-        guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty,
-              let renamed = try await services.store.renameDeviceKey(id: id, ownedBy: user.handle, name: name)
-        else { throw APIError(.notFound, "no device key with this id") }
+        guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty else {
+            throw APIError(.notFound, "no device key with this id")
+        }
+        let event = try services.events.event(
+            .deviceKeyRenamed, context.eventOrigin(request), user: user, credentialID: id,
+            detail: name.map { "renamed to \($0.debugDescription)" } ?? "name removed")
+        guard let renamed = try await services.store.renameDeviceKey(id: id, ownedBy: user.handle, name: name, recording: [event]) else {
+            throw APIError(.notFound, "no device key with this id")
+        }
         context.logger.info("device key renamed", metadata: [
             "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
         ])

@@ -110,8 +110,12 @@ struct InstrumentedStore: LatchkeyStore {
     func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
         try await measured("enrollmentTicket") { try await base.enrollmentTicket(hash: hash) }
     }
-    func revokeEnrollmentTickets(ofUser handle: [UInt8], now: Date) async throws -> Int {
-        try await measured("revokeEnrollmentTickets") { try await base.revokeEnrollmentTickets(ofUser: handle, now: now) }
+    func revokeEnrollmentTickets(
+        ofUser handle: [UInt8], now: Date, recording events: @escaping @Sendable (_ revoked: Int) -> [SecurityEvent]
+    ) async throws -> Int {
+        try await measured("revokeEnrollmentTickets") {
+            try await base.revokeEnrollmentTickets(ofUser: handle, now: now, recording: events)
+        }
     }
     func signingKeys() async throws -> [SigningKeyRecord] {
         try await measured("signingKeys") { try await base.signingKeys() }
@@ -131,8 +135,10 @@ struct InstrumentedStore: LatchkeyStore {
     func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord] {
         try await measured("deviceKeys") { try await base.deviceKeys(ofUser: handle) }
     }
-    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?) async throws -> DeviceKeyRecord? {
-        try await measured("renameDeviceKey") { try await base.renameDeviceKey(id: id, ownedBy: owner, name: name) }
+    func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
+        -> DeviceKeyRecord?
+    {
+        try await measured("renameDeviceKey") { try await base.renameDeviceKey(id: id, ownedBy: owner, name: name, recording: events) }
     }
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
         try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner, recording: events) }
