@@ -348,12 +348,7 @@ def test_deliveries_for_a_receiver_no_longer_configured_are_dead_not_sent(tmp_pa
             # The operator replaces the receiver: what was written for the old one is not sent to it.
             srv.env.update(webhook_env(kept, second_secret))
             srv.start()
-            # Due once its backoff (or a lease the stopped server left, 30 s) has run out.
-            wait = Receiver(second_secret)  # only for its polling helper
-            wait.wait_for(lambda _: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 90,
-                          "no pending deliveries")
-            dead = backend.admin("GET", "/webhook-deliveries?state=dead").json()["deliveries"]
-            assert dead and all(d["receiver"] == removed.url and "no longer configured" in d["lastError"] for d in dead), dead
+            assert_only_dead_deliveries_to(removed, backend)
             later = new_username()
             register(srv, srv.authenticator(), later)
             kept.wait_for(lambda r: len(events_of(r, later)) >= 2, 30, "the new receiver's events")
@@ -373,9 +368,15 @@ def test_with_no_receivers_left_what_was_pending_is_dead_not_kept(tmp_path):
         for name in webhook_env(removed, secret):
             srv.env.pop(name, None)
         srv.start()
-        wait = Receiver(secret)  # only for its polling helper
-        wait.wait_for(lambda _: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 90,
-                      "no pending deliveries")
-        dead = backend.admin("GET", "/webhook-deliveries?state=dead").json()["deliveries"]
-        assert dead and all(d["receiver"] == removed.url and "no longer configured" in d["lastError"] for d in dead), dead
+        assert_only_dead_deliveries_to(removed, backend)
         assert removed.requests_seen == 0
+
+
+def assert_only_dead_deliveries_to(removed: Receiver, backend: Backend):
+    """Waits until nothing is pending, then checks every dead delivery was for the removed receiver. A delivery is
+    due once its backoff (or a lease the stopped server left, 30 s) has run out."""
+    wait = Receiver(new_secret())  # only for its polling helper
+    wait.wait_for(lambda _: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 90,
+                  "no pending deliveries")
+    dead = backend.admin("GET", "/webhook-deliveries?state=dead").json()["deliveries"]
+    assert dead and all(d["receiver"] == removed.url and "no longer configured" in d["lastError"] for d in dead), dead
