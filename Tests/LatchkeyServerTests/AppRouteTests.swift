@@ -26,17 +26,24 @@ struct AppRouteTests {
         try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
+    /// Registers grace with a passkey and enrols a device key for her: her session's bearer token, the key's ID, the key.
+    static func enrolDeviceKey(_ client: RouteClient, folder: String) async throws
+        -> (bearer: String, keyID: String, key: DeviceKeyAuthenticator)
+    {
+        let registered = try await client.register("grace", with: TestAuthenticator())
+        let bearer = try #require(registered.json["sessionToken"] as? String)
+        let phone = DeviceKeyAuthenticator(keyPath: folder + "/phone.pem")
+        let options = try await client.post("/device-keys/options", [:], bearer: bearer)
+        let enrolled = try await client.post("/device-keys", try json(try phone.enrol(options: try data(options))), bearer: bearer)
+        #expect(enrolled.status == .created, "\(enrolled.text)")
+        return (bearer, try #require(enrolled.json["keyId"] as? String), phone)
+    }
+
     @Test func aDeviceKeySignsInOncePerChallengeWithItsOwnSignatureWhileEnrolled() async throws {
         let folder = try Self.folder()
         let harness = try RouteHarness()
         try await harness.run { client in
-            let registered = try await client.register("grace", with: TestAuthenticator())
-            let bearer = try #require(registered.json["sessionToken"] as? String)
-            let phone = DeviceKeyAuthenticator(keyPath: folder + "/phone.pem")
-            let options = try await client.post("/device-keys/options", [:], bearer: bearer)
-            let enrolled = try await client.post("/device-keys", try Self.json(try phone.enrol(options: try Self.data(options))), bearer: bearer)
-            #expect(enrolled.status == .created, "\(enrolled.text)")
-            let keyID = try #require(enrolled.json["keyId"] as? String)
+            let (bearer, keyID, phone) = try await Self.enrolDeviceKey(client, folder: folder)
 
             func signInAttempt(_ key: DeviceKeyAuthenticator) async throws -> [String: Any] {
                 let options = try await client.post("/device-keys/sign-in/options", ["keyId": keyID])
@@ -65,12 +72,7 @@ struct AppRouteTests {
         let harness = try RouteHarness()
         let key = try await AdminKeys.create(named: "tests", in: harness.store)
         try await harness.run { client in
-            let registered = try await client.register("grace", with: TestAuthenticator())
-            let bearer = try #require(registered.json["sessionToken"] as? String)
-            let phone = DeviceKeyAuthenticator(keyPath: folder + "/phone.pem")
-            let options = try await client.post("/device-keys/options", [:], bearer: bearer)
-            let enrolled = try await client.post("/device-keys", try Self.json(try phone.enrol(options: try Self.data(options))), bearer: bearer)
-            let keyID = try #require(enrolled.json["keyId"] as? String)
+            let (bearer, keyID, _) = try await Self.enrolDeviceKey(client, folder: folder)
             func rename(_ id: String, to name: String) async throws -> RouteReply {
                 try await client.send(.patch, "/device-keys/\(id)", json: ["name": name], headers: [.authorization: "Bearer \(bearer)"])
             }
