@@ -123,15 +123,28 @@ struct PostgresStoreTests {
         }
     }
 
+    /// How the later of two changes for one user writes its event: with a statement of its own, or inside the one
+    /// statement that records a sign-in.
+    enum LaterChange: CaseIterable { case event, signIn }
+
     /// Two changes for one user on two instances, the first still uncommitted when the second is made: a claim must
-    /// not send the second user's later event before the earlier one exists (identity values are drawn in one
-    /// order and may commit in the other).
-    @Test func oneUsersDeliveriesAreClaimedInOrderWhateverOrderTheirTransactionsCommitIn() async throws {
+    /// not send the later event before the earlier one exists (identity values are drawn in one order and may commit
+    /// in the other).
+    @Test(arguments: LaterChange.allCases)
+    func oneUsersDeliveriesAreClaimedInOrderWhateverOrderTheirTransactionsCommitIn(later kind: LaterChange) async throws {
         let database = try await TestPostgres.makeDatabase()
         let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
         let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
         let alice = Fixtures.user("alice", handle: 1)
-        let (earlier, later) = (StoreContractTests.event(.passkeyRenamed, 1, user: alice), StoreContractTests.event(.passkeyRenamed, 2, user: alice))
+        let passkey = Fixtures.credential(1, of: alice, signCount: 3)
+        try await first.registerNew(alice, with: passkey)
+        let earlier = StoreContractTests.event(.passkeyRenamed, 1, user: alice)
+        let later = StoreContractTests.event(.signInSucceeded, 2, user: alice)
+        var answered = Fixtures.signIn(passkey, from: 3, to: 4, session: Fixtures.session(1, of: alice))
+        answered.events = [later]
+        let signIn = answered
+        try await second.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+
         let (written, writtenSignal) = AsyncStream.makeStream(of: Void.self)
         let (commit, commitSignal) = AsyncStream.makeStream(of: Void.self)
         // The earlier change writes its event and delivery, then waits, its transaction open.
@@ -141,20 +154,26 @@ struct PostgresStoreTests {
             for await _ in commit { break }
         }
         for await _ in written { break }
-        async let laterChange: Void = second.recordEvent(later)
+        @Sendable func makeLaterChange() async throws {
+            switch kind {
+            case .event: try await second.recordEvent(later)
+            case .signIn: #expect(try await second.recordSignIn(signIn) == .recorded)
+            }
+        }
+        async let laterChange: Void = makeLaterChange()
         try await Task.sleep(for: .milliseconds(500))
         let now = Fixtures.now.addingTimeInterval(10)
-        func claim() async throws -> [String] {
-            try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10).map(\.event.id)
+        func claim() async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)] {
+            try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10)
         }
-        #expect(try await claim() == [], "the later event is not sent while the earlier one is uncommitted")
+        #expect(try await claim().isEmpty, "the later event is not sent while the earlier one is uncommitted")
         commitSignal.yield()
         try await earlierChange
         try await laterChange
-        let head = try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10)
+        let head = try await claim()
         #expect(head.map(\.event.id) == [earlier.id])
         for (delivery, _) in head { #expect(try await second.finishWebhookDelivery(id: delivery.id, owner: "sender", outcome: .delivered, now: now)) }
-        #expect(try await claim() == [later.id])
+        #expect(try await claim().map(\.event.id) == [later.id])
     }
 
     @Test func instancesShareOneSecret() async throws {
