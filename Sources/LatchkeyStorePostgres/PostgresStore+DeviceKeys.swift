@@ -37,15 +37,10 @@ extension PostgresStore {
     public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> DeviceKeyRecord?
     {
-        let outbox = webhooks
-        return try await transaction { connection in
-            let renamed = try await Self.rows("""
-                UPDATE device_keys SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
-                RETURNING \(unescaped: Self.deviceKeyColumns)
-                """, on: connection) { try Self.deviceKey(&$0) }.first
-            if renamed != nil { try await Self.insert(events, outbox: outbox, on: connection) }
-            return renamed
-        }
+        try await firstRow("""
+            UPDATE device_keys SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
+            RETURNING \(unescaped: Self.deviceKeyColumns)
+            """, recording: events) { try Self.deviceKey(&$0) }
     }
 
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {

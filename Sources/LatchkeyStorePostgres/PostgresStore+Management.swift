@@ -7,15 +7,10 @@ extension PostgresStore {
     public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> CredentialRecord?
     {
-        let outbox = webhooks
-        return try await transaction { connection in
-            let renamed = try await Self.rows("""
-                UPDATE credentials SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
-                RETURNING \(unescaped: PostgresRows.credentialColumns())
-                """, on: connection) { try PostgresRows.credential(&$0) }.first
-            if renamed != nil { try await Self.insert(events, outbox: outbox, on: connection) }
-            return renamed
-        }
+        try await firstRow("""
+            UPDATE credentials SET name = \(name?.utf8Bytea) WHERE id = \(id.bytea) AND user_handle = \(owner.bytea)
+            RETURNING \(unescaped: PostgresRows.credentialColumns())
+            """, recording: events) { try PostgresRows.credential(&$0) }
     }
 
     /// Locks the owner's row first, so two removals of one user's passkeys run one after the other

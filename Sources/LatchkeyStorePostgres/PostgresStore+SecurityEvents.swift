@@ -70,6 +70,18 @@ extension PostgresStore {
         return try await count(query, recording: { _ in events })
     }
 
+    /// Runs `query` and reads its first row, if any, with `read`; when there is one, writes `events` in its transaction.
+    func firstRow<T: Sendable>(
+        _ query: PostgresQuery, recording events: [SecurityEvent], _ read: @escaping @Sendable (inout ColumnReader) throws -> T
+    ) async throws -> T? {
+        let outbox = webhooks
+        return try await transaction { connection in
+            let first = try await Self.rows(query, on: connection, read).first
+            if first != nil { try await Self.insert(events, outbox: outbox, on: connection) }
+            return first
+        }
+    }
+
     /// ``count(_:recording:)`` with the events made of how many rows `query` returned.
     func count(_ query: PostgresQuery, recording events: @escaping @Sendable (_ changed: Int) -> [SecurityEvent]) async throws -> Int {
         let outbox = webhooks

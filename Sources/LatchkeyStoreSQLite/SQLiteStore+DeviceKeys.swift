@@ -51,17 +51,7 @@ extension SQLiteStore {
     public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
         -> DeviceKeyRecord?
     {
-        try withTransaction { database in
-            let renamed = try database.withStatement(Self.rename) { row in
-                try row.bind(name, id, owner)
-                guard try row.step() else { return nil as DeviceKeyRecord? }
-                let key = Self.deviceKey(row)
-                try row.finish()
-                return key
-            }
-            if renamed != nil { try insert(events, into: database) }
-            return renamed
-        }
+        try firstRow(Self.rename, recording: events, bind: { try $0.bind(name, id, owner) }) { Self.deviceKey($0) }
     }
 
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws -> Bool {

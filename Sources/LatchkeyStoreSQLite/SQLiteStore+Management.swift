@@ -21,16 +21,8 @@ extension SQLiteStore {
     public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
         -> CredentialRecord?
     {
-        try withTransaction { database in
-            let renamed = try database.withStatement(Self.renameCredential) { row in
-                try row.bind(name, id, owner)
-                guard try row.step() else { return nil as CredentialRecord? }
-                let credential = try SQLiteRows.credential(row)
-                try row.finish()
-                return credential
-            }
-            if renamed != nil { try insert(events, into: database) }
-            return renamed
+        try firstRow(Self.renameCredential, recording: events, bind: { try $0.bind(name, id, owner) }) {
+            try SQLiteRows.credential($0)
         }
     }
 

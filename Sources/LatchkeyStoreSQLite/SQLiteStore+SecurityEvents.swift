@@ -66,6 +66,24 @@ extension SQLiteStore {
     // MARK: Writing, inside a change's transaction
 
     /// Writes `events` and one pending delivery of each per receiver.
+    /// Runs one statement and reads its first row, if any, with `read`; when there is one, writes `events` in its
+    /// transaction.
+    func firstRow<T>(
+        _ sql: String, recording events: [SecurityEvent], bind: (SQLiteStatement) throws -> Void, read: (SQLiteStatement) throws -> T
+    ) throws -> T? {
+        try withTransaction { database in
+            let first = try database.withStatement(sql) { row -> T? in
+                try bind(row)
+                guard try row.step() else { return nil }
+                let value = try read(row)
+                try row.finish()
+                return value
+            }
+            if first != nil { try insert(events, into: database) }
+            return first
+        }
+    }
+
     func insert(_ events: [SecurityEvent], into database: SQLiteConnection) throws {
         for event in events {
             try database.withStatement(Self.insertEvent) { statement in
