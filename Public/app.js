@@ -572,6 +572,12 @@
     return (event.authenticator && event.authenticator.name) || '';
   }
 
+  /** The new name a rename event's detail (`renamed to "NAME"`) carries, or null. */
+  function newName(detail) {
+    const renamed = /^renamed to (".*")$/s.exec(detail);
+    return renamed ? unquoteSwift(renamed[1]) : null;
+  }
+
   /** One event as a sentence for a person. */
   function activitySentence(event) {
     const detail = typeof event.detail === 'string' ? event.detail : '';
@@ -583,8 +589,8 @@
       case 'passkey.registered':
         return dashed(detail === 'conditional' ? 'Passkey added automatically by your browser' : 'Passkey added');
       case 'passkey.renamed': {
-        const renamed = /^renamed to (".*")$/s.exec(detail);
-        return renamed ? `Passkey renamed to “${unquoteSwift(renamed[1])}”` : dashed('Passkey renamed');
+        const name = newName(detail);
+        return name !== null ? `Passkey renamed to “${name}”` : dashed('Passkey renamed');
       }
       case 'passkey.removed':
         return dashed('Passkey removed');
@@ -593,8 +599,8 @@
       case 'device_key.enrolled':
         return detail === 'app attested' ? 'Device key added (app attested)' : 'Device key added';
       case 'device_key.renamed': {
-        const renamed = /^renamed to (".*")$/s.exec(detail);
-        if (renamed) return `Device key renamed to “${unquoteSwift(renamed[1])}”`;
+        const name = newName(detail);
+        if (name !== null) return `Device key renamed to “${name}”`;
         return detail === 'name removed' ? 'Device key name removed' : 'Device key renamed';
       }
       case 'device_key.removed':

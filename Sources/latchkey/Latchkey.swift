@@ -68,7 +68,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try loadConfiguration().configuration
-        let format: LineLogHandler.Format = settings.logFormat == .json ? .json : .text
+        let format = settings.logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format) }
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))

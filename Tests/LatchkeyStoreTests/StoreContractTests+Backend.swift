@@ -185,12 +185,8 @@ extension StoreContractTests {
         let bob = Fixtures.user("bob", handle: 2)
         try await store.createUser(alice)
         try await store.createUser(bob)
-        let phone = DeviceKeyRecord(
-            id: Fixtures.bytes(1), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(7, count: 64), name: "iPhone 🔑",
-            createdAt: Fixtures.now)
-        let pad = DeviceKeyRecord(
-            id: Fixtures.bytes(2), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(8, count: 64), name: nil,
-            createdAt: Fixtures.now.addingTimeInterval(1), appAttestKeyID: Fixtures.bytes(5))
+        let phone = Fixtures.deviceKey(1, of: alice, name: "iPhone 🔑")
+        let pad = Fixtures.deviceKey(2, of: alice, createdAt: 1, appAttestKeyID: Fixtures.bytes(5))
         try await store.saveDeviceKey(phone, spendingTicket: nil)
         try await store.saveDeviceKey(pad, spendingTicket: nil)
         await #expect { try await store.saveDeviceKey(phone, spendingTicket: nil) } throws: {
@@ -237,18 +233,14 @@ extension StoreContractTests {
         let ticket = EnrollmentTicketRecord(
             hash: Fixtures.bytes(1), userHandle: alice.handle, createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(600))
         try await store.saveEnrollmentTicket(ticket)
-        func key(_ tag: UInt8, of user: UserRecord) -> DeviceKeyRecord {
-            DeviceKeyRecord(
-                id: Fixtures.bytes(tag), userHandle: user.handle, publicKey: [4] + Fixtures.bytes(tag, count: 64), name: nil, createdAt: Fixtures.now)
-        }
         let at = Fixtures.now.addingTimeInterval(10)
-        await #expect { try await store.saveDeviceKey(key(3, of: bob), spendingTicket: (ticket.hash, at)) } throws: {
+        await #expect { try await store.saveDeviceKey(Fixtures.deviceKey(3, of: bob), spendingTicket: (ticket.hash, at)) } throws: {
             ($0 as? StoreError)?.code == .ticketNotUsable
         }
         #expect(try await store.deviceKey(id: Fixtures.bytes(3)) == nil, "another user's ticket writes nothing")
-        try await store.saveDeviceKey(key(4, of: alice), spendingTicket: (ticket.hash, at))
+        try await store.saveDeviceKey(Fixtures.deviceKey(4, of: alice), spendingTicket: (ticket.hash, at))
         #expect(try await store.enrollmentTicket(hash: ticket.hash)?.usedAt == at)
-        await #expect { try await store.saveDeviceKey(key(5, of: alice), spendingTicket: (ticket.hash, at)) } throws: {
+        await #expect { try await store.saveDeviceKey(Fixtures.deviceKey(5, of: alice), spendingTicket: (ticket.hash, at)) } throws: {
             ($0 as? StoreError)?.code == .ticketNotUsable
         }
         #expect(try await store.deviceKeys(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(4)], "a spent ticket enrols no second key")

@@ -58,9 +58,7 @@ extension StoreContractTests {
         let bob = Fixtures.user("bob", handle: 2)
         try await store.createUser(alice)
         try await store.createUser(bob)
-        let phone = DeviceKeyRecord(
-            id: Fixtures.bytes(1), userHandle: alice.handle, publicKey: [4] + Fixtures.bytes(7, count: 64), name: "iPhone",
-            createdAt: Fixtures.now)
+        let phone = Fixtures.deviceKey(1, of: alice, name: "iPhone")
         try await store.saveDeviceKey(phone, spendingTicket: nil)
 
         // Another user's key, or none at all: nothing renamed, nothing recorded.

@@ -19,6 +19,15 @@ enum Fixtures {
         UserRecord(handle: bytes(handle, count: 64), username: name, displayName: name.capitalized, createdAt: now)
     }
 
+    /// A device key of `user`, its ID and public key made of `tag`.
+    static func deviceKey(
+        _ tag: UInt8, of user: UserRecord, name: String? = nil, createdAt offset: TimeInterval = 0, appAttestKeyID: [UInt8]? = nil
+    ) -> DeviceKeyRecord {
+        DeviceKeyRecord(
+            id: bytes(tag), userHandle: user.handle, publicKey: [4] + bytes(tag, count: 64), name: name,
+            createdAt: now.addingTimeInterval(offset), appAttestKeyID: appAttestKeyID)
+    }
+
     /// A plain passkey: the defaults a `none` attestation gives.
     static func credential(_ id: [UInt8], of user: UserRecord, signCount: UInt32 = 0) -> CredentialRecord {
         CredentialRecord(

@@ -9,18 +9,11 @@ import WebAuthn
 public enum AttestationTrustLoader {
     /// Loads everything; a broken anchor file or metadata BLOB stops the server with a message.
     public static func load(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> AttestationTrust {
-        var anchors: TrustAnchors
-        do {
-            anchors = try TrustAnchors.load(directories: [configuration.shippedTrustAnchors, configuration.trustAnchors])
-            // Apple's App Attestation root vouches for App Attest keys, never for passkeys.
-            var byFormat = anchors.certificatesByFormat
-            byFormat[AppAttestAttestationVerifier.format] = nil
-            anchors = TrustAnchors(anchors.certificates, byFormat: byFormat)
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): \(error.message)")
-        } catch {
-            throw ConfigurationError("trustAnchors (LATCHKEY_TRUST_ANCHORS): cannot read the anchor folders: \(error.localizedDescription)")
-        }
+        var anchors = try Self.anchors(in: [configuration.shippedTrustAnchors, configuration.trustAnchors], for: "trustAnchors")
+        // Apple's App Attestation root vouches for App Attest keys, never for passkeys.
+        var byFormat = anchors.certificatesByFormat
+        byFormat[AppAttestAttestationVerifier.format] = nil
+        anchors = TrustAnchors(anchors.certificates, byFormat: byFormat)
         // A subfolder anchors the format it is named after; a misspelt one would anchor nothing.
         let formats = AttestationFormats.all.identifiers
         if let unknown = anchors.certificatesByFormat.keys.sorted().first(where: { !formats.contains($0) }) {
@@ -60,12 +53,7 @@ public enum AttestationTrustLoader {
     /// Verifies a metadata BLOB's text against the configured metadata roots.
     public static func metadata(_ text: String, source path: String, _ configuration: LatchkeyConfiguration) throws -> MetadataService {
         let folder = configuration.metadataRoots
-        let roots: [X509Certificate]
-        do {
-            roots = try TrustAnchors.load(directories: [folder]).certificates
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): \(error.message)")
-        }
+        let roots = try anchors(in: [folder], for: "metadataRoots").certificates
         guard !roots.isEmpty else {
             throw ConfigurationError("metadataRoots (LATCHKEY_METADATA_ROOTS): no PEM root in \(folder) to verify the metadata BLOB with")
         }
@@ -80,26 +68,29 @@ public enum AttestationTrustLoader {
     /// `Config/roots/apple-appattest`, and the test roots of `appAttestTestRoots` when set.
     public static func appAttestRoots(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> [X509Certificate] {
         let shipped = URL(fileURLWithPath: configuration.shippedTrustAnchors).appendingPathComponent(AppAttestAttestationVerifier.format).path
-        var roots: [X509Certificate]
-        do {
-            roots = try TrustAnchors.load(directories: [shipped]).certificates
-        } catch let error as WebAuthnError {
-            throw ConfigurationError("appAttest (LATCHKEY_APP_ATTEST): \(error.message)")
-        }
+        var roots = try anchors(in: [shipped], for: "appAttest").certificates
         guard !roots.isEmpty else {
             throw ConfigurationError("appAttest (LATCHKEY_APP_ATTEST): Apple's App Attestation Root CA is missing from \(shipped)")
         }
         if !configuration.appAttestTestRoots.isEmpty {
-            do {
-                let testRoots = try TrustAnchors.load(directories: [configuration.appAttestTestRoots]).certificates
-                roots += testRoots
-                logger.warning(
-                    "appAttestTestRoots is set: App Attest keys chaining to these test roots are accepted as if Apple had attested them",
-                    metadata: ["roots": "\(testRoots.count)", "folder": "\(configuration.appAttestTestRoots)"])
-            } catch let error as WebAuthnError {
-                throw ConfigurationError("appAttestTestRoots (LATCHKEY_APP_ATTEST_TEST_ROOTS): \(error.message)")
-            }
+            let testRoots = try anchors(in: [configuration.appAttestTestRoots], for: "appAttestTestRoots").certificates
+            roots += testRoots
+            logger.warning(
+                "appAttestTestRoots is set: App Attest keys chaining to these test roots are accepted as if Apple had attested them",
+                metadata: ["roots": "\(testRoots.count)", "folder": "\(configuration.appAttestTestRoots)"])
         }
         return roots
+    }
+
+    /// The certificates in `folders`; a folder or file that cannot be read is a problem of the key `key` names them by.
+    private static func anchors(in folders: [String], for key: String) throws(ConfigurationError) -> TrustAnchors {
+        let named = "\(key) (\(LatchkeyConfiguration.environmentName(of: key)))"
+        do {
+            return try TrustAnchors.load(directories: folders)
+        } catch let error as WebAuthnError {
+            throw ConfigurationError("\(named): \(error.message)")
+        } catch {
+            throw ConfigurationError("\(named): cannot read \(folders.joined(separator: " or ")): \(error.localizedDescription)")
+        }
     }
 }

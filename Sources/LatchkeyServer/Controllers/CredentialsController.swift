@@ -34,7 +34,7 @@ struct CredentialsController: Sendable {
         guard let current = try await services.store.credential(id: id), current.userHandle == user.handle else { throw Self.notFound }
         let event = try services.events.event(
             .passkeyRenamed, context.eventOrigin(request), user: user, credential: current,
-            detail: "renamed to \(name.debugDescription)")
+            detail: SecurityEventRecorder.renameDetail(name))
         guard let renamed = try await services.store.renameCredential(id: id, ownedBy: user.handle, name: name, recording: [event]) else {
             throw Self.notFound
         }

@@ -112,7 +112,7 @@ struct DeviceKeysController: Sendable {
         }
         let event = try services.events.event(
             .deviceKeyRenamed, context.eventOrigin(request), user: user, credentialID: id,
-            detail: name.map { "renamed to \($0.debugDescription)" } ?? "name removed")
+            detail: SecurityEventRecorder.renameDetail(name))
         guard let renamed = try await services.store.renameDeviceKey(id: id, ownedBy: user.handle, name: name, recording: [event]) else {
             throw APIError(.notFound, "no device key with this id")
         }

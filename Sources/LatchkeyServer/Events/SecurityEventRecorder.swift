@@ -44,6 +44,12 @@ struct SecurityEventRecorder: Sendable {
             userAgent: origin.userAgent, requestID: origin.requestID, actor: origin.actor, detail: detail)
     }
 
+    /// The detail of a rename (`passkey.renamed`, `device_key.renamed`): `renamed to "NAME"`, quoted
+    /// and escaped as a Swift string literal (the page reads it back), or `name removed`.
+    static func renameDetail(_ name: String?) -> String {
+        name.map { "renamed to \($0.debugDescription)" } ?? "name removed"
+    }
+
     /// `evt_` and 128 random bits in base64url.
     static func newID() throws -> String {
         "evt_" + Base64URL.encode(try SecureRandom.bytes(count: 16))

@@ -25,8 +25,6 @@ import ServiceLifecycle
 /// once the outbox is empty (no new deliveries are written without receivers).
 struct WebhookDispatcher: Service {
     let store: any SecurityEventStore
-    /// Nil without receivers, like ``client``.
-    let signer: WebhookSigner?
     let metrics: LatchkeyMetrics
     let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
@@ -34,7 +32,14 @@ struct WebhookDispatcher: Service {
     /// The receivers configured now: a delivery for one that is no longer listed is not sent
     /// (an operator who removes a receiver means it), but marked dead, where an admin can see it.
     let receivers: Set<String>
-    let client: HTTPClient?
+    /// What sends deliveries; nil without receivers.
+    let sender: Sender?
+
+    /// Signs deliveries and POSTs them.
+    struct Sender {
+        let signer: WebhookSigner
+        let client: HTTPClient
+    }
 
     /// How long a claimed delivery is this sender's.
     static let lease: TimeInterval = 30
@@ -48,7 +53,6 @@ struct WebhookDispatcher: Service {
     init(store: any SecurityEventStore, signer: WebhookSigner?, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
         self.store = store
         self.receivers = Set(receivers)
-        self.signer = signer
         self.metrics = metrics
         self.logger = logger
         owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(try SecurityEventRecorder.newID().dropFirst(4).prefix(8))"
@@ -56,7 +60,8 @@ struct WebhookDispatcher: Service {
             redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(5), read: Self.requestTimeout))
         configuration.httpVersion = .http1Only
-        client = receivers.isEmpty ? nil : HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        sender = receivers.isEmpty
+            ? nil : signer.map { Sender(signer: $0, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)) }
     }
 
     func run() async throws {
@@ -70,7 +75,7 @@ struct WebhookDispatcher: Service {
                         let status = try await store.webhookOutboxStatus()
                         metrics.recordWebhookOutbox(status)
                         lastStatus = .now
-                        if client == nil, status.depth == 0 { break }
+                        if sender == nil, status.depth == 0 { break }
                     }
                 } catch {
                     logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
@@ -82,8 +87,8 @@ struct WebhookDispatcher: Service {
             }
         }
         // Without receivers nothing more can become due: wait for the server to stop.
-        if client == nil { try? await gracefulShutdown() }
-        try? await client?.shutdown()
+        if sender == nil { try? await gracefulShutdown() }
+        try? await sender?.client.shutdown()
     }
 
     /// Claims and sends one batch; returns how many deliveries it claimed.
@@ -127,8 +132,8 @@ struct WebhookDispatcher: Service {
     /// What becomes of one delivery: not sent (dead) when its receiver is no longer configured,
     /// else sent, and retried after a failure until its window has passed.
     private func outcome(of delivery: WebhookDelivery, for event: SecurityEvent) async -> WebhookAttemptOutcome {
-        guard receivers.contains(delivery.receiver) else { return .dead(error: Self.unconfiguredReceiver) }
-        guard let failure = await send(event, to: delivery.receiver) else { return .delivered }
+        guard receivers.contains(delivery.receiver), let sender else { return .dead(error: Self.unconfiguredReceiver) }
+        guard let failure = await send(event, to: delivery.receiver, with: sender) else { return .delivered }
         let now = Date()
         return now >= delivery.retryUntil
             ? .dead(error: failure)
@@ -136,8 +141,7 @@ struct WebhookDispatcher: Service {
     }
 
     /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
-    private func send(_ event: SecurityEvent, to receiver: String) async -> String? {
-        guard let signer, let client else { return Self.unconfiguredReceiver }
+    private func send(_ event: SecurityEvent, to receiver: String, with sender: Sender) async -> String? {
         do {
             let body = Array(JSONResponse.body(WebhookPayload(event)).readableBytesView)
             let timestamp = Int(Date().timeIntervalSince1970)
@@ -147,11 +151,11 @@ struct WebhookDispatcher: Service {
             request.headers.add(name: "User-Agent", value: "Latchkey/\(LatchkeyServer.version)")
             request.headers.add(name: "webhook-id", value: event.id)
             request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: try signer.signature(id: event.id, timestamp: timestamp, body: body))
+            request.headers.add(name: "webhook-signature", value: try sender.signer.signature(id: event.id, timestamp: timestamp, body: body))
             request.body = .bytes(ByteBuffer(bytes: body))
             // The status is all a delivery needs: the body is never read (a receiver trickling one
             // cannot stretch an attempt past its lease), and the connection is then not reused.
-            let response = try await client.execute(request, timeout: Self.requestTimeout)
+            let response = try await sender.client.execute(request, timeout: Self.requestTimeout)
             guard (200..<300).contains(response.status.code) else {
                 let redirect = (300..<400).contains(response.status.code) ? " (redirects are not followed)" : ""
                 return "HTTP \(response.status.code)\(redirect)"

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyConfiguration
 import Logging
 
 #if canImport(Glibc)
@@ -16,19 +17,13 @@ import Glibc
 /// ID and ours, and most requests write no line. Handler, logger and event metadata merge in
 /// that order, later ones winning, with the event's error as `error.message` and `error.type`.
 public struct LineLogHandler: LogHandler {
-    /// How a line is written.
-    public enum Format: Sendable {
-        case text
-        case json
-    }
-
     public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let format: Format
+    private let format: LogFormat
 
-    public init(label: String, format: Format, metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(label: String, format: LogFormat, metadataProvider: Logger.MetadataProvider? = nil) {
         (self.label, self.format, self.metadataProvider) = (label, format, metadataProvider)
     }
 
