@@ -333,6 +333,17 @@ def test_app_attest_replies_conform_to_the_document(api_server, tmp_path):
     assert renamed["deviceKey"]["name"] is None
 
 
+@pytest.mark.parametrize("path", ["/session", "/credentials", "/healthz"])
+def test_a_request_that_is_not_well_formed_http_gets_the_documented_400(api_server, path):
+    """Any operation may be sent a request that is not well-formed HTTP (schemathesis sends a random
+    `Content-Length` now and then): the document gives it 400 with the usual failure body."""
+    reply = requests.get(api_server.url + path, headers={"Content-Length": "hG#"}, timeout=10)
+    body = conforms(reply, 400, "Failure")
+    assert body["errorMessage"] == "malformed HTTP request", body
+    operation = load_document()["paths"][path]["get"]
+    assert operation["responses"]["400"] == {"$ref": "#/components/responses/BadRequest"}
+
+
 def test_the_server_survived(api_server):
     api_server.assert_alive()
     logs = api_server.logs(limit=10_000_000)
