@@ -68,47 +68,11 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// The relying party the verification core works with: client data may carry a configured origin,
-    /// an Android app's origin or a related origin, each matched exactly.
-    public var relyingParty: RelyingParty {
-        RelyingParty(
-            id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
-            crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
-            userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
-            tokenBinding: conformanceMode ? .strict : .lenient,
-            algorithms: COSEAlgorithm.verifiable + (allowSHA1 ? [.rs1] : []))
-    }
-
-    /// The attestation policy as a value; AAGUIDs were validated when loading.
-    public var attestation: AttestationPolicy {
-        AttestationPolicy(
-            mode: attestationPolicy,
-            allowedAAGUIDs: allowedAAGUIDs.isEmpty ? nil : Set(allowedAAGUIDs.compactMap(AAGUID.bytes)),
-            deniedAAGUIDs: Set(deniedAAGUIDs.compactMap(AAGUID.bytes)),
-            allowSHA1: allowSHA1)
-    }
-
     /// The web origins whose pages may send state-changing requests (the cross-site request guard).
     public var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
 
-    /// The configured Android apps; entries were validated when loading.
-    public var androidAppList: [AndroidApp] { androidApps.compactMap { try? AndroidApp(parsing: $0) } }
-
-    /// Cookies get the Secure attribute when the relying party is served over HTTPS.
-    public var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
-
-    /// ``metricsAddress`` as host and port, or nil when it is empty.
-    public var metricsListenAddress: (host: String, port: Int)? {
-        get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
-    }
-
-    /// ``adminAddress`` as host and port, or nil when it is empty.
-    public var adminListenAddress: (host: String, port: Int)? {
-        get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
-    }
-
     /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
-    static func listenAddress(_ address: String, key: String) throws(ConfigurationError) -> (host: String, port: Int)? {
+    public static func listenAddress(_ address: String, key: String) throws(ConfigurationError) -> (host: String, port: Int)? {
         guard !address.isEmpty else { return nil }
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
               (1...65_535).contains(port), colon != address.startIndex
@@ -128,18 +92,7 @@ public enum RegistrationMode: String, Sendable, CaseIterable, ConfigurationChoic
 public enum AppAttestRequirement: String, Sendable, CaseIterable, ConfigurationChoice { case off, optional, required }
 
 /// The App Attest environments whose keys are accepted (`appAttestEnvironment`).
-public enum AppAttestEnvironments: String, Sendable, CaseIterable, ConfigurationChoice {
-    case production, development, both
-
-    /// The environments this value admits.
-    public var environments: Set<AppAttestEnvironment> {
-        switch self {
-        case .production: [.production]
-        case .development: [.development]
-        case .both: [.production, .development]
-        }
-    }
-}
+public enum AppAttestEnvironments: String, Sendable, CaseIterable, ConfigurationChoice { case production, development, both }
 
 /// How many event loop threads serve (`eventLoops`).
 public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice { case one, perCore }

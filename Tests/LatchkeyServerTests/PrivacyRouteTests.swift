@@ -34,7 +34,7 @@ struct PrivacyRouteTests {
             // Answering the decoy options with a real passkey fails, and signs nobody in.
             let answered = try await client.post("/assertion/result", try authenticator.assert(unknown.json))
             #expect(answered.status == .badRequest && answered.json["sessionToken"] == nil, "\(answered.text)")
-            #expect(try await harness.store.user(named: "nobody") == nil)
+            #expect(try harness.store.user(named: "nobody") == nil)
         }
     }
 

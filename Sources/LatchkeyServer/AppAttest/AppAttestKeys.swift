@@ -26,7 +26,7 @@ struct AppAttestKeys: Sendable {
     init(configuration: LatchkeyConfiguration, roots: [X509Certificate], store: any LatchkeyStore, challenges: ChallengeIssuer) {
         requirement = configuration.appAttest
         attestationVerifier = AppAttestAttestationVerifier(
-            appIDs: configuration.appleAppIDs, environments: configuration.appAttestEnvironment.environments, anchors: roots)
+            appIDs: configuration.appleAppIDs, environments: configuration.appAttestEnvironments, anchors: roots)
         assertionVerifier = AppAttestAssertionVerifier(appIDs: configuration.appleAppIDs)
         self.store = store
         self.challenges = challenges
