@@ -62,7 +62,7 @@ public struct ConfigurationKey: Sendable {
         return Self(name, path, isPath: true, check: { value, configuration in
             let isRequired = switch required {
             case .always: true
-            case .unlessDefault: value != configuration.resolvedPath(defaultValue)
+            case .unlessDefault: value != LatchkeyHome.absolute(defaultValue, base: configuration.home)
             case .when(let condition): condition(configuration)
             case .never: false
             }

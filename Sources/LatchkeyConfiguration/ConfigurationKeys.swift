@@ -102,7 +102,7 @@ extension LatchkeyConfiguration {
             "Accept RS1 (RSA with SHA-1) credentials and attestation signatures; the FIDO conformance tools need it."),
         .path("metadataBLOB", \.metadataBLOB, .file, required: .never,
             "FIDO Metadata Service (MDS3) BLOB loaded on start when present; `latchkey mds import FILE` verifies one and installs it here. Its entries add attestation roots per authenticator model, and models whose latest status is REVOKED or a compromise (ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE, USER_KEY_PHYSICAL_COMPROMISE) cannot register."),
-        .path("metadataRoots", \.metadataRoots, .folder, required: .when { isFile($0.metadataBLOB) },
+        .path("metadataRoots", \.metadataRoots, .folder, required: .when { pathKind($0.metadataBLOB) == .file },
             "Folder of PEM roots the BLOB's signing chain must lead to (put the FIDO MDS root there); must exist when a BLOB is present."),
         Key("userVerification", \.userVerification,
             "The least user verification (Face ID, Touch ID, PIN...) every ceremony asks for: `required`, `preferred` or `discouraged`. A client may ask for more, never less; options carry the effective value and results are checked against it. Not applied in conformance mode."),

@@ -15,11 +15,6 @@ extension LatchkeyConfiguration {
         return resolved
     }
 
-    /// `path` as the loader resolves it: against ``home`` when the paths were resolved.
-    func resolvedPath(_ path: String) -> String {
-        home.isEmpty ? path : LatchkeyHome.resolve(path, against: home)
-    }
-
     /// What is wrong with a path: missing when `required`, or not of its kind when it exists.
     static func pathProblem(_ path: String, _ kind: ConfigurationKey.PathKind, required: Bool) -> String? {
         switch (kind, pathKind(path)) {
@@ -36,8 +31,6 @@ extension LatchkeyConfiguration {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
         return isFolder.boolValue ? .folder : .file
     }
-
-    static func isFile(_ path: String) -> Bool { pathKind(path) == .file }
 
     /// Problems of the installation itself, which no key sets: the roots shipped with Latchkey.
     var installationProblems: [String] {

@@ -57,11 +57,7 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
 
     /// `path` against the home when it is relative; absolute paths, URLs (`postgres://...`) and empty values as they are.
     public func resolve(_ path: String) -> String {
-        Self.resolve(path, against: self.path)
-    }
-
-    static func resolve(_ path: String, against folder: String) -> String {
-        path.isEmpty || path.contains("://") ? path : absolute(path, base: folder)
+        path.isEmpty || path.contains("://") ? path : Self.absolute(path, base: self.path)
     }
 
     public var description: String {
