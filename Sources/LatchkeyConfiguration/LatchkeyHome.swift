@@ -17,15 +17,9 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
     /// The file that marks a folder as an installation (a checkout or an installed copy).
     public static let marker = "Config/latchkey.json"
 
-    /// Absolute, without `.` or `..` components.
+    /// Absolute, without `.` or `..` components, as ``find(environment:executable:currentDirectory:)`` makes it.
     public let path: String
     public let origin: Origin
-
-    /// `path` made absolute against the current directory.
-    public init(path: String, origin: Origin) {
-        self.path = Self.absolute(path, base: FileManager.default.currentDirectoryPath)
-        self.origin = origin
-    }
 
     /// The home for this process: `LATCHKEY_HOME` (a folder, relative to the current directory), else the installation
     /// above `executable`, else `currentDirectory`.
@@ -42,15 +36,10 @@ public struct LatchkeyHome: Sendable, Equatable, CustomStringConvertible {
             return LatchkeyHome(path: path, origin: .environment)
         }
         if let executable {
-            var folder = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
-            while true {
-                if FileManager.default.fileExists(atPath: folder.appendingPathComponent(marker).path) {
-                    return LatchkeyHome(path: folder.path, origin: .installation(executable: executable))
-                }
-                let parent = folder.deletingLastPathComponent().standardizedFileURL
-                if parent.path == folder.path { break }
-                folder = parent
-            }
+            let start = URL(fileURLWithPath: executable).deletingLastPathComponent().standardizedFileURL
+            let folders = sequence(first: start) { $0.path == "/" ? nil : $0.deletingLastPathComponent().standardizedFileURL }
+            let installation = folders.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(marker).path) }
+            if let installation { return LatchkeyHome(path: installation.path, origin: .installation(executable: executable)) }
         }
         return LatchkeyHome(path: absolute(currentDirectory, base: "/"), origin: .currentDirectory(executable: executable))
     }
