@@ -79,11 +79,12 @@ extension LatchkeyConfiguration {
                           https: "plain http is only allowed for localhost")
     }
 
-    /// A webhook receiver: an absolute https URL, or http with `webhookAllowHTTP`. Messages show its password redacted.
-    static func webhookURLProblem(_ text: String, _ configuration: LatchkeyConfiguration) -> String? {
-        let allowsHTTP = configuration.webhookAllowHTTP
-        return urlProblem(text, example: "https://backend.example.com/hooks/latchkey", allowsHTTP: { _ in allowsHTTP },
-                          https: "http only with webhookAllowHTTP, for tests and loopback")
+    /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`. Messages show their passwords redacted.
+    static func webhookURLProblems(_ urls: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
+        urls.map { url in
+            urlProblem(url, example: "https://backend.example.com/hooks/latchkey", allowsHTTP: { _ in configuration.webhookAllowHTTP },
+                       https: "http only with webhookAllowHTTP, for tests and loopback")
+        }
     }
 
     /// An absolute http or https URL with a host, which may use http only when `allowsHTTP` admits its host.

@@ -74,7 +74,7 @@ extension LatchkeyConfiguration {
             "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         Key("adminAddress", \.adminAddress, check: single(listenAddressProblem),
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
-        Key("webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: each(webhookURLProblem),
+        Key("webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: webhookURLProblems,
             "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
         Key("webhookSecret", \.webhookSecret, secrecy: .whole, check: single(webhookSecretProblem),
             "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
@@ -161,10 +161,6 @@ extension LatchkeyConfiguration {
     /// One problem per bad item of a list.
     static func each(_ problem: @escaping @Sendable (String) -> String?) -> Key.Check<[String]> {
         { items, _ in items.map(problem) }
-    }
-
-    static func each(_ problem: @escaping @Sendable (String, LatchkeyConfiguration) -> String?) -> Key.Check<[String]> {
-        { items, configuration in items.map { problem($0, configuration) } }
     }
 
     static func within(_ range: ClosedRange<Int>, _ description: String) -> Key.Check<Int> {
