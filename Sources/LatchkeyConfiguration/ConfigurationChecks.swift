@@ -143,11 +143,6 @@ extension LatchkeyConfiguration {
         guard !host.isEmpty else { return "must not be empty" }
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
         var results: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &results)
         defer { if let results { freeaddrinfo(results) } }
