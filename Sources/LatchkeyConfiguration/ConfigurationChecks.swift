@@ -82,7 +82,8 @@ extension LatchkeyConfiguration {
     /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`. Messages show their passwords redacted.
     static func webhookURLProblems(_ urls: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
         urls.map { url in
-            urlProblem(url, example: "https://backend.example.com/hooks/latchkey", allowsHTTP: { _ in configuration.webhookAllowHTTP },
+            urlProblem(url, example: "https://backend.example.com/hooks/latchkey",
+                       allowsHTTP: { _ in configuration.webhookAllowHTTP },
                        https: "http only with webhookAllowHTTP, for tests and loopback")
         }
     }
