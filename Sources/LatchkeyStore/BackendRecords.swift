@@ -157,10 +157,12 @@ public protocol DeviceKeyStore: Sendable {
         -> DeviceKeyRecord?
     /// Removes a key of `owner`; false when no such key is theirs.
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool
-    /// Records a sign-in with a key and starts its session, in one transaction; false (writing
-    /// nothing) when the key was removed meanwhile.
-    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws
-        -> Bool
+    /// Records a sign-in with a key, starts its session and ends the sessions whose token hashes are
+    /// in `endingSessions` (those the request carried), in one transaction; false (writing nothing)
+    /// when the key was removed meanwhile.
+    func recordDeviceKeySignIn(
+        id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]], recording events: [SecurityEvent]
+    ) async throws -> Bool
 }
 
 /// The store's part in a backend's control of Latchkey: users made ahead of their passkeys, admin

@@ -147,7 +147,7 @@ extension DeviceKeyStore {
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8]) async throws -> Bool {
         try await deleteDeviceKey(id: id, ownedBy: owner, recording: [])
     }
-    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord) async throws -> Bool {
-        try await recordDeviceKeySignIn(id: id, at: at, session: session, recording: [])
+    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]] = []) async throws -> Bool {
+        try await recordDeviceKeySignIn(id: id, at: at, session: session, endingSessions: endingSessions, recording: [])
     }
 }

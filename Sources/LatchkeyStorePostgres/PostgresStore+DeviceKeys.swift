@@ -48,9 +48,9 @@ extension PostgresStore {
             "DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", recording: events) > 0
     }
 
-    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws
-        -> Bool
-    {
+    public func recordDeviceKeySignIn(
+        id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]], recording events: [SecurityEvent]
+    ) async throws -> Bool {
         let outbox = webhooks
         return try await transaction { connection in
             let marked = try await Self.rows("""
@@ -58,6 +58,7 @@ extension PostgresStore {
                 """, on: connection) { _ in true }
             guard !marked.isEmpty else { return false }
             try await Self.insert(session, on: connection)
+            try await Self.deleteSessions(endingSessions, on: connection)
             try await Self.insert(events, outbox: outbox, on: connection)
             return true
         }

@@ -66,9 +66,9 @@ extension SQLiteStore {
         }
     }
 
-    public func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) throws
-        -> Bool
-    {
+    public func recordDeviceKeySignIn(
+        id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]], recording events: [SecurityEvent]
+    ) throws -> Bool {
         try withTransaction { database in
             let marked = try database.withStatement(Self.markUsed) { statement in
                 try statement.bind(at, id, session.userHandle)
@@ -77,6 +77,7 @@ extension SQLiteStore {
             }
             guard marked > 0 else { return false }
             try Self.insert(session, into: database)
+            try Self.deleteSessions(endingSessions, from: database)
             try insert(events, into: database)
             return true
         }

@@ -43,15 +43,19 @@ struct AppRouteTests {
         let folder = try Self.folder()
         let harness = try RouteHarness()
         try await harness.run { client in
-            let (bearer, keyID, phone) = try await Self.enrolDeviceKey(client, folder: folder)
+            let (enrolledBearer, keyID, phone) = try await Self.enrolDeviceKey(client, folder: folder)
+            var bearer = enrolledBearer
 
             func signInAttempt(_ key: DeviceKeyAuthenticator) async throws -> [String: Any] {
                 let options = try await client.post("/device-keys/sign-in/options", ["keyId": keyID])
                 return try Self.json(try key.signIn(options: try Self.data(options)))
             }
             let attempt = try await signInAttempt(phone)
-            let signedIn = try await client.post("/device-keys/sign-in", attempt)
+            let signedIn = try await client.post("/device-keys/sign-in", attempt, bearer: bearer)
             #expect(signedIn.isOK && signedIn.json["username"] as? String == "grace", "\(signedIn.text)")
+            // The session the request carried ends, as with a passkey sign-in.
+            #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(bearer)"]).status == .unauthorized)
+            bearer = try #require(signedIn.json["sessionToken"] as? String)
             let replayed = try await client.post("/device-keys/sign-in", attempt)
             #expect(replayed.status == .badRequest && replayed.text.contains("challenge"), "\(replayed.text)")
 

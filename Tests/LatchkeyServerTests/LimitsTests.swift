@@ -89,6 +89,29 @@ import Testing
         }
     }
 
+    /// The limit follows the route the router matched, so another spelling of a path that reaches the
+    /// same handler draws on the same bucket; App Attest and device keys are limited as passkeys are.
+    @Test(arguments: [
+        "/assertion/options/", "//assertion//options", "/assertion/result/", "/attestation//options", "/device-keys/sign-in/",
+        "/device-keys/", "/app-attest/challenge", "/app-attest//keys", "/app-attest/assertions/",
+    ])
+    func theRateLimitFollowsTheMatchedRoute(path: String) async throws {
+        let harness = try RouteHarness { configuration in
+            configuration.rateLimit = 1
+            configuration.rateLimitBurst = 1
+            configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
+            configuration.appAttest = .optional
+        }
+        try await harness.run { client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<5 where !statuses.contains(.tooManyRequests) {
+                statuses.append(try await client.send(.post, path, json: [:]).status)
+            }
+            #expect(statuses.contains(.tooManyRequests), "\(path): \(statuses)")
+            #expect(!statuses.contains(.notFound), "\(path) reaches a route")
+        }
+    }
+
     @Test func conformanceModeTurnsOffThePerClientLimits() async throws {
         let harness = try RouteHarness(conformanceMode: true) { configuration in
             configuration.rateLimit = 1

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LatchkeyServer
+import LatchkeyStore
 import Testing
 
 /// `Public/openapi.json` describes exactly the routes the router serves: every operation it
@@ -77,6 +78,24 @@ struct OpenAPIDocumentTests {
             #expect(reply.status == .ok)
             #expect(reply.headers[.contentType]?.hasPrefix("application/json") == true)
             #expect(reply.json["openapi"] as? String == "3.1.0")
+        }
+    }
+
+    /// The `type` filter of the event lists admits every event type the server writes, so clients
+    /// (and the schema-driven tests) may ask for each.
+    @Test func theEventTypeFilterAdmitsEveryEventType() throws {
+        let data = try Data(contentsOf: Self.repository.appendingPathComponent("Public/openapi.json"))
+        let document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let filters = paths.values.flatMap(\.values).compactMap { ($0 as? [String: Any])?["parameters"] as? [[String: Any]] }
+            .joined().filter { $0["name"] as? String == "type" }.compactMap { ($0["schema"] as? [String: Any])?["pattern"] as? String }
+        #expect(!filters.isEmpty)
+        for pattern in filters {
+            let expression = try NSRegularExpression(pattern: pattern)
+            for type in SecurityEventType.allCases {
+                let text = type.rawValue
+                #expect(expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil, "\(type.rawValue)")
+            }
         }
     }
 }

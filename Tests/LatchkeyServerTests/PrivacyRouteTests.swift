@@ -3,6 +3,8 @@ import HTTPTypes
 import Testing
 import WebAuthn
 
+@testable import LatchkeyServer
+
 /// `hideUnknownUsers`: `/assertion/options` must not tell whether a username exists.
 @Suite("Username privacy")
 struct PrivacyRouteTests {
@@ -35,6 +37,21 @@ struct PrivacyRouteTests {
             let answered = try await client.post("/assertion/result", try authenticator.assert(unknown.json))
             #expect(answered.status == .badRequest && answered.json["sessionToken"] == nil, "\(answered.text)")
             #expect(try harness.store.user(named: "nobody") == nil)
+        }
+    }
+
+    /// An account made ahead through the admin API has no passkey yet; an empty allow list would set it
+    /// apart from the names nobody has, so it gets a decoy too.
+    @Test func anAccountWithoutAPasskeyLooksLikeTheOthers() async throws {
+        let harness = try RouteHarness { $0.hideUnknownUsers = true }
+        let key = try await AdminKeys.create(named: "tests", in: harness.store)
+        try await harness.run { client in
+            let made = try await client.send(.post, "/admin/v1/users", json: ["username": "carol"], headers: [.authorization: "Bearer \(key)"])
+            #expect(made.status == .created, "\(made.text)")
+            let carol = try await client.post("/assertion/options", ["username": "carol"])
+            let nobody = try await client.post("/assertion/options", ["username": "nobody"])
+            let lists = [carol, nobody].map { $0.json["allowCredentials"] as? [[String: Any]] }
+            #expect(lists.map { $0?.count } == [1, 1], "\(carol.text)")
         }
     }
 

@@ -37,8 +37,8 @@ struct SQLiteStoreTests {
             store.close()
         }
         let reopened = try SQLiteStore(path: path)
-        #expect(try await reopened.user(named: "alice") == alice)
-        #expect(try await reopened.credential(id: credential.id) == credential)
+        #expect(try reopened.user(named: "alice") == alice)
+        #expect(try reopened.credential(id: credential.id) == credential)
         #expect(try await reopened.hasSession(Fixtures.bytes(1)))
     }
 
@@ -66,7 +66,7 @@ struct SQLiteStoreTests {
                 """)
         }
         let store = try SQLiteStore(path: path)
-        let migrated = try #require(try await store.credential(id: [0x0A, 0x0B]))
+        let migrated = try #require(try store.credential(id: [0x0A, 0x0B]))
         #expect(migrated.signCount == 5)
         #expect(migrated.algorithm == .es256)
         #expect(migrated.transports == [.usb])
@@ -77,7 +77,7 @@ struct SQLiteStoreTests {
         #expect(migrated.credentialProtectionPolicy == nil)
         #expect(migrated.signCountRegressions == 0)
         #expect(migrated.residentKey == nil)
-        #expect(try await store.user(named: "dora")?.handle == [0x01])
+        #expect(try store.user(named: "dora")?.handle == [0x01])
         #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
     }
 
@@ -98,7 +98,7 @@ struct SQLiteStoreTests {
         try await store.registerNew(alice, with: credential)
         try SQLiteConnection(path: path).execute(
             "UPDATE credentials SET transports = 'usb,carrier-pigeon,,internal,' WHERE id = x'\(hex(credential.id))'")
-        #expect(try await store.credential(id: credential.id)?.transports == [.usb, .internal])
+        #expect(try store.credential(id: credential.id)?.transports == [.usb, .internal])
     }
 
     @Test func anUnknownAttestationTypeThrowsNamingIt() async throws {
@@ -108,10 +108,10 @@ struct SQLiteStoreTests {
         try await store.registerNew(alice, with: credential)
         try SQLiteConnection(path: path).execute(
             "UPDATE credentials SET attestation_type = 'notarised' WHERE id = x'\(hex(credential.id))'")
-        let error = await #expect(throws: StoreError.self) { try await store.credential(id: credential.id) }
+        let error = #expect(throws: StoreError.self) { try store.credential(id: credential.id) }
         #expect(error?.code == .database)
         #expect(error?.message.contains("\"notarised\"") == true)
-        let listError = await #expect(throws: StoreError.self) { try await store.credentials(ofUser: alice.handle) }
+        let listError = #expect(throws: StoreError.self) { try store.credentials(ofUser: alice.handle) }
         #expect(listError?.code == .database)
     }
 
@@ -120,8 +120,8 @@ struct SQLiteStoreTests {
         let ceremony = Fixtures.authentication(1)
         try store.savePendingCeremony(ceremony)
         try SQLiteConnection(path: path).execute("UPDATE pending_ceremonies SET user_verification = 'sometimes'")
-        let error = await #expect(throws: StoreError.self) {
-            try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
+        let error = #expect(throws: StoreError.self) {
+            try store.takePendingCeremony(challengeHash: ceremony.challengeHash)
         }
         #expect(error?.code == .database)
         #expect(error?.message.contains("\"sometimes\"") == true)
@@ -154,7 +154,7 @@ struct SQLiteStoreTests {
         let prepared = store.preparedStatementCount
         try await everyCall(2)
         try await everyCall(3)
-        #expect(await store.preparedStatementCount == prepared)
+        #expect(store.preparedStatementCount == prepared)
         #expect(prepared > 10)
     }
 
@@ -162,7 +162,7 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: path)
         store.close()
         store.close()
-        let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
+        let error = #expect(throws: StoreError.self) { try store.credential(id: [1]) }
         #expect(error?.code == .unavailable)
         #expect(error?.message == "the store is closed")
         await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
@@ -174,7 +174,7 @@ struct SQLiteStoreTests {
         _ = try store.user(named: "alice")
         running.cancel()
         try await running.value
-        await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
+        #expect(throws: StoreError.self) { try store.user(named: "alice") }
     }
 
     // MARK: Two connections on one file
@@ -199,8 +199,8 @@ struct SQLiteStoreTests {
         }
         #expect(codes.filter { $0 == nil }.count == 1, "exactly one registration must win")
         #expect(codes.filter { $0 == .usernameTaken }.count == attempts - 1)
-        let carol = try #require(try await stores[0].user(named: "carol"))
-        #expect(try await stores[1].credentials(ofUser: carol.handle).count == 1)
+        let carol = try #require(try stores[0].user(named: "carol"))
+        #expect(try stores[1].credentials(ofUser: carol.handle).count == 1)
     }
 
     @Test func aPendingCeremonyIsTakenOnceAcrossConnections() async throws {
@@ -226,7 +226,7 @@ struct SQLiteStoreTests {
         async let b = second.secret(named: "decoys")
         let secrets = try await [a, b]
         #expect(secrets[0] == secrets[1])
-        #expect(try await SQLiteStore(path: path).secret(named: "decoys") == secrets[0], "kept across opens")
+        #expect(try SQLiteStore(path: path).secret(named: "decoys") == secrets[0], "kept across opens")
     }
 
     @Test func racingSignInsOnTwoConnectionsCannotBothPass() async throws {

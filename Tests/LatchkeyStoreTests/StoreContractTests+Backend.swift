@@ -206,6 +206,10 @@ extension StoreContractTests {
         #expect(try await store.hasSession(Fixtures.bytes(1)))
         #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(2, of: bob)), "not bob's key")
         #expect(try await !store.hasSession(Fixtures.bytes(2)))
+        // A new sign-in ends the session the request carried.
+        #expect(try await store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(4, of: alice), endingSessions: [Fixtures.bytes(1)]))
+        #expect(try await !store.hasSession(Fixtures.bytes(1)))
+        #expect(try await store.hasSession(Fixtures.bytes(4)))
 
         #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: bob.handle, name: "taken") == nil, "not bob's key")
         var renamed = try #require(try await store.deviceKey(id: phone.id))

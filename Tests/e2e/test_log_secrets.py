@@ -153,16 +153,22 @@ def no_secret_in_logs_events_or_webhooks(server_factory, database, receiver, web
     assert len(listed) == 2
     assert_ok(client.patch(f"/credentials/{listed[0]['id']}", {"name": "Work laptop"}, headers=bearer))
     assert_ok(client.delete(f"/credentials/{second_credential['id']}", headers=bearer))
+    # Refused with the credential ID in the path: the last passkey, a passkey nobody has.
+    assert client.delete(f"/credentials/{credential['id']}", headers=bearer).status_code == 409
+    assert client.delete(f"/credentials/{second_credential['id']}", headers=bearer).status_code == 404
     assert_ok(client.get("/session", headers=bearer))
     assert requests.get(server.url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=5).ok
 
-    # Failures: a tampered signature, a replayed assertion, an unknown passkey, a wrong token,
-    # a wrong metrics token, a cross-site request, garbage.
+    # Failures: a tampered signature, a replayed assertion, a passkey's signature for another
+    # origin, an unknown passkey, a wrong token, a wrong metrics token, a cross-site request, garbage.
     request = options("/assertion/options", {"username": username})
     tampered = auth.get(request, tamper_signature=True)
     found.add_credential("tampered assertion", tampered)
     assert_failed(client.post("/assertion/result", tampered), server, codes=(400,))
     assert_failed(client.post("/assertion/result", tampered), server, codes=(400,))
+    elsewhere = auth.get(options("/assertion/options", {"username": username}), origin="https://evil.example")
+    found.add_credential("assertion for another origin", elsewhere)
+    assert_failed(client.post("/assertion/result", elsewhere), server, codes=(400,))
     stranger = server.authenticator()
     unknown = stranger.create(options("/attestation/options", {"username": new_username()}), store=True)
     found.add_credential("unregistered credential", unknown)

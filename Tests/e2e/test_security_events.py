@@ -138,9 +138,10 @@ def test_a_refused_sign_in_of_a_known_user_names_the_check(hooked):
     assert "origin" in events[0]["detail"] and events[0]["credentialId"] == cred["id"]
 
 
-def test_answers_to_no_live_challenge_write_no_event(hooked):
+def test_answers_the_passkey_did_not_sign_for_its_owner_write_no_event(hooked):
     """Knowing a credential ID is not enough to write into its owner's history: an answer to a
-    challenge that was never issued (or to another user's) is refused without an event."""
+    challenge that was never issued (or to another user's), or one the passkey did not sign, is
+    refused without an event."""
     auth = hooked.authenticator()
     username = new_username()
     client, _, cred, _ = register(hooked, auth, username)
@@ -156,6 +157,11 @@ def test_answers_to_no_live_challenge_write_no_event(hooked):
     options = assert_ok(stranger.post("/assertion/options", {"username": other}))
     answer = auth.get(options, auth.credentials[b64url_decode(cred["id"])])
     assert_failed(stranger.post("/assertion/result", answer), hooked, codes=(400,))
+    # The user's own live challenge, which anyone may ask for by username, with a made-up signature.
+    for _ in range(3):
+        live = assert_ok(stranger.post("/assertion/options", {"username": username}))
+        unsigned = auth.get(live, auth.credentials[b64url_decode(cred["id"])], tamper_signature=True)
+        assert_failed(stranger.post("/assertion/result", unsigned), hooked, codes=(400,))
     assert assert_ok(client.get("/account/events"))["events"] == before
 
 

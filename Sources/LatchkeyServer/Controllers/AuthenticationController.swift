@@ -10,7 +10,12 @@ import WebAuthn
 /// and starts the session. A failed answer costs a third, which spends its challenge.
 struct AuthenticationController: Sendable {
     let services: LatchkeyServices
-    var decoys: UnknownUserDecoys { UnknownUserDecoys(store: services.store) }
+    let decoys: UnknownUserDecoys
+
+    init(services: LatchkeyServices) {
+        self.services = services
+        decoys = UnknownUserDecoys(store: services.store)
+    }
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.post("options", use: options)
@@ -28,6 +33,11 @@ struct AuthenticationController: Sendable {
             if let found = try await services.store.userWithCredentials(named: username) {
                 userHandle = found.user.handle
                 allowed = found.credentials.map(CredentialDescriptor.init)
+                // An account with no passkey yet (made through the admin API) would stand out from
+                // the decoys' one-entry lists; its sign-in fails the same way.
+                if allowed.isEmpty, services.configuration.hideUnknownUsers {
+                    allowed = try await decoys.decoy(for: username).allowCredentials
+                }
             } else if services.configuration.hideUnknownUsers {
                 // Options like a registered user's; the ceremony is for a user who does not exist,
                 // so any answer fails as a wrong or unknown passkey would.
@@ -64,10 +74,13 @@ struct AuthenticationController: Sendable {
         let verified: VerifiedAuthentication, session: (token: String, record: SessionRecord)
         let now = Date()
         let origin = context.eventOrigin(request)
-        // Set once the answer is to a live challenge issued for this passkey's owner: only then is
-        // a failure the owner's refused sign-in, worth an event. Before it, anyone who knows a
-        // credential ID could write events into its owner's history.
+        // Set once the answer is to a live challenge issued for this passkey's owner. A failure is the
+        // owner's refused sign-in, worth an event, only then and only when the passkey signed the
+        // answer: anyone can ask for options naming a user and send a made-up signature.
         var answersLiveChallenge = false
+        let answer = AuthenticationResponse(
+            credentialID: credentialID, clientDataJSON: clientDataJSON,
+            authenticatorData: authenticatorData, signature: signature, userHandle: userHandle)
         do {
             pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
             guard let found = lookup.credential else {
@@ -84,10 +97,7 @@ struct AuthenticationController: Sendable {
             }
             answersLiveChallenge = true
             verified = try await verify(
-                AuthenticationResponse(
-                    credentialID: credentialID, clientDataJSON: clientDataJSON,
-                    authenticatorData: authenticatorData, signature: signature, userHandle: userHandle),
-                clientData: clientData, challenge: challenge, pending: pending, record: record, owner: owner, origin: origin,
+                answer, clientData: clientData, challenge: challenge, pending: pending, record: record, owner: owner, origin: origin,
                 logger: context.logger)
 
             session = try services.sessions.make(for: owner.handle, now: now)
@@ -113,7 +123,8 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
-            if answersLiveChallenge, let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError) {
+            if answersLiveChallenge, let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError),
+               services.authenticationVerifier.isSigned(answer, byKey: credential.publicKey) {
                 await recordRefusal(of: owner, with: credential, because: error, origin: origin, logger: context.logger)
             }
             throw error

@@ -165,7 +165,9 @@ struct DeviceKeysController: Sendable {
         let session = try services.sessions.make(for: owner.handle, now: now)
         let event = try services.events.event(
             .signInSucceeded, context.eventOrigin(request), user: owner, credentialID: key.id, detail: "device key", at: now)
-        guard try await services.store.recordDeviceKeySignIn(id: key.id, at: now, session: session.record, recording: [event]) else {
+        guard try await services.store.recordDeviceKeySignIn(
+            id: key.id, at: now, session: session.record, endingSessions: services.sessions.tokenHashes(in: request), recording: [event])
+        else {
             throw APIError.unknownDeviceKey(key.id)
         }
         context.logger.info("signed in with a device key", metadata: [

@@ -143,8 +143,12 @@ struct InstrumentedStore: LatchkeyStore {
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
         try await measured("deleteDeviceKey") { try await base.deleteDeviceKey(id: id, ownedBy: owner, recording: events) }
     }
-    func recordDeviceKeySignIn(id: [UInt8], at: Date, session: SessionRecord, recording events: [SecurityEvent]) async throws -> Bool {
-        try await measured("recordDeviceKeySignIn") { try await base.recordDeviceKeySignIn(id: id, at: at, session: session, recording: events) }
+    func recordDeviceKeySignIn(
+        id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]], recording events: [SecurityEvent]
+    ) async throws -> Bool {
+        try await measured("recordDeviceKeySignIn") {
+            try await base.recordDeviceKeySignIn(id: id, at: at, session: session, endingSessions: endingSessions, recording: events)
+        }
     }
 
     // MARK: AppAttestStore

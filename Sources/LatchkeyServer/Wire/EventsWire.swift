@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyConfiguration
 import LatchkeyStore
 import WebAuthn
 
@@ -94,7 +95,8 @@ struct WebhookDeliverySummary: Encodable, Sendable {
     init(_ delivery: WebhookDelivery) {
         id = String(delivery.id)
         eventId = delivery.eventID
-        receiver = delivery.receiver
+        // A password in the URL is a secret of the configuration's, as in every other place it is shown.
+        receiver = ConfigurationRedaction.redactingURLPassword(delivery.receiver)
         state = delivery.state.rawValue
         attempts = delivery.attempts
         createdAt = RFC3339.string(delivery.createdAt)

@@ -27,6 +27,17 @@ public struct AuthenticationVerifier: Sendable {
         try verify(response, parsedClientData: clientData, expecting: expectation)
     }
 
+    /// Whether `response.signature` verifies over its authenticator data and the hash of its client
+    /// data with the credential key `publicKey` (steps 19-21 alone, nothing else checked): whether the
+    /// response came from the passkey, whatever else is wrong with it.
+    public func isSigned(_ response: AuthenticationResponse, byKey publicKey: [UInt8]) -> Bool {
+        guard let key = try? keyCache?.key(for: response.credentialID, publicKey: publicKey, decoder: decoder)
+            ?? COSEKey(decoder.decode(publicKey))
+        else { return false }
+        let clientDataHash = Digest.sha256(response.clientDataJSON)
+        return (try? key.verify(signature: response.signature, over: response.authenticatorData, followedBy: clientDataHash)) != nil
+    }
+
     private func verify(
         _ response: AuthenticationResponse, parsedClientData: CollectedClientData?, expecting expectation: AuthenticationExpectation
     ) throws -> VerifiedAuthentication {
