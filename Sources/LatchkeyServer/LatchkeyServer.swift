@@ -171,20 +171,18 @@ public enum LatchkeyServer {
         services.append(try WebhookDispatcher(
             store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret),
             receivers: configuration.webhookURLs, metrics: metrics, logger: logger))
-        if let metricsRegistry, let address = try configuration.metricsListenAddress {
-            let metricsRouter = Router()
-            MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)
-            services.append(Application(
-                router: metricsRouter, configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
-                eventLoopGroupProvider: eventLoops, logger: logger))
-        }
+        let metricsAddress = try configuration.metricsListenAddress
+        let adminAddress = try configuration.adminListenAddress
         // Connections are bounded by the descriptors there are: a full listener closes its
-        // longest-idle connection for a newcomer, and running out all the same pauses accepts.
+        // longest-idle connection for a newcomer, and running out all the same pauses accepts. The
+        // PostgreSQL pool, the admin and metrics listeners and the webhook requests hold theirs.
         let (maximumConnections, warning) = DescriptorBudget.maximumConnections(
             configured: configuration.maxConnections, descriptorLimit: DescriptorBudget.raiseLimit(),
-            poolConnections: configuration.database.contains("://") ? 20 : 0)
+            otherConnections: (configuration.database.contains("://") ? 20 : 0)
+                + [metricsAddress, adminAddress].compactMap { $0 }.count * Self.internalListenerConnections
+                + (configuration.webhookURLs.isEmpty ? 0 : WebhookDispatcher.batchSize))
         if let warning { logger.warning("\(warning)") }
-        // The same limits on the admin listener: it is reached by fewer, not by more trusted, peers.
+        // The same limits on the admin and metrics listeners: they are reached by fewer, not by more trusted, peers.
         func listener(limit: Int) -> (server: HTTPServerBuilder, onRunning: @Sendable (any Channel) async -> Void) {
             let shedder = ConnectionShedder(limit: limit)
             let server = HTTPServerBuilder.http1(configuration: .init(
@@ -201,7 +199,16 @@ public enum LatchkeyServer {
                     position: .first)
             })
         }
-        if let address = try configuration.adminListenAddress {
+        if let metricsRegistry, let address = metricsAddress {
+            let metricsRouter = Router()
+            MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: metricsRouter)
+            let metricsListener = listener(limit: Self.internalListenerConnections)
+            services.append(Application(
+                router: metricsRouter, server: metricsListener.server,
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
+                onServerRunning: metricsListener.onRunning, eventLoopGroupProvider: eventLoops, logger: logger))
+        }
+        if let address = adminAddress {
             let admin = listener(limit: Self.internalListenerConnections)
             services.append(Application(
                 router: adminRouter(services: shared, authenticatorNames: names), server: admin.server,

@@ -112,6 +112,16 @@ extension PostgresStore {
             }
         }
 
+        /// Why the connection could be read or changed by someone on the network: nil over a Unix
+        /// socket, to a loopback address, or with `sslmode=verify-full`. The store holds token
+        /// signing keys and credential public keys, so whoever can change it can sign anyone in.
+        public var transportWarning: String? {
+            let loopback = host.hasPrefix("/") || host == "localhost" || host == "::1" || host.hasPrefix("127.")
+            guard tls != .verifyFull, !loopback else { return nil }
+            return "the connection to PostgreSQL at \(server) is not verified (sslmode=\(tls.rawValue)): anyone on the network "
+                + "path could read or change what Latchkey stores, its token signing keys included; use sslmode=verify-full"
+        }
+
         /// `host:port/database`, for messages and logs: never the user's password.
         public var server: String {
             let address = host.contains(":") ? "[\(host)]" : host

@@ -21,15 +21,19 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     let webhooks: WebhookOutbox
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
-    /// bad path or a database from a newer Latchkey fails here, before the server listens.
+    /// bad path or a database from a newer Latchkey fails here, before the server listens. The
+    /// database holds token signing keys: a folder it creates is `0700`, a file `0600` (SQLite gives
+    /// the `-wal` and `-shm` files the database's mode), whatever the process's umask.
     public init(path: String, webhooks: WebhookOutbox = .none) throws {
         self.webhooks = webhooks
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError(.database, "cannot create the folder for the SQLite database at \(path): \(error)")
         }
+        try createPrivately(path)
         let opened = try SQLiteConnection(path: path)
         try SQLiteSchema.migrate(opened)
         connection = Mutex(opened)
@@ -103,4 +107,18 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
 struct Locked<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// Creates an empty file at `path` that only its owner may read and write (SQLite takes an empty
+/// file for a new database); one that exists is left as it is.
+private func createPrivately(_ path: String) throws {
+    let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard created >= 0 else {
+        guard errno == EEXIST else {
+            throw StoreError(.database, "cannot create the SQLite database at \(path): \(String(cString: strerror(errno)))")
+        }
+        return
+    }
+    fchmod(created, 0o600)
+    close(created)
 }

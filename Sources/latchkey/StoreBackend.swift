@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
@@ -23,6 +24,7 @@ enum StoreBackend {
             return try SQLiteStore(path: database, webhooks: webhooks)
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
+        if let warning = settings.transportWarning { logger.warning("\(warning)") }
         settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
         // A fixed-size pool, opened at start: no connection ever arms an idle timer.
         settings.minimumConnections = settings.maximumConnections
@@ -46,6 +48,9 @@ enum StoreBackend {
             return "database: SQLite at \(database)"
         }
         let settings = try postgresSettings(database, schemeEnd: schemeEnd)
+        if let warning = settings.transportWarning {
+            FileHandle.standardError.write(Data("latchkey: warning: \(warning)\n".utf8))
+        }
         let shown = ConfigurationRedaction.redactingURLPassword(database)
         let versions: (database: Int, latest: Int)
         do {

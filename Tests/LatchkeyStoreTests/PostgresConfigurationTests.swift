@@ -97,4 +97,17 @@ struct PostgresConfigurationTests {
         #expect(configuration.redacting("auth failed for swordfish at h") == "auth failed for <redacted> at h")
         #expect(try PostgresStore.Configuration(url: "postgres://app@h/db").redacting("as is") == "as is")
     }
+
+    /// A connection anyone on the path could read or change is warned about; a verified one, or one
+    /// that never leaves the machine, is not.
+    @Test(arguments: [
+        ("postgres://app@db.example/latchkey", true), ("postgres://app@db.example/latchkey?sslmode=require", true),
+        ("postgres://app@10.0.0.5/latchkey?sslmode=disable", true), ("postgres://app@db.example/latchkey?sslmode=verify-full", false),
+        ("postgres://app@127.0.0.1:5432/latchkey", false), ("postgres://app@localhost/latchkey", false), ("postgres://app@[::1]/latchkey", false),
+    ])
+    func anUnverifiedConnectionOffThisMachineIsWarnedAbout(url: String, warned: Bool) throws {
+        let warning = try PostgresStore.Configuration(url: url).transportWarning
+        #expect((warning != nil) == warned, "\(url): \(warning ?? "no warning")")
+        #expect(warning.map { $0.contains("verify-full") && !$0.contains("app@") } ?? true)
+    }
 }

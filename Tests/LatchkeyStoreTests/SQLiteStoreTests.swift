@@ -20,6 +20,22 @@ struct SQLiteStoreTests {
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
+    /// The file holds token signing keys: it, its write-ahead log and a folder made for it are the
+    /// owner's alone, whatever the umask (here the usual 022).
+    @Test func aNewDatabaseIsItsOwnersAlone() async throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let store = try SQLiteStore(path: path)
+        try await store.createUser(Fixtures.user("alice", handle: 1))
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        #expect(try mode(URL(fileURLWithPath: path).deletingLastPathComponent().path) == 0o700)
+        for file in [path, path + "-wal", path + "-shm"] {
+            #expect(try mode(file) == 0o600, "\(file)")
+        }
+    }
+
     @Test func aBadPathFailsWhenOpening() throws {
         let blocker = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: blocker.deletingLastPathComponent(), withIntermediateDirectories: true)

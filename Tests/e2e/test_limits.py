@@ -13,6 +13,7 @@ import time
 import pytest
 import requests
 
+from conftest import free_port
 from test_http_api import assert_failed, assert_ok, attestation_options, new_username, register, sign_in
 from test_postgres import postgres_url  # noqa: F401  (the fixture)
 
@@ -137,6 +138,22 @@ def test_an_unused_kept_alive_connection_is_closed_after_the_request_timeout(ser
     assert closed_within(sock, 5), "an idle kept-alive connection stayed open"
     assert time.monotonic() - start < 3.5
     sock.close()
+
+
+def test_the_metrics_and_admin_listeners_close_idle_connections_too(server_factory):
+    """Each listener shares the process's descriptors: one that held idle connections forever would
+    let anyone who reaches it starve the main listener."""
+    metrics_port, admin_port = free_port(), free_port()
+    server = server_factory("internal-listeners", {
+        "LATCHKEY_REQUEST_TIMEOUT": "2", "LATCHKEY_METRICS_ADDRESS": f"127.0.0.1:{metrics_port}",
+        "LATCHKEY_ADMIN_ADDRESS": f"127.0.0.1:{admin_port}"})
+    for port in (metrics_port, admin_port):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        start = time.monotonic()
+        assert closed_within(sock, 5), f"an idle connection to port {port} stayed open"
+        assert time.monotonic() - start < 3.5
+        sock.close()
+    assert requests.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------

@@ -78,9 +78,10 @@ final class AcceptBackoff: ChannelInboundHandler, Sendable {
 
 /// How many connections a listener may hold open, from the process's file descriptor limit.
 enum DescriptorBudget {
-    /// Descriptors kept for everything but client connections: the store's files or pooled
-    /// connections, the listeners, the event loops, files the server reads.
-    static func reserve(poolConnections: Int) -> Int { 48 + poolConnections }
+    /// Descriptors kept for everything but the main listener's connections: the store's files, the
+    /// listeners, the event loops, files the server reads, and `otherConnections` (the PostgreSQL
+    /// pool, the admin and metrics listeners' connections, webhook requests).
+    static func reserve(otherConnections: Int) -> Int { 48 + otherConnections }
 
     /// Raises the soft limit on open files to the hard limit (as Go's runtime does), and returns
     /// the soft limit then in force.
@@ -97,10 +98,10 @@ enum DescriptorBudget {
 
     /// The connections the main listener may hold: `maxConnections`, or fewer when the descriptor
     /// limit leaves less room (never under 8), with the warning to log when it does.
-    static func maximumConnections(configured: Int, descriptorLimit: Int, poolConnections: Int) -> (Int, warning: String?) {
-        let needed = configured + reserve(poolConnections: poolConnections)
+    static func maximumConnections(configured: Int, descriptorLimit: Int, otherConnections: Int) -> (Int, warning: String?) {
+        let needed = configured + reserve(otherConnections: otherConnections)
         guard descriptorLimit < needed else { return (configured, nil) }
-        let room = max(descriptorLimit - reserve(poolConnections: poolConnections), 8)
+        let room = max(descriptorLimit - reserve(otherConnections: otherConnections), 8)
         return (room, "the open-file limit (ulimit -n) is \(descriptorLimit), below the \(needed) that maxConnections \(configured) needs; at most \(room) connections will be accepted: raise the limit (LimitNOFILE= under systemd) or lower maxConnections")
     }
 }
