@@ -180,7 +180,7 @@ public enum LatchkeyServer {
             configured: configuration.maxConnections, descriptorLimit: DescriptorBudget.raiseLimit(),
             otherConnections: (configuration.database.contains("://") ? 20 : 0)
                 + [metricsAddress, adminAddress].compactMap { $0 }.count * Self.internalListenerConnections
-                + (configuration.webhookURLs.isEmpty ? 0 : WebhookDispatcher.batchSize))
+                + configuration.webhookURLs.count * WebhookDispatcher.batchSize)
         if let warning { logger.warning("\(warning)") }
         // The same limits on the admin and metrics listeners: they are reached by fewer, not by more trusted, peers.
         func listener(limit: Int) -> (server: HTTPServerBuilder, onRunning: @Sendable (any Channel) async -> Void) {

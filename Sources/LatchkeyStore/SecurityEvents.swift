@@ -211,12 +211,13 @@ public protocol SecurityEventStore: Sendable {
     /// One event by its ID.
     func securityEvent(id: String) async throws -> SecurityEvent?
 
-    /// Leases up to `limit` deliveries due at `now` to `owner` until `leaseUntil`, each with its
-    /// event, oldest first. Only the oldest pending delivery of each user (and receiver) is due, so
-    /// one user's events reach a receiver in order; a delivery leased to another owner is not due
-    /// until its lease ends, so a crashed sender's deliveries go to the next one that asks.
-    func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
-        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    /// Leases up to `limit` deliveries to `receivers` due at `now` to `owner` until `leaseUntil`,
+    /// each with its event, oldest first. Only the oldest pending delivery of each user (and
+    /// receiver) is due, so one user's events reach a receiver in order; a delivery leased to
+    /// another owner is not due until its lease ends, so a crashed sender's deliveries go to the
+    /// next one that asks.
+    func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int, receivers: WebhookReceiverSelection)
+        async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
     /// Records an attempt at a delivery `owner` leased, and ends the lease; false (writing nothing)
     /// when the lease was lost meanwhile.
     func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool
@@ -230,6 +231,26 @@ public protocol SecurityEventStore: Sendable {
     /// Deletes events that occurred before `eventsBefore` with every delivery of theirs (whatever
     /// its state), and deliveries delivered before `deliveriesBefore`, in small batches.
     func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws
+}
+
+/// Which receivers' deliveries a claim takes: one sender per receiver, so that a slow receiver
+/// holds up only its own deliveries.
+public enum WebhookReceiverSelection: Sendable, Equatable {
+    /// This receiver's.
+    case only(String)
+    /// Every receiver's but these (every receiver's when there are none).
+    case allBut(Set<String>)
+
+    /// Every receiver's.
+    public static let all = WebhookReceiverSelection.allBut([])
+
+    /// The one receiver, or nil; and the receivers left out (none for one receiver).
+    public var parts: (only: String?, excluded: [String]) {
+        switch self {
+        case .only(let receiver): (receiver, [])
+        case .allBut(let excluded): (nil, excluded.sorted())
+        }
+    }
 }
 
 /// Where a store sends each event it writes: one pending delivery per receiver, retried until

@@ -119,14 +119,16 @@ extension PostgresStore {
 
     // MARK: Delivering
 
-    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
-        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int, receivers: WebhookReceiverSelection)
+        async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
     {
+        let (only, excluded) = receivers.parts
         let eventColumns = Self.eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let claimed = try await rows("""
             WITH due AS (
                 SELECT d.id FROM webhook_deliveries d
                 WHERE d.state = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until <= \(now))
+                  AND (\(only)::text IS NULL OR d.receiver = \(only)) AND NOT (d.receiver = ANY(\(excluded)::text[]))
                   AND NOT EXISTS (
                     SELECT 1 FROM webhook_deliveries p
                     WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)

@@ -25,6 +25,7 @@ extension SQLiteStore {
         SELECT \(deliveryColumns), \(eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
         FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id
         WHERE d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+          AND (?3 IS NULL OR d.receiver = ?3) AND d.receiver NOT IN (SELECT value FROM json_each(?4))
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
             WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
@@ -141,12 +142,14 @@ extension SQLiteStore {
 
     // MARK: Delivering
 
-    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) throws
-        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int, receivers: WebhookReceiverSelection)
+        throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
     {
-        try withTransaction { database in
+        let (only, excluded) = receivers.parts
+        let excludedJSON = String(decoding: try JSONEncoder().encode(excluded), as: UTF8.self)
+        return try withTransaction { database in
             let due = try database.withStatement(Self.dueDeliveries) { row in
-                try row.bind(now, Int64(limit))
+                try row.bind(now, Int64(limit), only, excludedJSON)
                 var due: [(delivery: WebhookDelivery, event: SecurityEvent)] = []
                 while try row.step() { due.append((Self.delivery(row), try Self.event(row, from: 10))) }
                 return due

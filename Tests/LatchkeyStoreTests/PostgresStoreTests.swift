@@ -164,7 +164,7 @@ struct PostgresStoreTests {
         try await Task.sleep(for: .milliseconds(500))
         let now = Fixtures.now.addingTimeInterval(10)
         func claim() async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)] {
-            try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10)
+            try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: .all)
         }
         #expect(try await claim().isEmpty, "the later event is not sent while the earlier one is uncommitted")
         commitSignal.yield()

@@ -167,13 +167,13 @@ extension StoreContractTests {
         #expect(try await store.webhookOutboxStatus() == WebhookOutboxStatus(depth: 2, oldestPendingAt: Fixtures.now))
 
         let now = Fixtures.now.addingTimeInterval(1)
-        let claimed = try await store.claimWebhookDeliveries(owner: "one", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10)
+        let claimed = try await store.claimWebhookDeliveries(owner: "one", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: .all)
         #expect(Set(claimed.map(\.delivery.receiver)) == Set(Self.receivers))
         #expect(claimed.allSatisfy { $0.event.id == "evt_user.created_1" && $0.delivery.retryUntil == Fixtures.now.addingTimeInterval(86_400) })
         // Leased: nobody else gets them until the lease runs out.
-        #expect(try await store.claimWebhookDeliveries(owner: "two", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10).isEmpty)
+        #expect(try await store.claimWebhookDeliveries(owner: "two", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: .all).isEmpty)
         let later = now.addingTimeInterval(31)
-        let takenOver = try await store.claimWebhookDeliveries(owner: "two", now: later, leaseUntil: later.addingTimeInterval(30), limit: 10)
+        let takenOver = try await store.claimWebhookDeliveries(owner: "two", now: later, leaseUntil: later.addingTimeInterval(30), limit: 10, receivers: .all)
         #expect(takenOver.count == 2, "a dead sender's lease runs out")
         // The first owner lost its lease: its outcome is not recorded.
         let first = try #require(claimed.first)
@@ -186,6 +186,24 @@ extension StoreContractTests {
         #expect(delivered.count == 2 && delivered.allSatisfy { $0.attempts == 1 && $0.deliveredAt == later })
     }
 
+    /// One sender per receiver: a claim takes one receiver's deliveries, or every receiver's but some.
+    @Test(arguments: StoreBackend.all)
+    func aClaimTakesTheDeliveriesOfTheReceiversItNames(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.createUser(alice, recording: [Self.event(.userCreated, 1, user: alice)])
+        try await store.recordEvent(Self.event(.signInSucceeded, 2, user: alice, at: 2))
+        let now = Fixtures.now.addingTimeInterval(10)
+        func claim(_ receivers: WebhookReceiverSelection) async throws -> [String] {
+            try await store.claimWebhookDeliveries(owner: "one", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: receivers)
+                .map(\.delivery.receiver)
+        }
+        #expect(try await claim(.allBut(Set(Self.receivers))) == [])
+        #expect(try await claim(.only(Self.receivers[1])) == [Self.receivers[1]], "the oldest of alice's, to this receiver only")
+        #expect(try await claim(.allBut([Self.receivers[1]])) == [Self.receivers[0]])
+        #expect(try await claim(.all) == [], "both heads are leased")
+    }
+
     @Test(arguments: StoreBackend.all)
     func oneUsersDeliveriesGoInOrderAndDeadOnesCanBeRetried(backend: StoreBackend) async throws {
         let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: [Self.receivers[0]]))
@@ -196,7 +214,7 @@ extension StoreContractTests {
         }
         let now = Fixtures.now.addingTimeInterval(10)
         func claim(_ owner: String, at time: Date) async throws -> [String] {
-            try await store.claimWebhookDeliveries(owner: owner, now: time, leaseUntil: time.addingTimeInterval(30), limit: 10).map(\.event.id)
+            try await store.claimWebhookDeliveries(owner: owner, now: time, leaseUntil: time.addingTimeInterval(30), limit: 10, receivers: .all).map(\.event.id)
         }
         // Only the oldest of each user's pending deliveries is due.
         #expect(try await claim("one", at: now) == ["evt_sign_in.succeeded_0", "evt_sign_in.succeeded_2"])

@@ -342,6 +342,29 @@ def test_a_sender_killed_mid_delivery_loses_nothing_with_two_instances_on_postgr
         receiver.stop()
 
 
+def test_a_slow_receiver_does_not_hold_up_another(tmp_path):
+    """Each receiver has its own sender: one that takes 8 s a request delays only its own deliveries."""
+    secret = new_secret()
+    slow, fast = Receiver(secret).start(), Receiver(secret).start()
+    slow.hold_seconds = 8
+    try:
+        env = {**webhook_env(slow, secret), "LATCHKEY_WEBHOOK_URLS": f"{slow.url},{fast.url}"}
+        for srv in served("slow-receiver", env):
+            usernames = []
+            for _ in range(3):
+                usernames.append(new_username())
+                register(srv, srv.authenticator(), usernames[-1])
+                time.sleep(1)
+            start = time.monotonic()
+            fast.wait_for(lambda r: all(len(events_of(r, u)) >= 2 for u in usernames), 30, "the fast receiver's events")
+            assert time.monotonic() - start < 4, f"the fast receiver waited {time.monotonic() - start:.1f} s behind the slow one"
+            assert slow.requests_seen >= 1
+    finally:
+        slow.hold_seconds = 0
+        slow.stop()
+        fast.stop()
+
+
 def test_deliveries_for_a_receiver_no_longer_configured_are_dead_not_sent(tmp_path):
     first_secret, second_secret = new_secret(), new_secret()
     removed = Receiver(first_secret)  # never listening: its deliveries stay pending

@@ -20,8 +20,9 @@ import ServiceLifecycle
 /// A sender that dies mid-attempt leaves its lease to run out; the delivery is then sent again,
 /// with the same `webhook-id`, so receivers deduplicate.
 ///
-/// With no receivers configured it sends nothing: it marks dead what is still pending for
-/// receivers configured before, as it would for one removed from the list, and stops polling
+/// Each receiver has its own sending loop, so one that is slow or unreachable delays only its own
+/// deliveries. With no receivers configured it sends nothing: it marks dead what is still pending
+/// for receivers configured before, as it would for one removed from the list, and stops polling
 /// once the outbox is empty (no new deliveries are written without receivers).
 struct WebhookDispatcher: Service {
     let store: any SecurityEventStore
@@ -45,10 +46,12 @@ struct WebhookDispatcher: Service {
     static let lease: TimeInterval = 30
     /// The longest one attempt may take, connecting included.
     static let requestTimeout: TimeAmount = .seconds(10)
-    /// Deliveries claimed and sent at once.
+    /// Deliveries to one receiver claimed and sent at once.
     static let batchSize = 16
-    /// How often the outbox is polled when it had nothing due.
+    /// How often the outbox is polled for a receiver when it had nothing due.
     static let pollInterval: Duration = .seconds(1)
+    /// How often it is polled for deliveries to receivers no longer configured.
+    static let unconfiguredPollInterval: Duration = .seconds(10)
 
     init(store: any SecurityEventStore, signer: WebhookSigner?, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
         self.store = store
@@ -66,24 +69,12 @@ struct WebhookDispatcher: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var lastStatus = ContinuousClock.now - .seconds(60)
-            while !Task.isCancelled {
-                var sent = 0
-                do {
-                    sent = try await sendDue()
-                    if ContinuousClock.now - lastStatus >= .seconds(10) {
-                        let status = try await store.webhookOutboxStatus()
-                        metrics.recordWebhookOutbox(status)
-                        lastStatus = .now
-                        if sender == nil, status.depth == 0 { break }
-                    }
-                } catch {
-                    logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
+            await withTaskGroup(of: Void.self) { group in
+                for (receivers, interval) in lanes {
+                    group.addTask { await drain(receivers, pollingEvery: interval) }
                 }
-                // A full batch means more may be due at once.
-                if sent < Self.batchSize {
-                    do { try await Task.sleep(for: Self.pollInterval) } catch { break }
-                }
+                await reportOutboxStatus()
+                group.cancelAll()
             }
         }
         // Without receivers nothing more can become due: wait for the server to stop.
@@ -91,10 +82,49 @@ struct WebhookDispatcher: Service {
         try? await sender?.client.shutdown()
     }
 
-    /// Claims and sends one batch; returns how many deliveries it claimed.
-    func sendDue(now: Date = Date()) async throws -> Int {
+    /// What each sending loop claims, and how often it polls when nothing was due: one loop per
+    /// receiver, so a slow or unreachable one holds up only its own deliveries, and one for the
+    /// receivers no longer configured (whose deliveries only another instance's older list can add).
+    var lanes: [(receivers: WebhookReceiverSelection, interval: Duration)] {
+        guard sender != nil else { return [(.all, Self.pollInterval)] }
+        return receivers.sorted().map { (.only($0), Self.pollInterval) } + [(.allBut(receivers), Self.unconfiguredPollInterval)]
+    }
+
+    /// Claims and sends `receivers`' due deliveries, a batch at a time, until cancelled.
+    private func drain(_ receivers: WebhookReceiverSelection, pollingEvery interval: Duration) async {
+        while !Task.isCancelled {
+            var claimed = 0
+            do {
+                claimed = try await sendDue(receivers)
+            } catch {
+                logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
+            }
+            // A full batch means more may be due at once.
+            if claimed < Self.batchSize {
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    /// Puts the outbox's depth and age into the metrics every 10 seconds until cancelled; without
+    /// receivers, returns once the outbox is empty, when there is nothing left to mark dead.
+    private func reportOutboxStatus() async {
+        while !Task.isCancelled {
+            do {
+                let status = try await store.webhookOutboxStatus()
+                metrics.recordWebhookOutbox(status)
+                if sender == nil, status.depth == 0 { return }
+            } catch {
+                logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
+            }
+            do { try await Task.sleep(for: .seconds(10)) } catch { return }
+        }
+    }
+
+    /// Claims and sends one batch of `receivers`' deliveries; returns how many it claimed.
+    func sendDue(_ receivers: WebhookReceiverSelection, now: Date = Date()) async throws -> Int {
         let due = try await store.claimWebhookDeliveries(
-            owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize)
+            owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize, receivers: receivers)
         await withTaskGroup(of: Void.self) { group in
             for (delivery, event) in due {
                 group.addTask { await attempt(delivery, of: event) }

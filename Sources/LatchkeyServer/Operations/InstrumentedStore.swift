@@ -174,11 +174,11 @@ struct InstrumentedStore: LatchkeyStore {
     func securityEvent(id: String) async throws -> SecurityEvent? {
         try await measured("securityEvent") { try await base.securityEvent(id: id) }
     }
-    func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int) async throws
-        -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+    func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int, receivers: WebhookReceiverSelection)
+        async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
     {
         try await measured("claimWebhookDeliveries") {
-            try await base.claimWebhookDeliveries(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit)
+            try await base.claimWebhookDeliveries(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, receivers: receivers)
         }
     }
     func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
