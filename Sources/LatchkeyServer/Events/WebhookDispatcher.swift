@@ -70,8 +70,8 @@ struct WebhookDispatcher: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                for (receivers, interval) in lanes {
-                    group.addTask { await drain(receivers, pollingEvery: interval) }
+                for (selection, interval) in lanes {
+                    group.addTask { await drain(selection, pollingEvery: interval) }
                 }
                 await reportOutboxStatus()
                 group.cancelAll()
@@ -85,17 +85,17 @@ struct WebhookDispatcher: Service {
     /// What each sending loop claims, and how often it polls when nothing was due: one loop per
     /// receiver, so a slow or unreachable one holds up only its own deliveries, and one for the
     /// receivers no longer configured (whose deliveries only another instance's older list can add).
-    var lanes: [(receivers: WebhookReceiverSelection, interval: Duration)] {
+    var lanes: [(selection: WebhookReceiverSelection, interval: Duration)] {
         guard sender != nil else { return [(.all, Self.pollInterval)] }
         return receivers.sorted().map { (.only($0), Self.pollInterval) } + [(.allBut(receivers), Self.unconfiguredPollInterval)]
     }
 
-    /// Claims and sends `receivers`' due deliveries, a batch at a time, until cancelled.
-    private func drain(_ receivers: WebhookReceiverSelection, pollingEvery interval: Duration) async {
+    /// Claims and sends the due deliveries of the receivers `selection` names, a batch at a time, until cancelled.
+    private func drain(_ selection: WebhookReceiverSelection, pollingEvery interval: Duration) async {
         while !Task.isCancelled {
             var claimed = 0
             do {
-                claimed = try await sendDue(receivers)
+                claimed = try await sendDue(selection)
             } catch {
                 logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
             }
@@ -121,10 +121,10 @@ struct WebhookDispatcher: Service {
         }
     }
 
-    /// Claims and sends one batch of `receivers`' deliveries; returns how many it claimed.
-    func sendDue(_ receivers: WebhookReceiverSelection, now: Date = Date()) async throws -> Int {
+    /// Claims and sends one batch of deliveries to the receivers `selection` names; returns how many it claimed.
+    func sendDue(_ selection: WebhookReceiverSelection, now: Date = Date()) async throws -> Int {
         let due = try await store.claimWebhookDeliveries(
-            owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize, receivers: receivers)
+            owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize, receivers: selection)
         await withTaskGroup(of: Void.self) { group in
             for (delivery, event) in due {
                 group.addTask { await attempt(delivery, of: event) }
