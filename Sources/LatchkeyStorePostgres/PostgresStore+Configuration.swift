@@ -116,7 +116,10 @@ extension PostgresStore {
         /// socket, to a loopback address, or with `sslmode=verify-full`. The store holds token
         /// signing keys and credential public keys, so whoever can change it can sign anyone in.
         public var transportWarning: String? {
-            let loopback = host.hasPrefix("/") || host == "localhost" || host == "::1" || host.hasPrefix("127.")
+            // A Unix socket's folder, or a loopback name or address (127.0.0.0/8 written in full).
+            let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+            let loopback = host.hasPrefix("/") || host == "localhost" || host == "::1"
+                || (octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil })
             guard tls != .verifyFull, !loopback else { return nil }
             return "the connection to PostgreSQL at \(server) is not verified (sslmode=\(tls.rawValue)): anyone on the network "
                 + "path could read or change what Latchkey stores, its token signing keys included; use sslmode=verify-full"

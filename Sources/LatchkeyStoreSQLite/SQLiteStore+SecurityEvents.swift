@@ -66,7 +66,6 @@ extension SQLiteStore {
 
     // MARK: Writing, inside a change's transaction
 
-    /// Writes `events` and one pending delivery of each per receiver.
     /// Runs one statement and reads its first row, if any, with `read`; when there is one, writes `events` in its
     /// transaction.
     func firstRow<T>(
@@ -85,6 +84,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Writes `events` and one pending delivery of each per receiver.
     func insert(_ events: [SecurityEvent], into database: SQLiteConnection) throws {
         for event in events {
             try database.withStatement(Self.insertEvent) { statement in

@@ -188,12 +188,14 @@ struct MDSCommand: AsyncParsableCommand {
     }
 }
 
+/// Writes each warning to standard error as `latchkey: warning: ...`.
+func warn(_ warnings: [String]) {
+    for warning in warnings { FileHandle.standardError.write(Data("latchkey: warning: \(warning)\n".utf8)) }
+}
+
 /// Loads the configuration (environment over file over defaults) or exits with a message naming
 /// the bad key, its source and the problem. Warnings go to standard error either way.
 func loadConfiguration() throws -> LoadedConfiguration {
-    func warn(_ warnings: [String]) {
-        for warning in warnings { FileHandle.standardError.write(Data("latchkey: warning: \(warning)\n".utf8)) }
-    }
     do {
         let loaded = try ConfigurationLoader.load(environment: ProcessInfo.processInfo.environment)
         warn(loaded.warnings)

@@ -1,4 +1,3 @@
-import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
@@ -48,9 +47,7 @@ enum StoreBackend {
             return "database: SQLite at \(database)"
         }
         let settings = try postgresSettings(database, schemeEnd: schemeEnd)
-        if let warning = settings.transportWarning {
-            FileHandle.standardError.write(Data("latchkey: warning: \(warning)\n".utf8))
-        }
+        warn(settings.transportWarning.map { [$0] } ?? [])
         let shown = ConfigurationRedaction.redactingURLPassword(database)
         let versions: (database: Int, latest: Int)
         do {

@@ -103,7 +103,7 @@ struct PostgresConfigurationTests {
     @Test(arguments: [
         ("postgres://app@db.example/latchkey", true), ("postgres://app@db.example/latchkey?sslmode=require", true),
         ("postgres://app@10.0.0.5/latchkey?sslmode=disable", true), ("postgres://app@db.example/latchkey?sslmode=verify-full", false),
-        ("postgres://app@127.0.0.1:5432/latchkey", false), ("postgres://app@localhost/latchkey", false), ("postgres://app@[::1]/latchkey", false),
+        ("postgres://app@127.0.0.1:5432/latchkey", false), ("postgres://app@127.db.example/latchkey", true), ("postgres://app@localhost/latchkey", false), ("postgres://app@[::1]/latchkey", false),
     ])
     func anUnverifiedConnectionOffThisMachineIsWarnedAbout(url: String, warned: Bool) throws {
         let warning = try PostgresStore.Configuration(url: url).transportWarning

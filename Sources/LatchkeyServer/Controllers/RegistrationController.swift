@@ -81,14 +81,17 @@ struct RegistrationController: Sendable {
         username: String, existing: UserRecord?, withTicket: Bool, mediation: CreationMediation?, context: LatchkeyRequestContext
     ) throws -> Bool {
         let ownerSignedIn = existing != nil && context.identity?.user.handle == existing?.handle
-        if !withTicket, !ownerSignedIn, services.policy.newUsernameRegistration == .ticketRequired {
-            // The same refusal whether the username exists or not: it tells nobody which names are taken.
-            throw APIError(
-                .forbidden,
-                "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket); a registered user signs in to add a passkey")
-        }
-        if existing != nil, !withTicket, services.policy.existingUsernameRegistration == .ownerSignedIn, !ownerSignedIn {
-            throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
+        if !withTicket, !ownerSignedIn {
+            // Where tickets are required, the same refusal whether the username exists or not: it tells
+            // nobody which names are taken.
+            if services.policy.newUsernameRegistration == .ticketRequired {
+                throw APIError(
+                    .forbidden,
+                    "registration on this server needs an enrollment ticket: the service you have an account with issues one (send it as enrollmentTicket); a registered user signs in to add a passkey")
+            }
+            if existing != nil, services.policy.existingUsernameRegistration == .ownerSignedIn {
+                throw APIError(.forbidden, "username \"\(username)\" is already registered; sign in as \(username) to add a passkey")
+            }
         }
         switch mediation {
         case .conditional?:

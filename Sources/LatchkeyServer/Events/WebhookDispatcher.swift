@@ -122,7 +122,7 @@ struct WebhookDispatcher: Service {
     }
 
     /// Claims and sends one batch of deliveries to the receivers `selection` names; returns how many it claimed.
-    func sendDue(_ selection: WebhookReceiverSelection, now: Date = Date()) async throws -> Int {
+    private func sendDue(_ selection: WebhookReceiverSelection, now: Date = Date()) async throws -> Int {
         let due = try await store.claimWebhookDeliveries(
             owner: owner, now: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: Self.batchSize, receivers: selection)
         await withTaskGroup(of: Void.self) { group in

@@ -31,9 +31,7 @@ public struct AuthenticationVerifier: Sendable {
     /// data with the credential key `publicKey` (steps 19-21 alone, nothing else checked): whether the
     /// response came from the passkey, whatever else is wrong with it.
     public func isSigned(_ response: AuthenticationResponse, byKey publicKey: [UInt8]) -> Bool {
-        guard let key = try? keyCache?.key(for: response.credentialID, publicKey: publicKey, decoder: decoder)
-            ?? COSEKey(decoder.decode(publicKey))
-        else { return false }
+        guard let key = try? credentialKey(publicKey, of: response.credentialID) else { return false }
         let clientDataHash = Digest.sha256(response.clientDataJSON)
         return (try? key.verify(signature: response.signature, over: response.authenticatorData, followedBy: clientDataHash)) != nil
     }
@@ -49,9 +47,8 @@ public struct AuthenticationVerifier: Sendable {
         } else if expectation.userHandleRequired {
             throw WebAuthnError(.userHandleMismatch, "userHandle is required when no username was given")
         }
-        // Step 7: the stored credential public key, parsed once per stored value when a cache is given.
-        let credentialKey = try keyCache?.key(for: response.credentialID, publicKey: expectation.publicKey, decoder: decoder)
-            ?? COSEKey(decoder.decode(expectation.publicKey))
+        // Step 7: the stored credential public key.
+        let credentialKey = try credentialKey(expectation.publicKey, of: response.credentialID)
 
         // Steps 8-10: parse client data (unless the caller did, from these very bytes).
         let clientData: CollectedClientData
@@ -93,5 +90,10 @@ public struct AuthenticationVerifier: Sendable {
             flags: authenticatorData.flags, signCountRegressed: regressed,
             backupEligibilityChanged: eligibilityChanged,
             extensions: AuthenticatorExtensionOutputs(authenticatorData.extensions))
+    }
+
+    /// The stored credential public key, parsed once per stored value when a cache is given.
+    private func credentialKey(_ publicKey: [UInt8], of credentialID: [UInt8]) throws -> COSEKey {
+        try keyCache?.key(for: credentialID, publicKey: publicKey, decoder: decoder) ?? COSEKey(decoder.decode(publicKey))
     }
 }
