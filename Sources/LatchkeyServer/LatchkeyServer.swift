@@ -170,7 +170,7 @@ public enum LatchkeyServer {
         ]
         services.append(try WebhookDispatcher(
             store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret),
-            receivers: configuration.webhookURLs, metrics: metrics, logger: logger))
+            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger))
         let metricsAddress = try configuration.metricsListenAddress
         let adminAddress = try configuration.adminListenAddress
         // Connections are bounded by the descriptors there are: a full listener closes its

@@ -228,6 +228,9 @@ public protocol SecurityEventStore: Sendable {
     func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery?
     /// How many deliveries are pending, and since when.
     func webhookOutboxStatus() async throws -> WebhookOutboxStatus
+    /// Moves every delivery stored under `receiver` to `name`, whatever its state: for a receiver
+    /// now known by another name. Returns how many moved.
+    func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int
     /// Deletes events that occurred before `eventsBefore` with every delivery of theirs (whatever
     /// its state), and deliveries delivered before `deliveriesBefore`, in small batches.
     func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws
@@ -256,7 +259,7 @@ public enum WebhookReceiverSelection: Sendable, Equatable {
 /// Where a store sends each event it writes: one pending delivery per receiver, retried until
 /// `retryWindow` after the event.
 public struct WebhookOutbox: Sendable, Equatable {
-    /// The receivers' URLs.
+    /// The receivers' names: what each delivery records as its receiver.
     public var receivers: [String]
     /// How long a delivery is retried before it is dead.
     public var retryWindow: TimeInterval

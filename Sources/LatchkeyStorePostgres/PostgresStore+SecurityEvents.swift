@@ -195,6 +195,13 @@ extension PostgresStore {
         } ?? WebhookOutboxStatus(depth: 0, oldestPendingAt: nil)
     }
 
+    public func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int {
+        try await firstRow("""
+            WITH moved AS (UPDATE webhook_deliveries SET receiver = \(name) WHERE receiver = \(receiver) RETURNING 1)
+            SELECT count(*) FROM moved
+            """) { Int(try $0.next(Int64.self)) } ?? 0
+    }
+
     public func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
         let purges: [PostgresQuery] = [
             """

@@ -50,6 +50,7 @@ extension SQLiteStore {
         WHERE id = ?3 AND state <> 'pending'
         """
     private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
+    private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1"
     private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'"
     /// The oldest events by sequence (the order they were written in, so nearly that of their
     /// times), those of them before the cutoff: no time index, and never more than a batch read.
@@ -216,6 +217,16 @@ extension SQLiteStore {
         try withStatement(Self.outboxStatus) { row in
             guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
             return WebhookOutboxStatus(depth: Int(row.int64(0)), oldestPendingAt: row.optionalDate(1))
+        }
+    }
+
+    public func renameWebhookReceiver(_ receiver: String, to name: String) throws -> Int {
+        try withDatabase { database in
+            try database.withStatement(Self.renameReceiver) { statement in
+                try statement.bind(receiver, name)
+                try statement.step()
+                return database.changes
+            }
         }
     }
 

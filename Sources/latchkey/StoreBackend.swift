@@ -16,7 +16,7 @@ enum StoreBackend {
     ) async throws -> any LatchkeyStore {
         let database = configuration.database
         // Every process that writes events writes their deliveries too, the admin commands included.
-        let webhooks = WebhookOutbox(receivers: configuration.webhookURLs)
+        let webhooks = configuration.webhookOutbox
         // Any URL (whatever its scheme's case) names a server, never a file: it must not become a
         // SQLite path, which would put its password into a folder name and error messages.
         guard let schemeEnd = database.range(of: "://") else {

@@ -365,6 +365,42 @@ def test_a_slow_receiver_does_not_hold_up_another(tmp_path):
         fast.stop()
 
 
+def test_a_receivers_password_is_sent_as_basic_auth_never_stored_and_may_change(tmp_path):
+    """`https://user:password@host/...` authenticates to the receiver; deliveries are stored under the URL with its
+    password hidden, so a new password in the configuration takes over what the old one left pending."""
+    secret = new_secret()
+    receiver = Receiver(secret)
+    receiver.credentials = ("latchkey", "first-password")
+    receiver.start()
+
+    def receiver_url(password: str) -> str:
+        return receiver.url.replace("http://", f"http://latchkey:{password}@")
+
+    try:
+        for srv in served("receiver-password", {**webhook_env(receiver, secret), "LATCHKEY_WEBHOOK_URLS": receiver_url("first-password")}):
+            backend = admin_for(srv)
+            first = new_username()
+            register(srv, srv.authenticator(), first)
+            receiver.wait_for(lambda r: len(events_of(r, first)) >= 2, 30, "the first user's events")
+            assert receiver.unauthorized == 0
+            # The receiver's password changes before Latchkey's configuration does: refused, kept pending.
+            receiver.credentials = ("latchkey", "second-password")
+            later = new_username()
+            register(srv, srv.authenticator(), later)
+            receiver.wait_for(lambda r: r.unauthorized >= 1, 30, "a refused delivery")
+            srv.stop()
+            srv.env["LATCHKEY_WEBHOOK_URLS"] = receiver_url("second-password")
+            srv.start()
+            receiver.wait_for(lambda r: len(events_of(r, later)) >= 2, 90, "the later user's events, sent with the new password")
+            deliveries = backend.admin("GET", "/webhook-deliveries").json()["deliveries"]
+            assert {d["receiver"] for d in deliveries} == {receiver_url("<redacted>")}
+            assert not [d for d in deliveries if d["state"] != "delivered"]
+            stored = b"".join(path.read_bytes() for path in srv.database.parent.glob(srv.database.name + "*"))
+            assert b"first-password" not in stored and b"second-password" not in stored
+    finally:
+        receiver.stop()
+
+
 def test_deliveries_for_a_receiver_no_longer_configured_are_dead_not_sent(tmp_path):
     first_secret, second_secret = new_secret(), new_secret()
     removed = Receiver(first_secret)  # never listening: its deliveries stay pending

@@ -2,7 +2,8 @@
 `standardwebhooks` library from PyPI (not Latchkey's code), and keeps the verified ones.
 
 It can be down (not listening at all) and come back on the same port, answer with an error, or
-hold each request for a while before answering (to kill a sender mid-delivery)."""
+hold each request for a while before answering (to kill a sender mid-delivery). With `credentials`
+set it refuses (401) every request without them in HTTP Basic authentication."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ class Receiver:
         self.lock = threading.Lock()
         self.status = 204
         self.hold_seconds = 0.0
+        self.credentials: tuple[str, str] | None = None
+        self.unauthorized = 0
         self.requests_seen = 0
         # webhook-id -> requests for it being handled right now; any id ever above 1 was sent twice at once.
         self.in_flight: dict[str, int] = {}
@@ -62,6 +65,15 @@ class Receiver:
             def handle_delivery(self, body: bytes):
                 if receiver.hold_seconds:
                     time.sleep(receiver.hold_seconds)
+                if receiver.credentials is not None:
+                    expected = "Basic " + base64.b64encode(":".join(receiver.credentials).encode()).decode()
+                    if self.headers.get("Authorization") != expected:
+                        with receiver.lock:
+                            receiver.unauthorized += 1
+                        self.send_response(401)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                 try:
                     payload = receiver.verifier.verify(body, dict(self.headers.items()))
                 except WebhookVerificationError as error:

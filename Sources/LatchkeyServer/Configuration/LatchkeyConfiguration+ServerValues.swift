@@ -1,4 +1,5 @@
 import LatchkeyConfiguration
+import LatchkeyStore
 import WebAuthn
 
 /// What the settings mean for the verification core and the listeners. Every value here was checked when the
@@ -35,6 +36,12 @@ extension LatchkeyConfiguration {
         case .both: [.production, .development]
         }
     }
+
+    /// The webhook receivers, from ``webhookURLs``.
+    var webhookReceivers: [WebhookReceiver] { webhookURLs.map(WebhookReceiver.init(url:)) }
+
+    /// The outbox every process that writes events writes deliveries to: one per receiver, by its name.
+    public var webhookOutbox: WebhookOutbox { WebhookOutbox(receivers: webhookReceivers.map(\.name)) }
 
     /// Cookies get the Secure attribute, and replies Strict-Transport-Security, when the relying party is served over HTTPS.
     var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }

@@ -30,9 +30,9 @@ struct WebhookDispatcher: Service {
     let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
     let owner: String
-    /// The receivers configured now: a delivery for one that is no longer listed is not sent
-    /// (an operator who removes a receiver means it), but marked dead, where an admin can see it.
-    let receivers: Set<String>
+    /// The receivers configured now, by name: a delivery for one that is no longer listed is not
+    /// sent (an operator who removes a receiver means it), but marked dead, where an admin can see it.
+    let receivers: [String: WebhookReceiver]
     /// What sends deliveries; nil without receivers.
     let sender: Sender?
 
@@ -53,9 +53,11 @@ struct WebhookDispatcher: Service {
     /// How often it is polled for deliveries to receivers no longer configured.
     static let unconfiguredPollInterval: Duration = .seconds(10)
 
-    init(store: any SecurityEventStore, signer: WebhookSigner?, receivers: [String], metrics: LatchkeyMetrics, logger: Logger) throws {
+    init(
+        store: any SecurityEventStore, signer: WebhookSigner?, receivers: [WebhookReceiver], metrics: LatchkeyMetrics, logger: Logger
+    ) throws {
         self.store = store
-        self.receivers = Set(receivers)
+        self.receivers = Dictionary(receivers.map { ($0.name, $0) }) { first, _ in first }
         self.metrics = metrics
         self.logger = logger
         owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(try SecurityEventRecorder.newID().dropFirst(4).prefix(8))"
@@ -68,6 +70,7 @@ struct WebhookDispatcher: Service {
     }
 
     func run() async throws {
+        await renameDeliveriesStoredUnderURLs()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 for (selection, interval) in lanes {
@@ -87,7 +90,27 @@ struct WebhookDispatcher: Service {
     /// receivers no longer configured (whose deliveries only another instance's older list can add).
     var lanes: [(selection: WebhookReceiverSelection, interval: Duration)] {
         guard sender != nil else { return [(.all, Self.pollInterval)] }
-        return receivers.sorted().map { (.only($0), Self.pollInterval) } + [(.allBut(receivers), Self.unconfiguredPollInterval)]
+        let names = receivers.keys.sorted()
+        return names.map { (.only($0), Self.pollInterval) } + [(.allBut(Set(names)), Self.unconfiguredPollInterval)]
+    }
+
+    /// Latchkey 0.8 and before stored each delivery under its receiver's whole URL, password included:
+    /// those of a receiver still configured move to its name, where its sending loop finds them.
+    private func renameDeliveriesStoredUnderURLs() async {
+        for receiver in receivers.values where receiver.url != receiver.name {
+            do {
+                let moved = try await store.renameWebhookReceiver(receiver.url, to: receiver.name)
+                if moved > 0 {
+                    logger.info("webhook deliveries stored under a receiver's URL now under its name", metadata: [
+                        "receiver": "\(receiver.name)", "deliveries": "\(moved)",
+                    ])
+                }
+            } catch {
+                logger.warning("could not rename a webhook receiver's stored deliveries", metadata: [
+                    "receiver": "\(receiver.name)", "error": "\(error)",
+                ])
+            }
+        }
     }
 
     /// Claims and sends the due deliveries of the receivers `selection` names, a batch at a time, until cancelled.
@@ -162,8 +185,8 @@ struct WebhookDispatcher: Service {
     /// What becomes of one delivery: not sent (dead) when its receiver is no longer configured,
     /// else sent, and retried after a failure until its window has passed.
     private func outcome(of delivery: WebhookDelivery, for event: SecurityEvent) async -> WebhookAttemptOutcome {
-        guard receivers.contains(delivery.receiver), let sender else { return .dead(error: Self.unconfiguredReceiver) }
-        guard let failure = await send(event, to: delivery.receiver, with: sender) else { return .delivered }
+        guard let receiver = receivers[delivery.receiver], let sender else { return .dead(error: Self.unconfiguredReceiver) }
+        guard let failure = await send(event, to: receiver, with: sender) else { return .delivered }
         let now = Date()
         return now >= delivery.retryUntil
             ? .dead(error: failure)
@@ -171,11 +194,12 @@ struct WebhookDispatcher: Service {
     }
 
     /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
-    private func send(_ event: SecurityEvent, to receiver: String, with sender: Sender) async -> String? {
+    private func send(_ event: SecurityEvent, to receiver: WebhookReceiver, with sender: Sender) async -> String? {
         do {
             let body = Array(JSONResponse.body(WebhookPayload(event)).readableBytesView)
             let timestamp = Int(Date().timeIntervalSince1970)
-            var request = HTTPClientRequest(url: receiver)
+            var request = HTTPClientRequest(url: receiver.requestURL)
+            if let authorization = receiver.authorization { request.headers.add(name: "Authorization", value: authorization) }
             request.method = .POST
             request.headers.add(name: "Content-Type", value: "application/json")
             request.headers.add(name: "User-Agent", value: "Latchkey/\(LatchkeyServer.version)")

@@ -195,6 +195,9 @@ struct InstrumentedStore: LatchkeyStore {
     func webhookOutboxStatus() async throws -> WebhookOutboxStatus {
         try await measured("webhookOutboxStatus") { try await base.webhookOutboxStatus() }
     }
+    func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int {
+        try await measured("renameWebhookReceiver") { try await base.renameWebhookReceiver(receiver, to: name) }
+    }
     func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
         try await measured("purgeSecurityEvents") {
             try await base.purgeSecurityEvents(eventsBefore: eventsBefore, deliveriesBefore: deliveriesBefore)

@@ -1,0 +1,36 @@
+import Foundation
+import LatchkeyConfiguration
+
+/// One webhook receiver, from its configured URL. A URL's user information
+/// (`https://user:password@host/path`) is sent as HTTP Basic authentication, never in the request
+/// line, and the receiver is known by its ``name``, the URL with its password hidden: what its
+/// deliveries record, the logs and the admin API show. So no password is stored with a delivery,
+/// and a receiver whose password changes keeps its deliveries.
+struct WebhookReceiver: Sendable, Equatable {
+    /// The configured URL, password included.
+    let url: String
+    /// The URL with its password hidden.
+    let name: String
+    /// Where requests go: the URL without its user information.
+    let requestURL: String
+    /// `Basic` and the base64 of `user:password` (percent-decoded), for a URL with user information.
+    let authorization: String?
+
+    init(url: String) {
+        self.url = url
+        name = Self.name(of: url)
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else {
+            (requestURL, authorization) = (url, nil)
+            return
+        }
+        let credentials = "\(components.user ?? ""):\(components.password ?? "")"
+        authorization = "Basic " + Data(credentials.utf8).base64EncodedString()
+        (components.user, components.password) = (nil, nil)
+        requestURL = components.string ?? url
+    }
+
+    /// What deliveries to the receiver at `url` record: the URL with its password hidden.
+    static func name(of url: String) -> String {
+        ConfigurationRedaction.redactingURLPassword(url)
+    }
+}
