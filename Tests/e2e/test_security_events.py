@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import time
 import urllib.parse
 
@@ -397,6 +398,29 @@ def test_a_receivers_password_is_sent_as_basic_auth_never_stored_and_may_change(
             assert not [d for d in deliveries if d["state"] != "delivered"]
             stored = b"".join(path.read_bytes() for path in srv.database.parent.glob(srv.database.name + "*"))
             assert b"first-password" not in stored and b"second-password" not in stored
+    finally:
+        receiver.stop()
+
+
+def test_deliveries_an_earlier_version_stored_under_the_whole_url_are_sent_and_renamed(tmp_path):
+    secret = new_secret()
+    receiver = Receiver(secret)  # not listening yet: the deliveries stay pending
+    receiver.credentials = ("latchkey", "a-password")
+    url = receiver.url.replace("http://", "http://latchkey:a-password@")
+    try:
+        for srv in served("receiver-upgrade", {**webhook_env(receiver, secret), "LATCHKEY_WEBHOOK_URLS": url}):
+            username = new_username()
+            register(srv, srv.authenticator(), username)
+            srv.stop()
+            # As Latchkey 0.8 stored them: under the receiver's whole URL, password included.
+            with sqlite3.connect(srv.database) as database:
+                database.execute("UPDATE webhook_deliveries SET receiver = ?", (url,))
+            receiver.start()
+            srv.start()
+            receiver.wait_for(lambda r: len(events_of(r, username)) >= 2, 60, "the user's events")
+            with sqlite3.connect(srv.database) as database:
+                stored = {row[0] for row in database.execute("SELECT receiver FROM webhook_deliveries")}
+            assert stored == {url.replace("a-password", "<redacted>")}
     finally:
         receiver.stop()
 

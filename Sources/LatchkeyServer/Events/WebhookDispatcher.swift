@@ -185,7 +185,9 @@ struct WebhookDispatcher: Service {
     /// What becomes of one delivery: not sent (dead) when its receiver is no longer configured,
     /// else sent, and retried after a failure until its window has passed.
     private func outcome(of delivery: WebhookDelivery, for event: SecurityEvent) async -> WebhookAttemptOutcome {
-        guard let receiver = receivers[delivery.receiver], let sender else { return .dead(error: Self.unconfiguredReceiver) }
+        // A delivery an earlier version stored under a receiver's whole URL is that receiver's too.
+        guard let receiver = receivers[delivery.receiver] ?? receivers[WebhookReceiver.name(of: delivery.receiver)], let sender
+        else { return .dead(error: Self.unconfiguredReceiver) }
         guard let failure = await send(event, to: receiver, with: sender) else { return .delivered }
         let now = Date()
         return now >= delivery.retryUntil
