@@ -228,8 +228,8 @@ public protocol SecurityEventStore: Sendable {
     func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery?
     /// How many deliveries are pending, and since when.
     func webhookOutboxStatus() async throws -> WebhookOutboxStatus
-    /// Moves every delivery stored under `receiver` to `name`, whatever its state: for a receiver
-    /// now known by another name. Returns how many moved.
+    /// Moves the pending deliveries stored under `receiver` to `name`, for a receiver now known by
+    /// another name; returns how many moved.
     func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int
     /// Deletes events that occurred before `eventsBefore` with every delivery of theirs (whatever
     /// its state), and deliveries delivered before `deliveriesBefore`, in small batches.

@@ -197,7 +197,7 @@ extension PostgresStore {
 
     public func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int {
         try await firstRow("""
-            WITH moved AS (UPDATE webhook_deliveries SET receiver = \(name) WHERE receiver = \(receiver) RETURNING 1)
+            WITH moved AS (UPDATE webhook_deliveries SET receiver = \(name) WHERE receiver = \(receiver) AND state = 'pending' RETURNING 1)
             SELECT count(*) FROM moved
             """) { Int(try $0.next(Int64.self)) } ?? 0
     }

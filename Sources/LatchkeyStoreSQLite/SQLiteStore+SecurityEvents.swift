@@ -50,7 +50,7 @@ extension SQLiteStore {
         WHERE id = ?3 AND state <> 'pending'
         """
     private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
-    private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1"
+    private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1 AND state = 'pending'"
     private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'"
     /// The oldest events by sequence (the order they were written in, so nearly that of their
     /// times), those of them before the cutoff: no time index, and never more than a batch read.

@@ -95,7 +95,9 @@ struct WebhookDispatcher: Service {
     }
 
     /// Latchkey 0.8 and before stored each delivery under its receiver's whole URL, password included:
-    /// those of a receiver still configured move to its name, where its sending loop finds them.
+    /// the pending ones of a receiver still configured move to its name, where its sending loop
+    /// finds them (through the pending deliveries' index; done and dead ones keep the URL until
+    /// they are purged, and one an admin retries is sent to the receiver all the same).
     private func renameDeliveriesStoredUnderURLs() async {
         for receiver in receivers.values where receiver.url != receiver.name {
             do {
