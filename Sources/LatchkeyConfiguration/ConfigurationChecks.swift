@@ -79,12 +79,15 @@ extension LatchkeyConfiguration {
                           https: "plain http is only allowed for localhost")
     }
 
-    /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`. Messages show their passwords redacted.
+    /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`, each listed once (told apart without
+    /// their passwords, as their deliveries are stored). Messages show their passwords redacted.
     static func webhookURLProblems(_ urls: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
-        urls.map { url in
-            urlProblem(url, example: "https://backend.example.com/hooks/latchkey",
+        let names = urls.map(ConfigurationRedaction.redactingURLPassword)
+        return urls.indices.map { index in
+            urlProblem(urls[index], example: "https://backend.example.com/hooks/latchkey",
                        allowsHTTP: { _ in configuration.webhookAllowHTTP },
                        https: "http only with webhookAllowHTTP, for tests and loopback")
+                ?? (names[..<index].contains(names[index]) ? "\"\(names[index])\" is listed twice (passwords aside)" : nil)
         }
     }
 

@@ -75,7 +75,7 @@ extension LatchkeyConfiguration {
         Key("adminAddress", \.adminAddress, check: single(listenAddressProblem),
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
         Key("webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: webhookURLProblems,
-            "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`."),
+            "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`. A URL's `user:password@` is sent as HTTP Basic authentication; secret: the password is never printed or stored."),
         Key("webhookSecret", \.webhookSecret, secrecy: .whole, check: single(webhookSecretProblem),
             "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
         Key("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),

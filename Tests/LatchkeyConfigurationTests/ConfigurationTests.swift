@@ -216,6 +216,9 @@ struct ConfigurationTests {
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey"], nil, "webhookSecret (default): is required when webhookURLs are set"),
         (["LATCHKEY_WEBHOOK_URLS": "http://u:hunter2@hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil,
          #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "http://u:<redacted>@hooks.example/latchkey" must use https (http only with webhookAllowHTTP, for tests and loopback)"#),
+        (["LATCHKEY_WEBHOOK_URLS": "https://u:hunter2@hooks.example/a,https://hooks.example/b,https://u:hunter3@hooks.example/a",
+          "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil,
+         #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "https://u:<redacted>@hooks.example/a" is listed twice (passwords aside)"#),
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "hunter2hunter2"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must start with whsec_ (then the base64 of 24 to 64 random bytes)"),
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_AAAA"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must hold 24 to 64 bytes after whsec_ (it holds 3)"),
         // A secret is not in the message, whatever else is wrong.
