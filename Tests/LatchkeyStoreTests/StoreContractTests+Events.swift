@@ -186,13 +186,19 @@ extension StoreContractTests {
         #expect(delivered.count == 2 && delivered.allSatisfy { $0.attempts == 1 && $0.deliveredAt == later })
     }
 
+    /// A store with both ``receivers`` whose outbox holds alice's creation and a sign-in of hers for each.
+    static func twoEventsOfAlice(toEachReceiverOn backend: StoreBackend) async throws -> any LatchkeyStore {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.createUser(alice, recording: [event(.userCreated, 1, user: alice)])
+        try await store.recordEvent(event(.signInSucceeded, 2, user: alice, at: 2))
+        return store
+    }
+
     /// One sender per receiver: a claim takes one receiver's deliveries, or every receiver's but some.
     @Test(arguments: StoreBackend.all)
     func aClaimTakesTheDeliveriesOfTheReceiversItNames(backend: StoreBackend) async throws {
-        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
-        let alice = Fixtures.user("alice", handle: 1)
-        try await store.createUser(alice, recording: [Self.event(.userCreated, 1, user: alice)])
-        try await store.recordEvent(Self.event(.signInSucceeded, 2, user: alice, at: 2))
+        let store = try await Self.twoEventsOfAlice(toEachReceiverOn: backend)
         let now = Fixtures.now.addingTimeInterval(10)
         func claim(_ receivers: WebhookReceiverSelection) async throws -> [String] {
             try await store.claimWebhookDeliveries(owner: "one", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: receivers)
@@ -208,10 +214,7 @@ extension StoreContractTests {
     /// and another receiver's are not touched.
     @Test(arguments: StoreBackend.all)
     func aReceiversPendingDeliveriesMoveToItsNewName(backend: StoreBackend) async throws {
-        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
-        let alice = Fixtures.user("alice", handle: 1)
-        try await store.createUser(alice, recording: [Self.event(.userCreated, 1, user: alice)])
-        try await store.recordEvent(Self.event(.signInSucceeded, 2, user: alice, at: 2))
+        let store = try await Self.twoEventsOfAlice(toEachReceiverOn: backend)
         let now = Fixtures.now.addingTimeInterval(10)
         let first = try #require(try await store.claimWebhookDeliveries(
             owner: "one", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: .only(Self.receivers[0])).first)
