@@ -79,10 +79,16 @@ extension LatchkeyConfiguration {
                           https: "plain http is only allowed for localhost")
     }
 
-    /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`, each listed once (told apart without
-    /// their passwords, as their deliveries are stored). Messages show their passwords redacted.
+    /// The name a webhook receiver is known by, and its deliveries are stored under: its URL with the password
+    /// hidden, so that a new password leaves it the same receiver.
+    public static func webhookReceiverName(of url: String) -> String {
+        ConfigurationRedaction.redactingURLPassword(url)
+    }
+
+    /// Webhook receivers: absolute https URLs, or http with `webhookAllowHTTP`, each listed once (by name, so
+    /// passwords aside). Messages show their passwords redacted.
     static func webhookURLProblems(_ urls: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
-        let names = urls.map(ConfigurationRedaction.redactingURLPassword)
+        let names = urls.map(webhookReceiverName)
         return urls.indices.map { index in
             urlProblem(urls[index], example: "https://backend.example.com/hooks/latchkey",
                        allowsHTTP: { _ in configuration.webhookAllowHTTP },

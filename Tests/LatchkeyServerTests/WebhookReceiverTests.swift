@@ -22,6 +22,7 @@ struct WebhookReceiverTests {
     func credentialsBecomeAnAuthorizationHeader(url: String, name: String, requestURL: String, authorization: String?) {
         let receiver = WebhookReceiver(url: url)
         #expect(receiver.name == name && receiver.requestURL == requestURL && receiver.authorization == authorization)
+        #expect(WebhookReceiver(url: name).name == name, "a name is its own name, as the dispatcher relies on")
     }
 
     @Test func aNewPasswordKeepsTheName() {

@@ -187,8 +187,9 @@ struct WebhookDispatcher: Service {
     /// What becomes of one delivery: not sent (dead) when its receiver is no longer configured,
     /// else sent, and retried after a failure until its window has passed.
     private func outcome(of delivery: WebhookDelivery, for event: SecurityEvent) async -> WebhookAttemptOutcome {
-        // A delivery an earlier version stored under a receiver's whole URL is that receiver's too.
-        guard let receiver = receivers[delivery.receiver] ?? receivers[WebhookReceiver.name(of: delivery.receiver)], let sender
+        // By name: a delivery an earlier version stored under a receiver's whole URL (left by a failed
+        // rename, or written meanwhile by an instance not yet upgraded) is that receiver's too.
+        guard let receiver = receivers[LatchkeyConfiguration.webhookReceiverName(of: delivery.receiver)], let sender
         else { return .dead(error: Self.unconfiguredReceiver) }
         guard let failure = await send(event, to: receiver, with: sender) else { return .delivered }
         let now = Date()

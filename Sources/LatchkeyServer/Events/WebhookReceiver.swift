@@ -9,7 +9,7 @@ import LatchkeyConfiguration
 struct WebhookReceiver: Sendable, Equatable {
     /// The configured URL, password included.
     let url: String
-    /// The URL with its password hidden.
+    /// The URL with its password hidden (``LatchkeyConfiguration/webhookReceiverName(of:)``).
     let name: String
     /// Where requests go: the URL without its user information.
     let requestURL: String
@@ -18,7 +18,7 @@ struct WebhookReceiver: Sendable, Equatable {
 
     init(url: String) {
         self.url = url
-        name = Self.name(of: url)
+        name = LatchkeyConfiguration.webhookReceiverName(of: url)
         guard var components = URLComponents(string: url), components.user != nil || components.password != nil else {
             (requestURL, authorization) = (url, nil)
             return
@@ -27,10 +27,5 @@ struct WebhookReceiver: Sendable, Equatable {
         authorization = "Basic " + Data(credentials.utf8).base64EncodedString()
         (components.user, components.password) = (nil, nil)
         requestURL = components.string ?? url
-    }
-
-    /// What deliveries to the receiver at `url` record: the URL with its password hidden.
-    static func name(of url: String) -> String {
-        ConfigurationRedaction.redactingURLPassword(url)
     }
 }
