@@ -66,7 +66,10 @@ let package = Package(
         // defaults), their checks, the home relative paths resolve against. No HTTP.
         .target(
             name: "LatchkeyConfiguration",
-            dependencies: ["WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
+            dependencies: [
+                "WebAuthn", .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
         // store only by its interface.

@@ -1,4 +1,5 @@
 import Configuration
+import Logging
 import WebAuthn
 
 /// One configuration key, declared once in ``LatchkeyConfiguration/keys``. Its variable, its default (the property's
@@ -212,3 +213,4 @@ extension ConfigurationChoice {
 extension AttestationPolicy.Mode: ConfigurationChoice {}
 extension UserVerificationRequirement: ConfigurationChoice {}
 extension ResidentKeyRequirement: ConfigurationChoice {}
+extension Logger.Level: ConfigurationChoice {}

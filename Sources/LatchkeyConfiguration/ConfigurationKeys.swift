@@ -54,8 +54,7 @@ extension LatchkeyConfiguration {
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         Key("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         Key("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),
-        Key("logLevel", \.logLevel, check: oneOf(["trace", "debug", "info", "notice", "warning", "error", "critical"]),
-            "`trace` … `critical`."),
+        Key("logLevel", \.logLevel, "`trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`."),
         Key("logFormat", \.logFormat,
             "`text` (one readable line per event) or `json` (one JSON object per line on standard error, with `time`, `level`, `message`, `label` and the event's metadata, such as `requestID`)."),
         Key("metricsAddress", \.metricsAddress, check: single(listenAddressProblem),
@@ -165,10 +164,6 @@ extension LatchkeyConfiguration {
 
     static func within(_ range: ClosedRange<Int>, _ description: String) -> Key.Check<Int> {
         single { range.contains($0) ? nil : "\($0) is not \(description)" }
-    }
-
-    static func oneOf(_ values: [String]) -> Key.Check<String> {
-        single { values.contains($0) ? nil : "\"\($0)\" is not one of \(values.joined(separator: ", "))" }
     }
 
     static let notEmpty: Key.Check<String> = single { $0.isEmpty ? "must not be empty" : nil }

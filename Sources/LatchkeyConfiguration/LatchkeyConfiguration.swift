@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import WebAuthn
 
 /// Every setting of a Latchkey server. ``ConfigurationLoader`` reads it from `LATCHKEY_*` variables over the JSON
@@ -31,7 +32,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var publicDirectory = "Public"
     public var allowCrossOrigin = false
     public var topOrigins: [String] = []
-    public var logLevel = "info"
+    public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
     public var metricsAddress = ""
     public var metricsToken = ""

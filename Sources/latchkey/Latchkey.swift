@@ -73,7 +73,7 @@ struct Serve: AsyncParsableCommand {
         let metricsRegistry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory.latchkey(registry: metricsRegistry))
         var logger = Logger(label: "latchkey")
-        logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+        logger.logLevel = settings.logLevel
         logger.info("starting", metadata: [
             "address": "\(settings.host):\(settings.port)", "rpID": "\(settings.rpID)",
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
