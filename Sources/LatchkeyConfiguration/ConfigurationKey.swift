@@ -213,4 +213,5 @@ extension ConfigurationChoice {
 extension AttestationPolicy.Mode: ConfigurationChoice {}
 extension UserVerificationRequirement: ConfigurationChoice {}
 extension ResidentKeyRequirement: ConfigurationChoice {}
+extension SyncedCredentialPolicy: ConfigurationChoice {}
 extension Logger.Level: ConfigurationChoice {}

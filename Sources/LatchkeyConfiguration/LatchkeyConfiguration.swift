@@ -59,6 +59,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var metadataRoots = "Config/mds-roots"
     public var userVerification = UserVerificationRequirement.preferred
     public var residentKey = ResidentKeyRequirement.required
+    public var syncedPasskeys = SyncedCredentialPolicy.allowed
     public var hideUnknownUsers = false
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 

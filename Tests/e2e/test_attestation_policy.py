@@ -85,6 +85,34 @@ def test_backup_state_is_updated_on_sign_in(server):
     assert row["backed_up"] == 1 and row["backup_eligible"] == 1
 
 
+def test_a_passkey_whose_backup_eligibility_changed_is_refused_and_the_refusal_recorded(server):
+    auth = server.authenticator()
+    username = new_username()
+    _, _, cred, _ = register(server, auth, username, be=False, bs=False)
+    body = assert_failed(sign_in(server, auth, username, be=True, bs=True)[3], server, codes=(400,))
+    assert "BE is 1 but was 0 at registration" in body["errorMessage"], body
+    with sqlite3.connect(server.database) as db:
+        refusals = db.execute("SELECT detail FROM security_events WHERE type = 'sign_in.refused' AND username = ?",
+                              (username,)).fetchall()
+    assert [detail for (detail,) in refusals] == [body["errorMessage"]]
+    assert stored_credential(server, cred["id"])["backup_eligible"] == 0
+    assert_ok(sign_in(server, auth, username, be=False, bs=False)[3])
+
+
+def test_synced_passkeys_may_be_refused(server_factory):
+    server = server_factory("device-bound", {"LATCHKEY_SYNCED_PASSKEYS": "refused"})
+    auth = server.authenticator()
+    client = server.client()
+    username = new_username()
+    options = attestation_options(client, username)
+    body = assert_failed(client.post("/attestation/result", auth.create(options, be=True, bs=True)), server, codes=(400,))
+    assert "only device-bound credentials are accepted" in body["errorMessage"], body
+    assert server.client().post("/assertion/options", {"username": username}).status_code == 404, \
+        "a refused registration must not create the user"
+    _, _, cred, _ = register(server, auth, username, be=False, bs=False)
+    assert stored_credential(server, cred["id"])["backup_eligible"] == 0
+
+
 def test_bad_policy_value_stops_the_server_naming_the_key(tmp_path):
     import os
     import subprocess

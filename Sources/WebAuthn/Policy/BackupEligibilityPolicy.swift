@@ -1,8 +1,16 @@
 /// What to do when a credential's BE (backup eligible) flag differs from the one registered.
 /// BE is fixed for a credential's lifetime, so a change means a different or misbehaving authenticator.
 public enum BackupEligibilityPolicy: String, Codable, Sendable {
-    /// Accept the sign-in and report the change so it can be logged (the default).
-    case reportChange
-    /// Refuse the sign-in.
+    /// Refuse the sign-in, as §7.2 step 18 asks (the default).
     case refuseChange
+    /// Accept the sign-in and report the change, for authenticators known to misreport BE.
+    case reportChange
+}
+
+/// Which credentials may register, by their BE flag: whether they can be synced to other devices.
+public enum SyncedCredentialPolicy: String, Sendable, CaseIterable {
+    /// Synced (BE set: iCloud Keychain, Google Password Manager, password managers) and device-bound ones.
+    case allowed
+    /// Device-bound credentials only (BE clear: security keys, Windows Hello, device keys).
+    case refused
 }

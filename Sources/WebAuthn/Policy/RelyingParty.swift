@@ -14,6 +14,7 @@ public struct RelyingParty: Sendable {
     public var userPresence: UserPresencePolicy
     public var signCount: SignCountPolicy
     public var backupEligibility: BackupEligibilityPolicy
+    public var syncedCredentials: SyncedCredentialPolicy
     public var tokenBinding: TokenBindingPolicy
     /// Credential algorithms offered in `pubKeyCredParams` and accepted at registration.
     public var algorithms: [COSEAlgorithm]
@@ -26,7 +27,8 @@ public struct RelyingParty: Sendable {
         crossOrigin: CrossOriginPolicy = .forbid,
         userPresence: UserPresencePolicy = .required,
         signCount: SignCountPolicy = .refuseRegression,
-        backupEligibility: BackupEligibilityPolicy = .reportChange,
+        backupEligibility: BackupEligibilityPolicy = .refuseChange,
+        syncedCredentials: SyncedCredentialPolicy = .allowed,
         tokenBinding: TokenBindingPolicy = .lenient,
         algorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable
     ) {
@@ -38,6 +40,7 @@ public struct RelyingParty: Sendable {
         self.userPresence = userPresence
         self.signCount = signCount
         self.backupEligibility = backupEligibility
+        self.syncedCredentials = syncedCredentials
         self.tokenBinding = tokenBinding
         self.algorithms = algorithms
     }

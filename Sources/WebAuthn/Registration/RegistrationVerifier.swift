@@ -44,6 +44,9 @@ public struct RegistrationVerifier: Sendable {
             authenticatorData, userVerification: expectation.userVerification,
             userPresenceRequired: expectation.mediation != .conditional)
 
+        if relyingParty.syncedCredentials == .refused, authenticatorData.flags.contains(.backupEligible) {
+            throw WebAuthnError(.invalidBackupFlags, "the credential can be synced to other devices (BE set), and only device-bound credentials are accepted")
+        }
         guard let attested = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(.missingAttestedCredentialData, "authenticator data carries no attested credential data (AT flag clear)")
         }
