@@ -200,11 +200,6 @@ struct AuthenticationController: Sendable {
             ])
             throw error
         }
-        if verified.backupEligibilityChanged {
-            logger.warning("backup eligibility (BE) changed since registration", metadata: [
-                "credential": "\(LatchkeyServices.logID(record.id))", "registered": "\(record.backupEligible)",
-            ])
-        }
         return verified
     }
 }
