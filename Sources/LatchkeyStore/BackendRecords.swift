@@ -171,6 +171,10 @@ public protocol BackendStore: Sendable {
     /// Creates a user with no passkey; throws ``StoreError/Code/usernameTaken`` or
     /// ``StoreError/Code/externalIdTaken``, writing nothing.
     func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws
+    /// Gives the user with `user`'s handle its username, display name and external ID; false when
+    /// there is no such user. Throws ``StoreError/Code/usernameTaken`` or
+    /// ``StoreError/Code/externalIdTaken``, writing nothing.
+    func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool
     /// The user with this external ID, if any.
     func user(externalId: String) async throws -> UserRecord?
     /// Ends every session of a user; returns how many there were.

@@ -3,6 +3,8 @@ import Foundation
 /// What a security event records.
 public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     case userCreated = "user.created"
+    /// A user's username, display name or external ID changed by the admin API; the detail says which.
+    case userUpdated = "user.updated"
     case passkeyRegistered = "passkey.registered"
     case passkeyRenamed = "passkey.renamed"
     case passkeyRemoved = "passkey.removed"

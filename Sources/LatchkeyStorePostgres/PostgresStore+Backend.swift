@@ -10,11 +10,28 @@ extension PostgresStore {
 
     public func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
         let outbox = webhooks
-        do {
+        try await Self.refusingTakenNames(of: user) {
             try await transaction { connection in
                 try await Self.execute(PostgresRows.insert(user), on: connection)
                 try await Self.insert(events, outbox: outbox, on: connection)
             }
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await Self.refusingTakenNames(of: user) {
+            try await count("""
+                UPDATE users SET username = \(user.username.utf8Bytea), display_name = \(user.displayName.utf8Bytea),
+                    external_id = \(user.externalId?.utf8Bytea)
+                WHERE handle = \(user.handle.bytea) RETURNING 1
+                """, recording: events) > 0
+        }
+    }
+
+    /// Runs `body`, which writes `user`; a taken username or external ID is named in the error.
+    private static func refusingTakenNames<T>(of user: UserRecord, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
         } catch let error as StoreError where error.code == .usernameTaken {
             throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
         } catch let error as StoreError where error.code == .externalIdTaken {

@@ -5,6 +5,7 @@ import LatchkeyStore
 /// and token signing keys.
 extension SQLiteStore {
     private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
+    private static let updateUser = "UPDATE users SET username = ?, display_name = ?, external_id = ? WHERE handle = ?"
     private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ?"
     private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ?"
     private static let insertAdminKey = "INSERT INTO admin_keys (name, key_hash, created_at, last_used_at) VALUES (?, ?, ?, ?)"
@@ -29,6 +30,12 @@ extension SQLiteStore {
         try withTransaction { database in
             try Self.insert(user, into: database)
             try insert(events, into: database)
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) throws -> Bool {
+        try Self.refusingTakenNames(of: user) {
+            try changing(Self.updateUser, recording: events) { try $0.bind(user.username, user.displayName, user.externalId, user.handle) } > 0
         }
     }
 

@@ -161,14 +161,22 @@ extension SQLiteStore {
         try database.withStatement(insertUser) { statement in
             try statement.bind(user.handle, user.username, user.displayName, user.createdAt, user.externalId)
             do {
-                try statement.step()
+                try refusingTakenNames(of: user) { try statement.step() }
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.primaryKey {
                 throw StoreError(.database, "a user with this handle exists already")
-            } catch let error as SQLiteConstraintError where error.message.contains("external_id") {
-                throw StoreError(.externalIdTaken, "externalId \"\(user.externalId ?? "")\" belongs to another user")
-            } catch is SQLiteConstraintError {
-                throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
             }
+        }
+    }
+
+    /// Runs `body`, which writes `user`; a unique constraint on its external ID or username becomes the store's error.
+    @discardableResult
+    static func refusingTakenNames<T>(of user: UserRecord, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteConstraintError where error.message.contains("external_id") {
+            throw StoreError(.externalIdTaken, "externalId \"\(user.externalId ?? "")\" belongs to another user")
+        } catch let error as SQLiteConstraintError where error.message.contains("username") {
+            throw StoreError(.usernameTaken, "username \"\(user.username)\" is already registered")
         }
     }
 

@@ -40,6 +40,46 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aUserIsUpdatedWithItsEventOrNotAtAll(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        var alice = Fixtures.user("alice", handle: 1)
+        alice.externalId = "crm-1"
+        var bob = Fixtures.user("bob", handle: 2)
+        bob.externalId = "crm-2"
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.createUser(bob)
+
+        var renamed = alice
+        (renamed.username, renamed.displayName, renamed.externalId) = ("alicia", "Alicia Ünïcode", "crm-9")
+        let updated = Self.event(.userUpdated, 1, user: renamed)
+        #expect(try await store.updateUser(renamed, recording: [updated]))
+        #expect(try await store.user(named: "alicia") == renamed)
+        #expect(try await store.user(externalId: "crm-9") == renamed)
+        #expect(try await store.user(named: "alice") == nil)
+        #expect(try await store.user(externalId: "crm-1") == nil)
+        #expect(try await store.credentials(ofUser: alice.handle).count == 1, "the handle, so passkeys and sessions, stay")
+        #expect(try await store.hasSession(Fixtures.bytes(1)))
+
+        // Another user's username or external ID: refused, nothing written.
+        var clash = renamed
+        clash.username = "bob"
+        let refused = Self.event(.userUpdated, 2, user: clash)
+        await #expect { try await store.updateUser(clash, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .usernameTaken }
+        clash = renamed
+        clash.externalId = "crm-2"
+        await #expect { try await store.updateUser(clash, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .externalIdTaken }
+        // No such user: nothing written either.
+        let nobody = Fixtures.user("carol", handle: 3)
+        #expect(try await !store.updateUser(nobody, recording: [Self.event(.userUpdated, 3, user: nobody)]))
+        // Clearing the external ID.
+        renamed.externalId = nil
+        #expect(try await store.updateUser(renamed, recording: []))
+        #expect(try await store.user(named: "alicia") == renamed)
+        #expect(try await store.user(named: "bob") == bob)
+        #expect(try await store.securityEvents(SecurityEventQuery(limit: 10)).map(\.id) == [updated.id])
+    }
+
+    @Test(arguments: StoreBackend.all)
     func adminCanEndSessionsAndRemoveTheLastPasskey(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)

@@ -121,6 +121,43 @@ def test_the_backend_removes_passkeys_ends_sessions_and_deletes_users(tickets_se
     assert backend.admin("GET", f"/users/{username}").status_code == 404
 
 
+def test_the_backend_renames_a_user_who_keeps_passkeys_sessions_and_subject(tickets_server, backend):
+    username, taken = new_username(), new_username()
+    made = backend.create_user(username, external_id="crm-" + username)
+    backend.create_user(taken, external_id="crm-" + taken)
+    authenticator = tickets_server.authenticator()
+    bearer = {"Authorization": f"Bearer {enroll(tickets_server, backend, username, authenticator)['sessionToken']}"}
+
+    renamed = "Renamed-" + username
+    reply = backend.admin("PATCH", f"/users/{username}", {"username": renamed, "displayName": "Ünï Code", "externalId": "crm-new-" + username})
+    assert reply.status_code == 200, reply.text
+    user = reply.json()["user"]
+    assert (user["username"], user["displayName"], user["externalId"]) == (renamed.lower(), "Ünï Code", "crm-new-" + username)
+    assert (user["userHandle"], user["passkeys"]) == (made["userHandle"], 1)
+    assert backend.admin("GET", f"/users/{username}").status_code == 404
+    assert assert_ok(requests.get(tickets_server.url + "/session", headers=bearer, timeout=10))["username"] == renamed.lower()
+    options = assert_ok(requests.post(tickets_server.url + "/assertion/options", json={}, timeout=10))
+    signed_in = assert_ok(requests.post(tickets_server.url + "/assertion/result", json=authenticator.get(options), timeout=10))
+    claims = backend.verify(signed_in["idToken"])
+    assert (claims["sub"], claims["preferred_username"], claims["ext_id"]) == (made["userHandle"], renamed.lower(), "crm-new-" + username)
+
+    # Another user's names are refused and change nothing; a request that names nothing is a 400.
+    for body, conflict in [({"username": taken}, "already registered"), ({"externalId": "crm-" + taken}, "belongs to another user")]:
+        refused = backend.admin("PATCH", f"/users/{renamed}", {**body, "displayName": "Not applied"})
+        assert refused.status_code == 409 and conflict in refused.json()["errorMessage"], refused.text
+    empty = backend.admin("PATCH", f"/users/{renamed}", {"displayName": None})
+    assert empty.status_code == 400 and "name what to change" in empty.json()["errorMessage"], empty.text
+    assert backend.admin("GET", f"/users/{renamed}").json()["user"]["displayName"] == "Ünï Code"
+    cleared = backend.admin("PATCH", f"/users/{renamed}", {"externalId": None})
+    assert cleared.status_code == 200 and cleared.json()["user"]["externalId"] is None, cleared.text
+    assert backend.admin("PATCH", f"/users/{renamed}", {"externalId": None}).ok, "changing nothing is no error"
+
+    events = backend.admin("GET", "/events?" + urllib.parse.urlencode({"user": renamed, "type": "user.updated"})).json()["events"]
+    assert [event["detail"] for event in events] == [
+        "changed externalId", f'changed username (was "{username.lower()}"), displayName, externalId'], events
+    assert all(event["actor"] == {"type": "admin", "name": "shop"} for event in events)
+
+
 def test_an_id_token_verifies_with_pyjwt_and_stops_verifying_after_exp(server_factory):
     server = server_factory("backend-short-tokens", {"LATCHKEY_TOKEN_LIFETIME": "30", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
     backend = backend_for(server, create_admin_key(server, "shop"))

@@ -15,6 +15,7 @@ struct AdminController: Sendable {
         group.post("users", use: createUser)
         group.get("users", use: findUser)
         group.get("users/{username}", use: showUser)
+        group.patch("users/{username}", use: updateUser)
         group.delete("users/{username}", use: deleteUser)
         group.get("users/{username}/credentials", use: listCredentials)
         group.delete("users/{username}/credentials/{id}", use: deleteCredential)
@@ -53,6 +54,36 @@ struct AdminController: Sendable {
 
     @Sendable func showUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         try await userReply(try await namedUser(context))
+    }
+
+    /// Changes what the backend may change of a user: username, display name, external ID. The handle,
+    /// so every passkey, session and token subject, stays.
+    @Sendable func updateUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        let body = try await request.decode(as: UpdateUserRequest.self, context: context)
+        guard body.username != nil || body.displayName != nil || body.externalId != nil else {
+            throw APIError.badRequest("name what to change: username, displayName or externalId")
+        }
+        var updated = user
+        let spelling = try body.username.map(UserNames.spelling)
+        if let spelling { updated.username = try UserNames.folded(spelling) }
+        if let displayName = body.displayName {
+            updated.displayName = displayName.isEmpty ? spelling ?? updated.username : try UserNames.displayName(displayName)
+        }
+        if let externalId = body.externalId { updated.externalId = try externalId.map(Self.checkedExternalID) }
+        let changes = [
+            updated.username == user.username ? nil : "username (was \"\(user.username)\")",
+            updated.displayName == user.displayName ? nil : "displayName",
+            updated.externalId == user.externalId ? nil : "externalId",
+        ].compactMap { $0 }
+        guard !changes.isEmpty else { return try await userReply(user) }
+        let event = try services.events.event(
+            .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
+        guard try await services.store.updateUser(updated, recording: [event]) else { throw Self.noUser(user.username) }
+        context.logger.notice("user updated by the admin API", metadata: [
+            "user": "\(updated.username.debugDescription)", "changed": "\(changes.count)",
+        ])
+        return try await userReply(updated)
     }
 
     @Sendable func deleteUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

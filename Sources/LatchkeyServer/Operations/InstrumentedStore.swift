@@ -83,6 +83,9 @@ struct InstrumentedStore: LatchkeyStore {
     func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
         try await measured("createUser") { try await base.createUser(user, recording: events) }
     }
+    func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("updateUser") { try await base.updateUser(user, recording: events) }
+    }
     func user(externalId: String) async throws -> UserRecord? {
         try await measured("user") { try await base.user(externalId: externalId) }
     }

@@ -9,6 +9,25 @@ struct CreateUserRequest: Decodable, Sendable {
     var externalId: String?
 }
 
+/// `PATCH /admin/v1/users/{username}` body: the members present change; `"externalId": null` removes it.
+struct UpdateUserRequest: Decodable, Sendable {
+    var username: String?
+    var displayName: String?
+    /// nil: unchanged; `.some(nil)`: removed.
+    var externalId: String??
+
+    enum CodingKeys: String, CodingKey { case username, displayName, externalId }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        username = try container.decodeIfPresent(String.self, forKey: .username)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        if container.contains(.externalId) {
+            externalId = .some(try container.decodeNil(forKey: .externalId) ? nil : container.decode(String.self, forKey: .externalId))
+        }
+    }
+}
+
 /// A user as the admin API shows them.
 struct AdminUser: Encodable, Sendable {
     var username: String
