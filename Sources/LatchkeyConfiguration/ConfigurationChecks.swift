@@ -117,6 +117,14 @@ extension LatchkeyConfiguration {
         }
     }
 
+    /// The secret being rotated out: in the same form, and not the current one.
+    static func previousWebhookSecretProblem(_ secret: String, _ configuration: LatchkeyConfiguration) -> String? {
+        guard !secret.isEmpty else { return nil }
+        guard !configuration.webhookSecret.isEmpty else { return "is only used with a webhookSecret" }
+        guard secret != configuration.webhookSecret else { return "is webhookSecret itself; it is the secret rotated out" }
+        return webhookSecretProblem(secret, configuration)
+    }
+
     /// The key of a Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 bytes.
     public static func webhookSigningKey(_ secret: String) throws(ConfigurationError) -> [UInt8] {
         guard secret.hasPrefix("whsec_") else {

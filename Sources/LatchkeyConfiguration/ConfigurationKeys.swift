@@ -77,6 +77,8 @@ extension LatchkeyConfiguration {
             "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`. A URL's `user:password@` is sent as HTTP Basic authentication; secret: the password is never printed or stored."),
         Key("webhookSecret", \.webhookSecret, secrecy: .whole, check: single(webhookSecretProblem),
             "The secret webhook deliveries are signed with: `whsec_` and the base64 of 24 to 64 random bytes, the form Standard Webhooks libraries take (`openssl rand -base64 32`). Required with `webhookURLs`. Secret: never printed."),
+        Key("webhookPreviousSecret", \.webhookPreviousSecret, secrecy: .whole, check: single(previousWebhookSecretProblem),
+            "The secret deliveries were signed with before `webhookSecret`, while receivers move to the new one: each delivery is then signed with both (`webhook-signature: v1,NEW v1,OLD`, as Standard Webhooks libraries accept), so a receiver verifies with either. Remove it once every receiver has the new secret. Secret: never printed."),
         Key("webhookAllowHTTP", \.webhookAllowHTTP, "Accept `http://` webhook URLs: for tests and receivers on loopback only."),
         Key("eventRetentionDays", \.eventRetentionDays, check: within(2...36_500, "between 2 and 36500 days"),
             "Days security events (and their webhook deliveries) are kept before the background sweep removes them."),

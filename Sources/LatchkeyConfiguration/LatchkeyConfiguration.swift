@@ -44,6 +44,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var adminAddress = ""
     public var webhookURLs: [String] = []
     public var webhookSecret = ""
+    public var webhookPreviousSecret = ""
     public var webhookAllowHTTP = false
     public var eventRetentionDays = 365
     public var registration = RegistrationMode.open

@@ -169,7 +169,7 @@ public enum LatchkeyServer {
                 store: store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
         ]
         services.append(try WebhookDispatcher(
-            store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret),
+            store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger))
         let metricsAddress = try configuration.metricsListenAddress
         let adminAddress = try configuration.adminListenAddress

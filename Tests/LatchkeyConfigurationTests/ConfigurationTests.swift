@@ -221,6 +221,11 @@ struct ConfigurationTests {
          #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "https://u:<redacted>@hooks.example/a" is listed twice (passwords aside)"#),
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "hunter2hunter2"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must start with whsec_ (then the base64 of 24 to 64 random bytes)"),
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_AAAA"], nil, "webhookSecret (LATCHKEY_WEBHOOK_SECRET): must hold 24 to 64 bytes after whsec_ (it holds 3)"),
+        (["LATCHKEY_WEBHOOK_PREVIOUS_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil, "webhookPreviousSecret (LATCHKEY_WEBHOOK_PREVIOUS_SECRET): is only used with a webhookSecret"),
+        (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44),
+          "LATCHKEY_WEBHOOK_PREVIOUS_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil, "webhookPreviousSecret (LATCHKEY_WEBHOOK_PREVIOUS_SECRET): is webhookSecret itself; it is the secret rotated out"),
+        (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44),
+          "LATCHKEY_WEBHOOK_PREVIOUS_SECRET": "hunter2"], nil, "webhookPreviousSecret (LATCHKEY_WEBHOOK_PREVIOUS_SECRET): must start with whsec_ (then the base64 of 24 to 64 random bytes)"),
         // A secret is not in the message, whatever else is wrong.
         (["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d", "LATCHKEY_PORT": "0"], nil, "port (LATCHKEY_PORT): 0 is not a port number (1-65535)"),
     ] as [([String: String], String?, String)])
@@ -294,7 +299,7 @@ struct ConfigurationTests {
     }
 
     @Test func secretKeysAreSecretInSwiftConfiguration() throws {
-        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken", "webhookURLs", "webhookSecret"])
+        #expect(LatchkeyConfiguration.keys.filter(\.isSecret).map(\.name) == ["database", "metricsToken", "webhookURLs", "webhookSecret", "webhookPreviousSecret"])
         let events = Events()
         let file = try temporaryFile(#"{"database": "postgres://u:hunter2@h/d"}"#)
         for environment in [["LATCHKEY_DATABASE": "postgres://u:hunter2@h/d"], ["LATCHKEY_CONFIG": file], [:]] {

@@ -15,6 +15,18 @@ struct WebhookSignerTests {
         #expect(try signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_331, body: Array(#"{"test": 2432232314}"#.utf8)) != signature)
     }
 
+    /// While a secret is rotated out, a signature under each: the current one first.
+    @Test func signsWithThePreviousSecretToo() throws {
+        let body = Array(#"{"test": 2432232314}"#.utf8)
+        let current = try WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString())
+        let previous = try WebhookSigner(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+        let both = try WebhookSigner(secret: "whsec_" + Data(repeating: 7, count: 32).base64EncodedString(), previous: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+        let signatures = [current, previous].map { try? $0.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body) }
+        #expect(try both.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
+            == signatures.compactMap { $0 }.joined(separator: " "))
+        #expect(signatures[1] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+    }
+
     @Test(arguments: [
         ("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_"),
         ("whsec_not base64!", "base64"),

@@ -366,6 +366,31 @@ def test_a_slow_receiver_does_not_hold_up_another(tmp_path):
         fast.stop()
 
 
+def test_while_a_secret_is_rotated_out_receivers_verify_with_either(tmp_path):
+    """With webhookPreviousSecret each delivery is signed under both secrets, so a receiver not yet moved to the
+    new one still verifies it (with the standardwebhooks library); without it, that receiver refuses them."""
+    old_secret, new_secret_ = new_secret(), new_secret()
+    behind, moved = Receiver(old_secret).start(), Receiver(new_secret_).start()
+    try:
+        env = {**webhook_env(moved, new_secret_), "LATCHKEY_WEBHOOK_URLS": f"{behind.url},{moved.url}"}
+        for srv in served("rotating-secret", {**env, "LATCHKEY_WEBHOOK_PREVIOUS_SECRET": old_secret}):
+            during = new_username()
+            register(srv, srv.authenticator(), during)
+            for receiver in (behind, moved):
+                receiver.wait_for(lambda r: len(events_of(r, during)) >= 2, 30, "the events, verified during the rotation")
+            srv.stop()
+            del srv.env["LATCHKEY_WEBHOOK_PREVIOUS_SECRET"]
+            srv.start()
+            after = new_username()
+            register(srv, srv.authenticator(), after)
+            moved.wait_for(lambda r: len(events_of(r, after)) >= 2, 30, "the events after the rotation")
+            behind.wait_for(lambda r: len(r.refused) >= 1, 30, "a refused delivery at the receiver left behind")
+            assert not events_of(behind, after) and not moved.refused
+    finally:
+        behind.stop()
+        moved.stop()
+
+
 def test_a_receivers_password_is_sent_as_basic_auth_never_stored_and_may_change(tmp_path):
     """`https://user:password@host/...` authenticates to the receiver; deliveries are stored under the URL with its
     password hidden, so a new password in the configuration takes over what the old one left pending."""

@@ -5,17 +5,19 @@ import WebAuthn
 /// Signs webhook deliveries as the Standard Webhooks specification says: the signature is the
 /// base64 HMAC-SHA256, under the secret's bytes, of `{webhook-id}.{webhook-timestamp}.{body}`, sent
 /// as `webhook-signature: v1,{signature}`. Receivers verify it with any Standard Webhooks library.
+/// While a secret is rotated out, the header carries a signature under each, separated by a space.
 struct WebhookSigner: Sendable {
-    private let key: [UInt8]
+    private let keys: [[UInt8]]
 
-    /// `secret` as Standard Webhooks libraries take it: `whsec_` and base64.
-    init(secret: String) throws {
-        key = try LatchkeyConfiguration.webhookSigningKey(secret)
+    /// `secret` (and the `previous` one, while receivers move off it) as Standard Webhooks libraries take
+    /// them: `whsec_` and base64.
+    init(secret: String, previous: String = "") throws {
+        keys = try ([secret] + (previous.isEmpty ? [] : [previous])).map(LatchkeyConfiguration.webhookSigningKey)
     }
 
     /// The `webhook-signature` value for one delivery attempt.
     func signature(id: String, timestamp: Int, body: [UInt8]) throws -> String {
         let message = Array("\(id).\(timestamp).".utf8) + body
-        return "v1," + Data(try HMAC.sha256(key: key, message: message)).base64EncodedString()
+        return try keys.map { "v1," + Data(try HMAC.sha256(key: $0, message: message)).base64EncodedString() }.joined(separator: " ")
     }
 }
