@@ -980,6 +980,23 @@
 
   // ---- account management -----------------------------------------------------------------
 
+  /** Adds a passkey to the signed-in account; a session that signed in too long ago confirms with a sign-in first. */
+  async function addPasskey() {
+    if (!account) throw new Error('Sign in first.');
+    const { username, displayName } = account;
+    const add = () => createPasskey(username, displayName || username);
+    let result;
+    try {
+      result = await add();
+    } catch (err) {
+      if (!(err instanceof ServerError && err.body.reason === 'reauthenticationRequired')) throw err;
+      setStatus('busy', 'To add a passkey, first confirm it’s you with one you have…', statusPlaces.account);
+      await signIn(username);
+      result = await add();
+    }
+    return `Added another passkey for ${result.username}.`;
+  }
+
   async function renamePasskey(credential, newName) {
     const name = newName.trim();
     if (!name) throw new Error('Enter a name for the passkey.');
@@ -1063,11 +1080,7 @@
     $('username').addEventListener('focus', () => autofill.start());
 
     $('add-passkey').addEventListener('click', () => {
-      run('Adding a passkey', async () => {
-        if (!account) throw new Error('Sign in first.');
-        const result = await createPasskey(account.username, account.displayName || account.username);
-        return `Added another passkey for ${result.username}.`;
-      }, { announce: true, place: statusPlaces.account });
+      run('Adding a passkey', addPasskey, { announce: true, place: statusPlaces.account });
     });
 
     $('signout').addEventListener('click', () => {

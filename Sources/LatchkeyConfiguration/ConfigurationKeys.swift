@@ -43,6 +43,8 @@ extension LatchkeyConfiguration {
             "Seconds a challenge stays valid (1-3600)."),
         Key("sessionTimeout", \.sessionTimeout, check: within(60...31_536_000, "between 60 seconds and one year"),
             "Seconds a sign-in session lasts (60 s to one year)."),
+        Key("reauthenticateAfter", \.reauthenticateAfter, check: within(0...86_400, "between 0 and 86400 seconds"),
+            "Seconds after its sign-in that a session may still add a passkey or enrol a device key (0: as long as it lives). Later, those requests answer 403 with `\"reason\":\"reauthenticationRequired\"`: the person signs in again, which makes a new session, and the client retries. So a session token that leaked (an app log, a script on a page) cannot add a key of its own that outlives the session. Enrollment tickets are not affected. Not applied in conformance mode."),
         Key("requestTimeout", \.requestTimeout, check: within(1...300, "between 1 and 300 seconds"),
             "Seconds a connection has to deliver each whole request, head and body, counted from when it opens or sends its previous reply (1-300); a client that sends slowly (one byte a second) or leaves a kept-alive connection unused is disconnected then. Request bodies are at most 64 KiB (413), headers 32 KiB and 100 fields (431)."),
         Key("maxConnections", \.maxConnections, check: within(8...1_000_000, "between 8 and 1000000"),

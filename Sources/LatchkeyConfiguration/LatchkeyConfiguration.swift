@@ -25,6 +25,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var conformanceMode = false
     public var challengeTimeout = 300
     public var sessionTimeout = 86_400
+    public var reauthenticateAfter = 300
     public var requestTimeout = 10
     public var maxConnections = 4_096
     public var eventLoops = EventLoopCount.one

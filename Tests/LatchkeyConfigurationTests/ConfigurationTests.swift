@@ -185,6 +185,7 @@ struct ConfigurationTests {
         (["LATCHKEY_DATABASE": ""], nil, "database (LATCHKEY_DATABASE): must not be empty"),
         (["LATCHKEY_CHALLENGE_TIMEOUT": "3601"], nil, "challengeTimeout (LATCHKEY_CHALLENGE_TIMEOUT): 3601 is not between 1 and 3600 seconds"),
         (["LATCHKEY_SESSION_TIMEOUT": "59"], nil, "sessionTimeout (LATCHKEY_SESSION_TIMEOUT): 59 is not between 60 seconds and one year"),
+        (["LATCHKEY_REAUTHENTICATE_AFTER": "86401"], nil, "reauthenticateAfter (LATCHKEY_REAUTHENTICATE_AFTER): 86401 is not between 0 and 86400 seconds"),
         (["LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c"], nil, #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "ee882879-721c" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
         (["LATCHKEY_DENIED_AAGUIDS": "not-an-aaguid"], nil, #"deniedAAGUIDs (LATCHKEY_DENIED_AAGUIDS): "not-an-aaguid" is not an AAGUID (32 hexadecimal digits, dashes optional)"#),
         (["LATCHKEY_METRICS_ADDRESS": "localhost"], nil, #"metricsAddress (LATCHKEY_METRICS_ADDRESS): "localhost" is not HOST:PORT"#),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import uuid
 
 import pytest
@@ -762,6 +763,33 @@ def test_page_asks_for_the_attestation_the_server_asks_for(driver, browser_serve
     assert [c["attestation"] for c in recorded(driver, "ceremonies")] == ["direct"]
     assert state == "error" and "trust anchor" in text, text
     page.assert_signed_out()
+
+
+def test_adding_a_passkey_long_after_signing_in_confirms_with_a_sign_in_first(driver, server_factory):
+    """With reauthenticateAfter, "Add a passkey" on an older session signs in again first (the server answered 403
+    reauthenticationRequired), then creates the passkey. Chromium's one virtual authenticator holds the passkey
+    that signed in, which the server excludes, so that create is refused for it; with another authenticator, the
+    next click adds one under the new session."""
+    srv = server_factory("browser-reauthenticate", {"LATCHKEY_REAUTHENTICATE_AFTER": "2"})
+    fresh_authenticator(driver)
+    page = Page(driver, srv).open()
+    username = "reauth-" + uuid.uuid4().hex[:8]
+    page.fill("username", username)
+    page.click_ok("register")
+    (first_id,) = virtual_credentials(driver)
+    first_session = page.session_cookie()["value"]
+    time.sleep(2.5)
+
+    before = virtual_credentials(driver)[first_id].sign_count
+    state, text = page.click("add-passkey")
+    assert state == "error" and text.startswith("This authenticator already holds a passkey for this account."), text
+    assert virtual_credentials(driver)[first_id].sign_count > before, "the page signed in again first"
+    assert page.session_cookie()["value"] != first_session
+    page.assert_signed_in(username)
+
+    fresh_authenticator(driver)
+    page.click_ok("add-passkey")
+    assert len(page.server_credentials()["credentials"]) == 2
 
 
 def conditional_mediation_available(drv) -> bool:

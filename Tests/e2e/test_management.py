@@ -3,6 +3,7 @@ account deletion, and the unknownCredential reason a page passes to the WebAuthn
 from __future__ import annotations
 
 import datetime
+import time
 
 import requests
 
@@ -73,6 +74,31 @@ def test_a_person_manages_their_passkeys_with_the_cookie_and_the_bearer_token(se
     assert_ok(client.delete("/session"))
     assert client.get("/session").status_code == 401
     assert assert_ok(later.get("/session"))["username"] == username, "other sessions stay"
+
+
+def test_a_session_adds_keys_only_soon_after_its_sign_in(server_factory):
+    """With reauthenticateAfter, an old session may still read and rename, but adding a passkey or a device key
+    needs a sign-in as recent as that: a new sign-in (a new session) may add one again."""
+    server = server_factory("reauthenticate", {"LATCHKEY_REAUTHENTICATE_AFTER": "2"})
+    auth = server.authenticator()
+    username = new_username()
+    client, _, first, result = register(server, auth, username)
+    assert_ok(client.post("/attestation/options", {"username": username}))
+    assert_ok(client.post("/device-keys/options", {}, headers=bearer(result)))
+    time.sleep(2.5)
+    for path, body, key in [("/attestation/options", {"username": username}, "a passkey"), ("/device-keys/options", {}, "a device key")]:
+        refused = assert_failed(client.post(path, body, headers=bearer(result)), server, codes=(403,))
+        assert refused["reason"] == "reauthenticationRequired", refused
+        assert refused["errorMessage"].startswith(f"sign in again to add {key}: this session signed in "), refused
+        assert refused["errorMessage"].endswith("needs a sign-in within the last 2 seconds"), refused
+    conditional = client.post("/attestation/options", {"username": username, "mediation": "conditional"})
+    assert assert_failed(conditional, server, codes=(403,))["reason"] == "reauthenticationRequired"
+    assert assert_ok(client.get("/credentials"))["credentials"][0]["id"] == first["id"], "the session still reads"
+
+    again, _, _, r = sign_in(server, auth, username)
+    assert_ok(r)
+    register(server, server.authenticator(), username, client=again)
+    assert len(assert_ok(again.get("/credentials"))["credentials"]) == 2
 
 
 def test_another_users_passkey_is_404_and_still_works_for_its_owner(server):

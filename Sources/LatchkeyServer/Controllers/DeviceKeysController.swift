@@ -29,6 +29,7 @@ struct DeviceKeysController: Sendable {
         let ticket: EnrollmentTicketRecord?
         let user: UserRecord
         if let identity = context.identity {
+            try services.policy.requireRecentSignIn(of: identity.session, adding: "a device key")
             (ticket, user) = (nil, identity.user)
         } else {
             guard request.headers[.contentType] != nil else {

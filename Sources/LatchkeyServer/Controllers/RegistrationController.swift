@@ -81,6 +81,10 @@ struct RegistrationController: Sendable {
         username: String, existing: UserRecord?, withTicket: Bool, mediation: CreationMediation?, context: LatchkeyRequestContext
     ) throws -> Bool {
         let ownerSignedIn = existing != nil && context.identity?.user.handle == existing?.handle
+        // A session adds a passkey only soon after its sign-in, so a leaked token cannot add one of its own.
+        if ownerSignedIn, !withTicket, let session = context.identity?.session {
+            try services.policy.requireRecentSignIn(of: session, adding: "a passkey")
+        }
         if !withTicket, !ownerSignedIn {
             // Where tickets are required, the same refusal whether the username exists or not: it tells
             // nobody which names are taken.

@@ -25,13 +25,13 @@ struct APIError: HTTPResponseError, Sendable {
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
 
-    /// A 400 for a passkey the server does not know, with `"reason":"unknownCredential"` and its ID.
     /// A 500 for a state the server's own code should never reach (not a store fault): `detail`
     /// names it, in the reply and in the log line of the refusal.
     static func internalInvariant(_ detail: String) -> APIError {
         APIError(.internalServerError, "internal error: \(detail)")
     }
 
+    /// A 400 for a passkey the server does not know, with `"reason":"unknownCredential"` and its ID.
     static func unknownCredential(_ id: [UInt8], rpID: String) -> APIError {
         APIError(.badRequest, "this passkey is not registered with \(rpID)", reason: .unknownCredential, credentialID: id)
     }

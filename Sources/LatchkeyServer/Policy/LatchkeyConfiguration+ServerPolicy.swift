@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyConfiguration
 
 extension LatchkeyConfiguration {
@@ -8,6 +9,7 @@ extension LatchkeyConfiguration {
         var policy = ServerPolicy.standard
         policy.ceremonies = CeremonyPolicy(userVerification: userVerification, residentKey: residentKey)
         policy.newUsernameRegistration = registration == .tickets ? .ticketRequired : .open
+        policy.addingKeysNeedsSignInWithin = reauthenticateAfter == 0 ? nil : TimeInterval(reauthenticateAfter)
         return policy
     }
 }

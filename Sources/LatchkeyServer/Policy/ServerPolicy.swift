@@ -1,3 +1,6 @@
+import Foundation
+import LatchkeyStore
+
 /// What the HTTP layer decides that WebAuthn leaves to the relying party, as values. The
 /// configuration's `conformanceMode` sets them together to what the FIDO conformance tools need
 /// (``conformance``); everything else runs with ``standard``. The core's share of conformance mode
@@ -56,6 +59,9 @@ public struct ServerPolicy: Sendable, Equatable {
     /// User verification, resident key and attestation conveyance, whatever the client asks.
     public var ceremonies: CeremonyPolicy
     public var clientAddressLimits: ClientAddressLimits
+    /// How recent a session's sign-in must be for it to add a passkey or enrol a device key; nil:
+    /// any live session may.
+    public var addingKeysNeedsSignInWithin: TimeInterval?
 
     public init(
         existingUsernameRegistration: ExistingUsernameRegistration, optionsDisplayName: OptionsDisplayName,
@@ -69,6 +75,18 @@ public struct ServerPolicy: Sendable, Equatable {
         self.crossSiteCookies = crossSiteCookies
         self.ceremonies = ceremonies
         self.clientAddressLimits = clientAddressLimits
+    }
+
+    /// Refuses (403, `reauthenticationRequired`) a session that signed in longer ago than
+    /// ``addingKeysNeedsSignInWithin`` allows for `adding` a key.
+    func requireRecentSignIn(of session: SessionRecord, now: Date = Date(), adding key: String) throws(APIError) {
+        guard let window = addingKeysNeedsSignInWithin else { return }
+        let age = now.timeIntervalSince(session.createdAt)
+        guard age > window else { return }
+        throw APIError(
+            .forbidden,
+            "sign in again to add \(key): this session signed in \(Int(age)) seconds ago, and adding one needs a sign-in within the last \(Int(window)) seconds",
+            reason: .reauthenticationRequired)
     }
 
     /// Production behaviour, with the default ceremony minimums.

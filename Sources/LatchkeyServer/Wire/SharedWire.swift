@@ -44,6 +44,9 @@ enum FailureReason: String, Encodable, Sendable {
     case unknownDeviceKey
     /// The App Attest key is not known (never attested here): the app attests a new key.
     case unknownAppAttestKey
+    /// The session signed in too long ago to add a passkey or a device key: the client signs in
+    /// again (a new session) and retries.
+    case reauthenticationRequired
 }
 
 /// `{"status":"ok","errorMessage":""}` with nothing else.
