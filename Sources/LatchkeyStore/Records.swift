@@ -127,11 +127,13 @@ public struct PendingCeremony: Sendable, Equatable {
     /// For registrations: a conditional create (WebAuthn Level 3 `mediation: "conditional"`),
     /// whose result may lack user presence.
     public var conditional: Bool
+    /// The client's value for the `nonce` claim of the token the ceremony ends with, when it sent one.
+    public var nonce: String?
 
     public init(
         challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
         displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date,
-        enrollmentTicketHash: [UInt8]? = nil, conditional: Bool = false
+        enrollmentTicketHash: [UInt8]? = nil, conditional: Bool = false, nonce: String? = nil
     ) {
         self.challengeHash = challengeHash
         self.kind = kind
@@ -143,6 +145,7 @@ public struct PendingCeremony: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.enrollmentTicketHash = enrollmentTicketHash
         self.conditional = conditional
+        self.nonce = nonce
     }
 }
 

@@ -15,9 +15,9 @@ enum PostgresRows {
     static let userColumnCount = 5
     static let credentialColumnCount = 20
 
-    /// Ten columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
+    /// Eleven columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
     static func ceremonyColumns(_ prefix: String = "") -> String { StoreColumns.ceremonies(prefix) }
-    static let ceremonyColumnCount = 10
+    static let ceremonyColumnCount = 11
 
     /// Four columns of `sessions`, for ``session(_:)``.
     static func sessionColumns(_ prefix: String = "") -> String {
@@ -91,7 +91,8 @@ enum PostgresRows {
         return PendingCeremony(
             challengeHash: challengeHash, kind: ceremonyKind, userHandle: userHandle, username: username,
             displayName: displayName, userVerification: userVerification, bindingHash: try row.optionalBytes(),
-            expiresAt: try row.next(Date.self), enrollmentTicketHash: try row.optionalBytes(), conditional: try row.next(Bool.self))
+            expiresAt: try row.next(Date.self), enrollmentTicketHash: try row.optionalBytes(), conditional: try row.next(Bool.self),
+            nonce: try row.optionalUTF8())
     }
 
     static func session(_ row: inout ColumnReader) throws -> SessionRecord {

@@ -210,6 +210,8 @@ enum PostgresSchema {
             "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (state, id)",
             "CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries (created_at)",
         ],
+        // 0.9: the nonce a client asks the ceremony's token to carry.
+        ["ALTER TABLE pending_ceremonies ADD COLUMN nonce bytea"],
     ]
 
     /// The table that records which migrations ran.

@@ -19,16 +19,16 @@ enum SignInStatements {
     /// Issues a challenge: ``PostgresStore/savePendingCeremony(_:)``.
     struct SavePendingCeremony: PostgresPreparedStatement {
         typealias Row = ()
-        static let name = "latchkey_save_pending_ceremony_v2"
+        static let name = "latchkey_save_pending_ceremony_v3"
         static let sql = """
-            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             """
-        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool]
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool, bytea]
 
         let ceremony: PendingCeremony
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 10)
+            var bindings = PostgresBindings(capacity: 11)
             bindings.append(ceremony.challengeHash.bytea)
             bindings.append(ceremony.kind.rawValue)
             bindings.append(ceremony.userHandle?.bytea)
@@ -39,6 +39,7 @@ enum SignInStatements {
             bindings.append(ceremony.expiresAt)
             bindings.append(ceremony.enrollmentTicketHash?.bytea)
             bindings.append(ceremony.conditional)
+            bindings.append(ceremony.nonce?.utf8Bytea)
             return bindings
         }
 
@@ -77,7 +78,7 @@ enum SignInStatements {
     /// ``PostgresStore/signInLookup(challengeHash:credentialID:)``.
     struct SignInLookupStatement: PostgresPreparedStatement {
         typealias Row = SignInLookup
-        static let name = "latchkey_sign_in_lookup_v1"
+        static let name = "latchkey_sign_in_lookup_v2"
         static let sql = """
             SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.credentialColumns("c.")), \(PostgresRows.userColumns("u."))
             FROM (SELECT) AS one

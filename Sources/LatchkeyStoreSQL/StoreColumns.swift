@@ -18,11 +18,11 @@ public enum StoreColumns {
 }
 
 extension StoreColumns {
-    /// The ten columns of `pending_ceremonies`.
+    /// The eleven columns of `pending_ceremonies`.
     public static func ceremonies(_ prefix: String = "") -> String {
         [
             "challenge_hash", "kind", "user_handle", "username", "display_name", "user_verification", "binding_hash",
-            "expires_at", "enrollment_ticket_hash", "conditional",
+            "expires_at", "enrollment_ticket_hash", "conditional", "nonce",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 }

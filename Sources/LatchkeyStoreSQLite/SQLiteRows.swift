@@ -12,7 +12,7 @@ enum SQLiteRows {
     static func userColumns(_ prefix: String = "") -> String { StoreColumns.users(prefix) }
     static func credentialColumns(_ prefix: String = "") -> String { StoreColumns.credentials(prefix) }
 
-    /// Ten columns of `pending_ceremonies`, for ``ceremony(_:at:)``: ``StoreColumns``.
+    /// Eleven columns of `pending_ceremonies`, for ``ceremony(_:at:)``: ``StoreColumns``.
     static let ceremonyColumns = StoreColumns.ceremonies()
 
     /// Four columns of `sessions`, for ``session(_:at:)``.
@@ -76,7 +76,8 @@ enum SQLiteRows {
             challengeHash: row.blob(offset), kind: ceremonyKind, userHandle: row.optionalBlob(offset + 2),
             username: row.optionalText(offset + 3), displayName: row.optionalText(offset + 4),
             userVerification: userVerification, bindingHash: row.optionalBlob(offset + 6),
-            expiresAt: row.date(offset + 7), enrollmentTicketHash: row.optionalBlob(offset + 8), conditional: row.bool(offset + 9))
+            expiresAt: row.date(offset + 7), enrollmentTicketHash: row.optionalBlob(offset + 8), conditional: row.bool(offset + 9),
+            nonce: row.optionalText(offset + 10))
     }
 
     static func session(_ row: SQLiteStatement, at offset: Int32 = 0) -> SessionRecord {

@@ -192,6 +192,10 @@ enum SQLiteSchema {
         CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries(state, id);
         CREATE INDEX webhook_deliveries_by_creation ON webhook_deliveries(created_at);
         """,
+        // 0.9: the nonce a client asks the ceremony's token to carry.
+        """
+        ALTER TABLE pending_ceremonies ADD COLUMN nonce TEXT;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -4,7 +4,7 @@ import LatchkeyStore
 /// Pending ceremonies: issued challenges, each taken at most once.
 extension SQLiteStore {
     private static let insertCeremony = """
-        INSERT INTO pending_ceremonies (\(SQLiteRows.ceremonyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO pending_ceremonies (\(SQLiteRows.ceremonyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     /// Finding and consuming in one statement: of two racing answers, one gets the row.
     private static let takeCeremony = """
@@ -25,7 +25,7 @@ extension SQLiteStore {
             try statement.bind(
                 ceremony.challengeHash, ceremony.kind.rawValue, ceremony.userHandle, ceremony.username,
                 ceremony.displayName, ceremony.userVerification.rawValue, ceremony.bindingHash, ceremony.expiresAt,
-                ceremony.enrollmentTicketHash, ceremony.conditional)
+                ceremony.enrollmentTicketHash, ceremony.conditional, ceremony.nonce)
             do {
                 try statement.step()
             } catch is SQLiteConstraintError {

@@ -23,10 +23,12 @@ public struct IDTokenClaims: Encodable, Sendable, Equatable {
     public var credentialID: String
     /// A unique token ID.
     public var jwtID: String
+    /// What the client sent as `nonce` with the ceremony's options, when it sent one.
+    public var nonce: String?
 
     public init(
         iss: String, aud: [String], sub: String, preferredUsername: String, externalId: String?, issuedAt: Date,
-        expiresAt: Date, authenticatedAt: Date, amr: [String], credentialID: String, jwtID: String
+        expiresAt: Date, authenticatedAt: Date, amr: [String], credentialID: String, jwtID: String, nonce: String? = nil
     ) {
         self.iss = iss
         self.aud = aud
@@ -39,6 +41,7 @@ public struct IDTokenClaims: Encodable, Sendable, Equatable {
         self.amr = amr
         self.credentialID = credentialID
         self.jwtID = jwtID
+        self.nonce = nonce
     }
 
     /// RFC 8176 values for a passkey ceremony: `pop` (proof of possession of a key) always;
@@ -49,7 +52,7 @@ public struct IDTokenClaims: Encodable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case iss, aud, sub, iat, exp, amr, cred, jti
+        case iss, aud, sub, iat, exp, amr, cred, jti, nonce
         case preferredUsername = "preferred_username"
         case externalId = "ext_id"
         case authTime = "auth_time"
@@ -72,6 +75,7 @@ public struct IDTokenClaims: Encodable, Sendable, Equatable {
         try container.encode(amr, forKey: .amr)
         try container.encode(credentialID, forKey: .cred)
         try container.encode(jwtID, forKey: .jti)
+        try container.encodeIfPresent(nonce, forKey: .nonce)
     }
 }
 
@@ -94,6 +98,7 @@ extension IDTokenClaims: JSONTextEncodable {
             json.member("amr", strings: amr)
             json.member("cred", credentialID)
             json.member("jti", jwtID)
+            if let nonce { json.member("nonce", nonce) }
         }
     }
 }

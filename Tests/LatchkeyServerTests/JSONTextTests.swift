@@ -56,12 +56,12 @@ struct JSONTextTests {
 
     @Test(arguments: [["https://a.example"], ["svc-1", "svc-2 \u{1}"]])
     func tokenClaimsMatchJSONEncoder(audience: [String]) throws {
-        for externalId in [nil, "acct \"42\""] {
+        for (externalId, nonce) in [(nil, nil), ("acct \"42\"", "n-0S6_WzA2Mj \u{2028}")] as [(String?, String?)] {
             let claims = IDTokenClaims(
                 iss: "https://login.example/", aud: audience, sub: "c3Vi", preferredUsername: Self.awkward, externalId: externalId,
                 issuedAt: Date(timeIntervalSince1970: 1_790_000_000.9), expiresAt: Date(timeIntervalSince1970: 1_790_000_300),
                 authenticatedAt: Date(timeIntervalSince1970: 1_790_000_000), amr: ["pop", "user", "mfa"], credentialID: "Y3JlZA",
-                jwtID: "jti-1")
+                jwtID: "jti-1", nonce: nonce)
             #expect(try Self.same(claims))
         }
     }

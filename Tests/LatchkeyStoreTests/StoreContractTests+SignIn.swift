@@ -13,7 +13,7 @@ extension StoreContractTests {
         let registration = PendingCeremony(
             challengeHash: Fixtures.bytes(1), kind: .registration, userHandle: Fixtures.bytes(4, count: 64),
             username: "dora", displayName: "Dora the Explorer", userVerification: .required,
-            bindingHash: Fixtures.bytes(5), expiresAt: Fixtures.now.addingTimeInterval(300))
+            bindingHash: Fixtures.bytes(5), expiresAt: Fixtures.now.addingTimeInterval(300), nonce: "n-0S6_WzA2Mj ünï")
         let usernameless = Fixtures.authentication(2)
         var discouraged = Fixtures.authentication(3)
         discouraged.userVerification = .discouraged
@@ -81,7 +81,8 @@ extension StoreContractTests {
         let alice = Fixtures.user("alice", handle: 1)
         let credential = Fixtures.detailedCredential(7, of: alice)
         try await store.registerNew(alice, with: credential)
-        let ceremony = Fixtures.authentication(1, expiresIn: -1)
+        var ceremony = Fixtures.authentication(1, expiresIn: -1)
+        ceremony.nonce = "login-attempt-7"
         try await store.savePendingCeremony(ceremony)
 
         let found = try await store.signInLookup(challengeHash: ceremony.challengeHash, credentialID: credential.id)

@@ -158,6 +158,29 @@ def test_the_backend_renames_a_user_who_keeps_passkeys_sessions_and_subject(tick
     assert all(event["actor"] == {"type": "admin", "name": "shop"} for event in events)
 
 
+def test_a_nonce_sent_with_options_comes_back_in_the_token(tickets_server, backend):
+    """The backend makes up a nonce for one login attempt; the token that attempt ends with carries it, so a token
+    from another attempt is told apart. Without one the claim is absent; a bad one is a 400 naming it."""
+    username = new_username()
+    backend.create_user(username)
+    authenticator = tickets_server.authenticator()
+    ticket = backend.ticket(username)["ticket"]
+    options = assert_ok(requests.post(tickets_server.url + "/attestation/options",
+                                      json={"enrollmentTicket": ticket, "nonce": "reg-Ünï 1"}, timeout=10))
+    registered = assert_ok(requests.post(tickets_server.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    assert backend.verify(registered["idToken"])["nonce"] == "reg-Ünï 1"
+
+    for body, expected in [({"nonce": "n-" + "x" * 254}, "n-" + "x" * 254), ({"username": username, "nonce": "second"}, "second"), ({}, None)]:
+        options = assert_ok(requests.post(tickets_server.url + "/assertion/options", json=body, timeout=10))
+        signed_in = assert_ok(requests.post(tickets_server.url + "/assertion/result", json=authenticator.get(options), timeout=10))
+        assert backend.verify(signed_in["idToken"]).get("nonce") == expected, body
+
+    for nonce, problem in [("", "nonce must be 1 to 256 bytes"), ("x" * 257, "nonce must be 1 to 256 bytes"),
+                           ("a\u0000b", "control character U+0"), (7, "nonce")]:
+        refused = requests.post(tickets_server.url + "/assertion/options", json={"nonce": nonce}, timeout=10)
+        assert refused.status_code == 400 and problem in refused.json()["errorMessage"], refused.text
+
+
 def test_an_id_token_verifies_with_pyjwt_and_stops_verifying_after_exp(server_factory):
     server = server_factory("backend-short-tokens", {"LATCHKEY_TOKEN_LIFETIME": "30", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
     backend = backend_for(server, create_admin_key(server, "shop"))

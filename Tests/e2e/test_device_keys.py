@@ -51,12 +51,12 @@ def test_an_app_key_enrols_and_signs_in_once_per_challenge(server):
     assert [(k["keyId"], k["name"], k["lastUsedAt"]) for k in listed] == [(key.key_id, "iPhone", None)]
 
     app = server.client()
-    options = assert_ok(app.post("/device-keys/sign-in/options", {"keyId": key.key_id}))
+    options = assert_ok(app.post("/device-keys/sign-in/options", {"keyId": key.key_id, "nonce": "app-login-1"}))
     attempt = {"keyId": key.key_id, "challenge": options["challenge"], "signature": key.sign(2, options["rpId"], options["challenge"])}
     signed_in = assert_ok(app.post("/device-keys/sign-in", attempt))
     assert signed_in["username"] == registered["username"] and signed_in["userVerified"] is False
     claims = jwt.decode(signed_in["idToken"], options={"verify_signature": False})
-    assert claims["cred"] == key.key_id and claims["amr"] == ["pop"], claims
+    assert claims["cred"] == key.key_id and claims["amr"] == ["pop"] and claims["nonce"] == "app-login-1", claims
     assert assert_ok(app.get("/session", headers={"Authorization": f"Bearer {signed_in['sessionToken']}"}))["username"] == registered["username"]
 
     # The same signature again: the challenge is spent.

@@ -44,7 +44,7 @@ struct ChallengeIssuer: Sendable {
     func issue(
         _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
         userVerification: UserVerificationRequirement, client: ClientAddress, enrollmentTicketHash: [UInt8]? = nil,
-        conditional: Bool = false, now: Date = Date()
+        conditional: Bool = false, nonce: String? = nil, now: Date = Date()
     ) async throws -> Issued {
         let challenge = try SecureRandom.bytes(count: 32)
         let binding = try SecureRandom.bytes(count: 32)
@@ -60,7 +60,7 @@ struct ChallengeIssuer: Sendable {
                 challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
                 displayName: displayName, userVerification: userVerification,
                 bindingHash: Digest.sha256(binding), expiresAt: expiresAt, enrollmentTicketHash: enrollmentTicketHash,
-                conditional: conditional))
+                conditional: conditional, nonce: nonce))
         } catch {
             caps.release(challengeHash)
             throw error

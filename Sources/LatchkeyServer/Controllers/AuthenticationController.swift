@@ -48,7 +48,7 @@ struct AuthenticationController: Sendable {
         }
         let issued = try await services.challenges.issue(
             .authentication, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
-            userVerification: userVerification, client: context.clientAddress)
+            userVerification: userVerification, client: context.clientAddress, nonce: try TokenNonce.checked(body.nonce))
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed,
@@ -134,7 +134,7 @@ struct AuthenticationController: Sendable {
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
         let idToken = try await services.tokens.issue(
-            for: owner, credentialID: record.id, userVerified: verified.userVerified, now: now)
+            for: owner, credentialID: record.id, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
         var response = JSONResponse.make(SignInReply(
             username: owner.username, displayName: owner.displayName, credentialId: Base64URLBytes(record.id),
             userVerified: verified.userVerified, sessionToken: session.token, idToken: idToken))

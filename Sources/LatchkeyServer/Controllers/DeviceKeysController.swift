@@ -144,7 +144,7 @@ struct DeviceKeysController: Sendable {
         }
         let issued = try await services.challenges.issue(
             .deviceKeySignIn, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
-            client: context.clientAddress)
+            client: context.clientAddress, nonce: try TokenNonce.checked(body.nonce))
         return issued.response(options(issued.challenge))
     }
 
@@ -175,7 +175,7 @@ struct DeviceKeysController: Sendable {
             "user": "\(owner.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(key.id))",
         ])
         // The server saw possession of the key, not how the device guarded it.
-        let idToken = try await services.tokens.issue(for: owner, credentialID: key.id, userVerified: false, now: now)
+        let idToken = try await services.tokens.issue(for: owner, credentialID: key.id, userVerified: false, nonce: pending.nonce, now: now)
         var response = JSONResponse.make(SignInReply(
             username: owner.username, displayName: owner.displayName, credentialId: Base64URLBytes(key.id), userVerified: false,
             sessionToken: session.token, idToken: idToken))

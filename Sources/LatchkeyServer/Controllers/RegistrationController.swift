@@ -45,7 +45,7 @@ struct RegistrationController: Sendable {
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress,
-            enrollmentTicketHash: ticket?.hash, conditional: conditional)
+            enrollmentTicketHash: ticket?.hash, conditional: conditional, nonce: try TokenNonce.checked(body.nonce))
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
         return issued.response(CreationOptionsReply(
@@ -178,7 +178,7 @@ struct RegistrationController: Sendable {
             "conditional": "\(pending.conditional)",
         ])
         let idToken = try await services.tokens.issue(
-            for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, now: now)
+            for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
 
         var response = JSONResponse.make(RegistrationReply(
             username: existing?.username ?? username, credentialId: Base64URLBytes(verified.credentialID),

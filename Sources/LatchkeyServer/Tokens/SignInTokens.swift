@@ -31,14 +31,17 @@ final class SignInTokens: Sendable {
         self.lifetime = lifetime
     }
 
-    /// A signed token saying that `user` proved possession of `credentialID` at `now`.
-    func issue(for user: UserRecord, credentialID: [UInt8], userVerified: Bool, now: Date = Date()) async throws -> String {
+    /// A signed token saying that `user` proved possession of `credentialID` at `now`, carrying the
+    /// client's `nonce` when its options had one.
+    func issue(for user: UserRecord, credentialID: [UInt8], userVerified: Bool, nonce: String? = nil, now: Date = Date()) async throws
+        -> String
+    {
         let key = try await currentKeys(now: now).signingKey(at: now)
         let claims = IDTokenClaims(
             iss: issuer, aud: audience, sub: Base64URL.encode(user.handle), preferredUsername: user.username,
             externalId: user.externalId, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime), authenticatedAt: now,
             amr: IDTokenClaims.methods(userVerified: userVerified), credentialID: Base64URL.encode(credentialID),
-            jwtID: Base64URL.encode(try SecureRandom.bytes(count: 16)))
+            jwtID: Base64URL.encode(try SecureRandom.bytes(count: 16)), nonce: nonce)
         return try JSONWebToken.sign(claims, with: key)
     }
 

@@ -8,6 +8,8 @@ struct AuthenticationOptionsRequest: Decodable, Sendable {
     var hints: [String]?
     /// Echoed as sent; must be an object.
     var extensions: [String: JSONValue]?
+    /// Carried back in the sign-in token's `nonce` claim.
+    var nonce: String?
 }
 
 /// The request options reply (`PublicKeyCredentialRequestOptionsJSON`, WebAuthn §5.5) with

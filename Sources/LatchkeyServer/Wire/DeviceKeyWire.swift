@@ -38,6 +38,8 @@ struct DeviceKeyEnrolledReply: Encodable, Sendable {
 /// `POST /device-keys/sign-in/options` body.
 struct DeviceKeySignInOptionsRequest: Decodable, Sendable {
     var keyId: Base64URLBytes
+    /// Carried back in the sign-in token's `nonce` claim.
+    var nonce: String?
 }
 
 /// `POST /device-keys/sign-in` body.

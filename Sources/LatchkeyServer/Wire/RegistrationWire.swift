@@ -12,6 +12,8 @@ struct RegistrationOptionsRequest: Decodable, Sendable {
     /// `"optional"` or absent for a modal one.
     var mediation: CreationMediation?
     var displayName: String?
+    /// Carried back in the sign-in token's `nonce` claim.
+    var nonce: String?
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     var attestation: AttestationConveyance?
     /// Level 3 `hints` and `attestationFormats`, passed through to the options as sent.
