@@ -168,8 +168,10 @@ public enum LatchkeyServer {
             ExpiredRecordPurger(
                 store: store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
         ]
+        let signer = configuration.webhookURLs.isEmpty
+            ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
         services.append(try WebhookDispatcher(
-            store: store, signer: configuration.webhookURLs.isEmpty ? nil : WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
+            store: store, signer: signer,
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger))
         let metricsAddress = try configuration.metricsListenAddress
         let adminAddress = try configuration.adminListenAddress

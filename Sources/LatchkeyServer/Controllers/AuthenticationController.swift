@@ -25,6 +25,7 @@ struct AuthenticationController: Sendable {
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
         let username = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
+        let nonce = try TokenNonce.checked(body.nonce)
         let userVerification = services.policy.ceremonies.userVerification(requested: body.userVerification)
 
         var userHandle: [UInt8]?
@@ -48,7 +49,7 @@ struct AuthenticationController: Sendable {
         }
         let issued = try await services.challenges.issue(
             .authentication, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
-            userVerification: userVerification, client: context.clientAddress, nonce: try TokenNonce.checked(body.nonce))
+            userVerification: userVerification, client: context.clientAddress, nonce: nonce)
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed,

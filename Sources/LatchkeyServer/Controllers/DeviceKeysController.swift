@@ -139,12 +139,13 @@ struct DeviceKeysController: Sendable {
 
     @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: DeviceKeySignInOptionsRequest.self, context: context)
+        let nonce = try TokenNonce.checked(body.nonce)
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes) else {
             throw APIError.unknownDeviceKey(body.keyId.bytes)
         }
         let issued = try await services.challenges.issue(
             .deviceKeySignIn, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
-            client: context.clientAddress, nonce: try TokenNonce.checked(body.nonce))
+            client: context.clientAddress, nonce: nonce)
         return issued.response(options(issued.challenge))
     }
 

@@ -18,6 +18,7 @@ struct RegistrationController: Sendable {
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let bytes = try await WireDecoder.body(of: request)
         let body = try WireDecoder.decode(RegistrationOptionsRequest.self, from: bytes)
+        let nonce = try TokenNonce.checked(body.nonce)
         _ = try await services.appAttest.admit(request, body: bytes, for: "registration")
         // A ticket names its user; the username, when sent too, must be theirs.
         let (ticket, ticketHolder) = try await presentedTicket(body.enrollmentTicket)
@@ -45,7 +46,7 @@ struct RegistrationController: Sendable {
         let issued = try await services.challenges.issue(
             .registration, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress,
-            enrollmentTicketHash: ticket?.hash, conditional: conditional, nonce: try TokenNonce.checked(body.nonce))
+            enrollmentTicketHash: ticket?.hash, conditional: conditional, nonce: nonce)
 
         let shownName = services.policy.optionsDisplayName == .requested ? displayName : (existing?.displayName ?? displayName)
         return issued.response(CreationOptionsReply(
