@@ -106,6 +106,7 @@ public enum LatchkeyServer {
         if services.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
             router.add(middleware: RateLimitMiddleware(buckets: TokenBuckets(rate: configuration.rateLimit, burst: configuration.rateLimitBurst)))
         }
+        router.add(middleware: StaticFilePathGuard())
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: ErrorStatusMiddleware(health: services.health))

@@ -60,6 +60,29 @@ def test_get_on_post_endpoints_is_405_and_headers_are_set(server):
     assert page.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_paths_that_could_confuse_the_file_system_are_refused_by_name(server):
+    """Sent as they are (http.client does not normalise): a NUL, another control character, an undecodable escape
+    or a dot segment is a 400 saying which, never a file served under another name or a reply cut short."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+    for path, problem in [
+        ("/app.js%00.html", "the path holds the control character U+0000"), ("/.%00./", "the path holds the control character U+0000"),
+        ("/%00", "the path holds the control character U+0000"), ("/index.html%0A", "the path holds the control character U+000A"),
+        ("/%FF", "the path is not percent-encoded UTF-8"), ("/../Config/latchkey.json", 'the path has a "." or ".." segment'),
+        ("/./app.js", 'the path has a "." or ".." segment'), ("/%2e%2e/Config/latchkey.json", 'the path has a "." or ".." segment'),
+    ]:
+        connection = http.client.HTTPConnection(address.hostname, address.port, timeout=5)
+        connection.request("GET", path)
+        reply = connection.getresponse()
+        body = json.loads(reply.read())
+        connection.close()
+        assert (reply.status, body["status"], body["errorMessage"]) == (400, "failed", problem), (path, reply.status, body)
+    served = requests.get(server.url + "/app.js", timeout=5)
+    assert served.status_code == 200 and "javascript" in served.headers["Content-Type"]
+
+
 def test_the_page_and_the_api_carry_the_browser_security_headers(server):
     for path in ("/", "/app.js", "/session", "/no/such/path", "/openapi.json"):
         headers = requests.get(server.url + path, timeout=5).headers

@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+
+/// Refuses, before the file middleware sees it, a path that could never name a file of the page
+/// but would confuse the file system: one that is not percent-encoded UTF-8, holds a control
+/// character once decoded (a NUL would cut the name the file is opened by short of the name its
+/// type is guessed from), or has a `.` or `..` segment. Each is a 400 saying which.
+struct StaticFilePathGuard<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try Self.check(request.uri.path)
+        return try await next(request, context)
+    }
+
+    static func check(_ path: String) throws(APIError) {
+        guard let decoded = path.removingPercentEncoding else {
+            throw APIError.badRequest("the path is not percent-encoded UTF-8")
+        }
+        if let control = decoded.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            throw APIError.badRequest("the path holds the control character U+\(String(format: "%04X", control.value))")
+        }
+        if decoded.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            throw APIError.badRequest("the path has a \".\" or \"..\" segment")
+        }
+    }
+}
