@@ -132,5 +132,20 @@ import Testing
         #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
         let refusal = #expect(throws: APIError.self) { try UserNames.username("a\u{7}b") }
         #expect(refusal?.status == .badRequest && refusal?.message == "username contains the control character U+7")
+        // Width-mapped: fullwidth letters and the ideographic space are the ordinary ones; halfwidth katakana the full ones.
+        #expect(try UserNames.username("\u{FF21}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}") == "alice")
+        #expect(try UserNames.spelling("ann\u{3000}lee") == "ann lee")
+        #expect(try UserNames.spelling("\u{FF76}") == "\u{30AB}")
+        // Invisible characters are refused in usernames, and a name showing nothing is blank anywhere.
+        for (name, problem) in [
+            ("alice\u{2060}", "username contains the invisible character U+2060"), ("\u{FEFF}bob", "username contains the invisible character U+FEFF"),
+            ("a\u{034F}b", "username contains the invisible character U+034F"), ("\u{3164}", "username is blank"),
+            ("\u{2800}", "username is blank"), ("\u{200B}", "username is blank"),
+        ] {
+            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            #expect(error?.message == problem)
+        }
+        #expect(try UserNames.displayName("👩\u{200D}💻 Ana ❤\u{FE0F}") == "👩\u{200D}💻 Ana ❤\u{FE0F}", "display names keep joiners and emoji selectors")
+        #expect(throws: APIError.self) { try UserNames.displayName("\u{2060}\u{2800} ") }
     }
 }

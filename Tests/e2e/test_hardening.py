@@ -40,6 +40,13 @@ def test_names_are_bounded_in_bytes_and_free_of_control_characters(server):
     decomposed = composed.replace("\u00e9", "e\u0301")
     r = server.client().post("/attestation/options", {"username": decomposed, "displayName": "X"})
     assert r.status_code == 403, "the NFD spelling must find the existing NFC user"
+    # The fullwidth spelling is the same user too; the name with an invisible character is refused, not a second account.
+    plain = new_username()
+    register(server, auth, plain)
+    fullwidth = "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in plain.upper())
+    assert server.client().post("/attestation/options", {"username": fullwidth}).status_code == 403
+    joined = assert_failed(server.client().post("/attestation/options", {"username": plain + "\u2060"}), server, codes=(400,))
+    assert joined["errorMessage"] == "username contains the invisible character U+2060", joined
 
 
 def test_unknown_transports_are_dropped(server):

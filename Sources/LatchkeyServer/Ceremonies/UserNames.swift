@@ -1,9 +1,10 @@
 import Foundation
 
 /// Rules for the names people give themselves and their passkeys: bounded in UTF-8 bytes (authenticators may keep only
-/// 64), free of control characters (which would also let a name forge log lines), and usernames
-/// kept and compared in Unicode NFC and case-folded, so that one name cannot be registered twice
-/// in two encodings or two cases (`Alice`, `alice` and `ALICE` are one account, kept as `alice`).
+/// 64), free of control characters (which would also let a name forge log lines), never blank, and usernames
+/// kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible characters, so that one
+/// name cannot be registered twice in two encodings, widths or cases, nor beside itself with an invisible
+/// character added (`Alice`, `ＡＬＩＣＥ` and `alice` are one account, kept as `alice`; `alice` with a word joiner is refused).
 enum UserNames {
     static let maximumUsernameBytes = 64
     static let maximumDisplayNameBytes = 128
@@ -13,11 +14,29 @@ enum UserNames {
         try folded(spelling(raw))
     }
 
-    /// The username as typed, in NFC (what an authenticator shows), or a 400 naming the problem.
+    /// The username as typed, width-mapped (RFC 8265: fullwidth and halfwidth forms become their ordinary
+    /// ones) and in NFC (what an authenticator shows), or a 400 naming the problem.
     static func spelling(_ raw: String) throws -> String {
-        let name = raw.precomposedStringWithCanonicalMapping
+        let name = widthMapped(raw).precomposedStringWithCanonicalMapping
         try check(name, member: "username", limit: maximumUsernameBytes)
+        if let invisible = name.unicodeScalars.first(where: \.properties.isDefaultIgnorableCodePoint) {
+            throw APIError.badRequest("username contains the invisible character U+\(hex(invisible))")
+        }
         return name
+    }
+
+    /// Each character of the Halfwidth and Fullwidth Forms block (and the ideographic space) as its
+    /// compatibility decomposition, `ａ` → `a`; everything else as it is.
+    private static func widthMapped(_ raw: String) -> String {
+        var mapped = String.UnicodeScalarView()
+        for scalar in raw.unicodeScalars {
+            if (0xFF00...0xFFEF).contains(scalar.value) || scalar.value == 0x3000 {
+                mapped.append(contentsOf: String(scalar).decomposedStringWithCompatibilityMapping.unicodeScalars)
+            } else {
+                mapped.append(scalar)
+            }
+        }
+        return String(mapped)
     }
 
     /// A checked spelling in lower case (Unicode's full case mapping, as the UsernameCaseMapped
@@ -43,8 +62,11 @@ enum UserNames {
         if let bad = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
             throw APIError.badRequest("\(member) contains the control character U+\(String(bad.value, radix: 16, uppercase: true))")
         }
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+        // Blank also when it shows nothing: spaces, invisible characters, the braille blank.
+        guard name.unicodeScalars.contains(where: { !$0.properties.isWhitespace && !$0.properties.isDefaultIgnorableCodePoint && $0 != "\u{2800}" }) else {
             throw APIError.badRequest("\(member) is blank")
         }
     }
+
+    private static func hex(_ scalar: Unicode.Scalar) -> String { String(format: "%04X", scalar.value) }
 }
