@@ -1,6 +1,9 @@
 import Foundation
 import HTTPTypes
+import NIOCore
 import Testing
+
+@testable import LatchkeyServer
 
 /// Bodies that cannot be read get a 4xx whose message names the member and what was wrong.
 @Suite("Request decoding")
@@ -42,6 +45,16 @@ struct RequestDecodingRouteTests {
             #expect(reply.isFailure)
             #expect(reply.errorMessage.contains(testCase.message), "\(testCase.body): \(reply.errorMessage)")
         }
+    }
+
+    /// Foundation calls a number its member cannot hold "not valid JSON"; the reply says what it is.
+    @Test(arguments: [#"{"expiresIn": 30.5}"#, #"{"expiresIn": 9223372036854775808}"#])
+    func aNumberThatDoesNotFitIsNamedAsSuch(body: String) throws {
+        struct Ticket: Decodable { var expiresIn: Int? }
+        let error = #expect(throws: APIError.self) { try WireDecoder.decode(Ticket.self, from: ByteBuffer(string: body)) }
+        #expect(error?.message.hasPrefix("request body is JSON, but a number in it does not fit its member") == true, "\(error?.message ?? "")")
+        let broken = #expect(throws: APIError.self) { try WireDecoder.decode(Ticket.self, from: ByteBuffer(string: #"{"expiresIn": 30"#)) }
+        #expect(broken?.message == "request body is not valid JSON")
     }
 
     @Test func aBodyThatIsNotJSONIs415() async throws {

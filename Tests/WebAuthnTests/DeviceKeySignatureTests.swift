@@ -41,6 +41,10 @@ struct DeviceKeySignatureTests {
             #expect(error?.code == .invalidSignature)
         }
         let short = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: Array(publicKey.dropFirst()))
-        #expect(throws: WebAuthnError.self) { try short.verify(signature) }
+        let shortError = #expect(throws: WebAuthnError.self) { try short.verify(signature) }
+        #expect(shortError?.message.hasSuffix("this one is 64 bytes") == true)
+        let compressedPrefix = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: [0x02] + publicKey.dropFirst())
+        let prefixError = #expect(throws: WebAuthnError.self) { try compressedPrefix.verify(signature) }
+        #expect(prefixError?.message.hasSuffix("this one starts 0x02") == true, "\(prefixError?.message ?? "")")
     }
 }

@@ -43,8 +43,17 @@ public struct WireDecoder: RequestDecoder {
                 return try JSONDecoder().decode(
                     type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && isJSON(buffer) {
+            // Foundation reports a number its member cannot hold (30.5 for a whole number, one past Int64) as
+            // "not valid JSON", naming no member.
+            throw APIError.badRequest(
+                "request body is JSON, but a number in it does not fit its member: a fraction or an out-of-range value where a whole number belongs")
         } catch let error as DecodingError {
             throw APIError.badRequest(JSONDecodingProblem.message(for: error, document: "request body"))
         }
+    }
+
+    private static func isJSON(_ buffer: ByteBuffer) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView), options: .fragmentsAllowed)) != nil
     }
 }

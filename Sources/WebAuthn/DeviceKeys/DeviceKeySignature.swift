@@ -45,8 +45,13 @@ public struct DeviceKeySignature: Sendable {
 
     /// Throws unless `signature` is the key's ECDSA-SHA-256 signature over ``message``.
     public func verify(_ signature: [UInt8]) throws {
-        guard publicKey.count == 65, publicKey[0] == 0x04 else {
+        guard publicKey.count == 65 else {
             throw WebAuthnError(.malformedPublicKey, "a device key is a 65-byte uncompressed P-256 point (0x04 ‖ x ‖ y); this one is \(publicKey.count) bytes")
+        }
+        guard publicKey[0] == 0x04 else {
+            throw WebAuthnError(
+                .malformedPublicKey,
+                "a device key is an uncompressed P-256 point, starting 0x04; this one starts 0x\(String(format: "%02X", publicKey[0]))")
         }
         let key = try PublicKey.elliptic(curve: .p256, x: Array(publicKey[1..<33]), y: Array(publicKey[33..<65]))
         try key.verify(signature: signature, over: message, algorithm: .es256)
