@@ -90,6 +90,34 @@ def test_paths_that_could_confuse_the_file_system_are_refused_by_name(server):
     assert served.status_code == 200 and "javascript" in served.headers["Content-Type"]
 
 
+def test_an_http_1_0_request_without_keep_alive_ends_its_connection_with_the_reply(server):
+    """A health checker speaking HTTP/1.0 reads to the end of the connection: it must end with the reply, not
+    requestTimeout (10 s) later. With keep-alive asked for, it stays open for the next request."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+
+    def read_until_closed(request: bytes, wait: float) -> tuple[bytes, bool, float]:
+        with socket.create_connection((address.hostname, address.port), timeout=wait) as connection:
+            start, data = time.monotonic(), b""
+            connection.sendall(request)
+            try:
+                while chunk := connection.recv(65536):
+                    data += chunk
+            except socket.timeout:
+                return data, False, time.monotonic() - start
+            return data, True, time.monotonic() - start
+
+    for path in ["/healthz", "/app.js", "/no/such/path"]:
+        data, closed, took = read_until_closed(f"GET {path} HTTP/1.0\r\n\r\n".encode(), 5)
+        assert closed and took < 2, (path, took)
+        assert data.split(b"\r\n")[0].split(b" ")[1] in (b"200", b"404"), data[:100]
+    data, closed, _ = read_until_closed(b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 1)
+    assert not closed and data.startswith(b"HTTP/1.1 200"), data[:100]
+
+
 def test_the_page_and_the_api_carry_the_browser_security_headers(server):
     for path in ("/", "/app.js", "/session", "/no/such/path", "/openapi.json"):
         headers = requests.get(server.url + path, timeout=5).headers

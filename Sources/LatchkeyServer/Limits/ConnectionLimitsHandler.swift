@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Limits on each HTTP/1 connection, below the router:
 /// - **A deadline for every request.** From the moment a connection waits for a request (when it
@@ -14,6 +15,8 @@ import NIOHTTPTypes
 ///   other malformed request 400, each with the JSON failure body, then the connection closes.
 /// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
 ///   worth reading): the server stops sending, and the deadline ends the reading.
+/// - **HTTP/1.0 without keep-alive** ends with its reply (``HTTP10ConnectionCloser``, which this
+///   handler places ahead of the conversion to HTTP types).
 /// - **Telling the listener's ``ConnectionShedder``** when the connection turns idle or busy, so
 ///   that a full listener makes room by closing the connection idle longest.
 final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -46,6 +49,12 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        // Hummingbird adds this handler after the HTTP/1 parser and the conversion to HTTP types; the
+        // HTTP/1.0 rule needs the version, which only the parser's side still has.
+        let pipeline = context.pipeline.syncOperations
+        if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+            try? pipeline.addHandler(HTTP10ConnectionCloser(), position: .before(conversion))
+        }
         if context.channel.isActive { updateDeadline(context) }
     }
 
