@@ -61,6 +61,26 @@ struct COSEKeyTests {
         #expect(error?.message.contains("carries the private key member") == true, "\(error?.message ?? "")")
     }
 
+    /// A 2048-bit RS256 key with public exponent `e`.
+    static func rsaKey(exponent e: [UInt8]) -> CBORValue {
+        .map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(3)), CBORMapEntry(key: .unsigned(3), value: .negative(256)),
+            CBORMapEntry(key: .negative(0), value: .bytes([0xC0] + Array(repeating: 1, count: 255))),
+            CBORMapEntry(key: .negative(1), value: .bytes(e)),
+        ])
+    }
+
+    /// An exponent longer than 256 bits would make each verification cost what a private-key operation does.
+    @Test func rsaExponentsAreOddAndShort() throws {
+        for good in [[1, 0, 1], [3], [0, 0, 1, 0, 1], [0x80] + Array(repeating: 0, count: 30) + [1]] as [[UInt8]] {
+            #expect(try COSEKey(Self.rsaKey(exponent: good)).keyType == .rsa, "\(good)")
+        }
+        for bad in [[1, 0, 0], [1], [0, 1], [1] + Array(repeating: 0, count: 31) + [1], Array(repeating: 0xFF, count: 64)] as [[UInt8]] {
+            let error = #expect(throws: WebAuthnError.self) { try COSEKey(Self.rsaKey(exponent: bad)) }
+            #expect(error?.message.contains("exponent must be odd") == true, "\(bad)")
+        }
+    }
+
     @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {
         let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(47))) }  // ML-DSA-44
         #expect(error?.code == .unsupportedAlgorithm)

@@ -16,7 +16,7 @@ public struct COSEKey: Sendable {
     let scheme: SignatureScheme
 
     /// Parses and validates a decoded COSE_Key map: the key type must fit the algorithm, EC points must
-    /// lie on the curve, and RSA moduli must be at least 2048 bits.
+    /// lie on the curve, RSA moduli must be at least 2048 bits and RSA exponents odd and at most 256 bits.
     public init(_ value: CBORValue) throws {
         guard value.mapEntries != nil else {
             throw WebAuthnError(.malformedPublicKey, "credential public key is \(value.kindName), not a map")
@@ -62,6 +62,12 @@ public struct COSEKey: Sendable {
         case (.rsa, .rsaPKCS1), (.rsa, .rsaPSS):
             guard let n = value[intKey: -1]?.byteString, let e = value[intKey: -2]?.byteString, !n.isEmpty, !e.isEmpty else {
                 throw WebAuthnError(.malformedPublicKey, "RSA key needs byte-string n (-1) and e (-2)")
+            }
+            // An odd exponent of at most 256 bits (FIPS 186-5; authenticators use 65537): a longer one
+            // would make every verification as slow as a private-key operation.
+            let exponent = e.drop { $0 == 0 }
+            guard let last = exponent.last, last & 1 == 1, exponent.count <= 32, exponent != [1] else {
+                throw WebAuthnError(.malformedPublicKey, "RSA public exponent must be odd, above 1 and at most 256 bits (65537 is usual)")
             }
             publicKey = try .rsa(modulus: n, exponent: e)
             guard publicKey.bits >= 2048 else {
