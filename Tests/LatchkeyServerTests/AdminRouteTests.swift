@@ -64,6 +64,8 @@ struct AdminRouteTests {
                 (["username": "ALICE"], HTTPResponse.Status.conflict, "already registered"),
                 (["username": "bob", "externalId": "crm-42"], .conflict, "belongs to another user"),
                 (["username": "bob", "externalId": ""], .badRequest, "externalId must be 1 to 255 bytes"),
+                (["username": "bob", "externalId": "  "], .badRequest, "externalId is blank"),
+                (["username": "bob", "externalId": "crm\u{2028}42"], .badRequest, "externalId contains the control character U+2028"),
                 (["username": "bo\u{7}b"], .badRequest, "control character"),
             ] as [([String: Any], HTTPResponse.Status, String)] {
                 let reply = try await client.send(.post, "/admin/v1/users", json: body, headers: Self.admin(key))
