@@ -177,6 +177,8 @@ public protocol BackendStore: Sendable {
     func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool
     /// The user with this external ID, if any.
     func user(externalId: String) async throws -> UserRecord?
+    /// Users in the order of their usernames' UTF-8 bytes, those after `username` when it is given, at most `limit`.
+    func users(after username: String?, limit: Int) async throws -> [UserOverview]
     /// Ends every session of a user; returns how many there were.
     func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int
     /// Removes a passkey of `owner`, even their last one; false when no such passkey is theirs.

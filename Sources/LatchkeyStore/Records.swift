@@ -21,6 +21,20 @@ public struct UserRecord: Sendable, Equatable {
     }
 }
 
+/// A user with what a list of users shows of their passkeys.
+public struct UserOverview: Sendable, Equatable {
+    public var user: UserRecord
+    public var passkeys: Int
+    /// The last use of any of their passkeys; nil until their first sign-in.
+    public var lastSignInAt: Date?
+
+    public init(user: UserRecord, passkeys: Int, lastSignInAt: Date?) {
+        self.user = user
+        self.passkeys = passkeys
+        self.lastSignInAt = lastSignInAt
+    }
+}
+
 /// A registered passkey: what §7.1 step 27 says to keep, plus bookkeeping.
 public struct CredentialRecord: Sendable, Equatable {
     public var id: [UInt8]

@@ -45,6 +45,17 @@ extension PostgresStore {
         }
     }
 
+    public func users(after username: String?, limit: Int) async throws -> [UserOverview] {
+        try await rows("""
+            SELECT \(unescaped: PostgresRows.userColumns("u.")), count(c.id), max(c.last_used_at)
+            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
+            WHERE \(username?.utf8Bytea)::bytea IS NULL OR u.username > \(username?.utf8Bytea)
+            GROUP BY u.handle ORDER BY u.username LIMIT \(Int64(limit))
+            """) { row in
+            UserOverview(user: try PostgresRows.user(&row), passkeys: Int(try row.next(Int64.self)), lastSignInAt: try row.next(Date?.self))
+        }
+    }
+
     public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
         try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) RETURNING 1", recording: events)
     }

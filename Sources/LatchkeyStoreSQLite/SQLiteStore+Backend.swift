@@ -6,6 +6,11 @@ import LatchkeyStore
 extension SQLiteStore {
     private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
     private static let updateUser = "UPDATE users SET username = ?, display_name = ?, external_id = ? WHERE handle = ?"
+    private static let usersPage = """
+        SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at)
+        FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
+        WHERE ?1 IS NULL OR u.username > ?1 GROUP BY u.handle ORDER BY u.username LIMIT ?2
+        """
     private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ?"
     private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ?"
     private static let insertAdminKey = "INSERT INTO admin_keys (name, key_hash, created_at, last_used_at) VALUES (?, ?, ?, ?)"
@@ -36,6 +41,17 @@ extension SQLiteStore {
     public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) throws -> Bool {
         try Self.refusingTakenNames(of: user) {
             try changing(Self.updateUser, recording: events) { try $0.bind(user.username, user.displayName, user.externalId, user.handle) } > 0
+        }
+    }
+
+    public func users(after username: String?, limit: Int) throws -> [UserOverview] {
+        try withStatement(Self.usersPage) { row in
+            try row.bind(username, Int64(limit))
+            var users: [UserOverview] = []
+            while try row.step() {
+                users.append(UserOverview(user: SQLiteRows.user(row), passkeys: Int(row.int64(5)), lastSignInAt: row.optionalDate(6)))
+            }
+            return users
         }
     }
 

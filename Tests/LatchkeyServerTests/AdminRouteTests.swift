@@ -77,7 +77,16 @@ struct AdminRouteTests {
             let found = try await client.send(.get, "/admin/v1/users?externalId=crm-42", headers: Self.admin(key))
             #expect((found.json["user"] as? [String: Any])?["username"] as? String == "alice")
             #expect(try await client.send(.get, "/admin/v1/users?externalId=nobody", headers: Self.admin(key)).status == .notFound)
-            #expect(try await client.send(.get, "/admin/v1/users", headers: Self.admin(key)).status == .badRequest)
+            #expect(try await client.send(.get, "/admin/v1/users?externalId=", headers: Self.admin(key)).status == .badRequest)
+            // Without an externalId, every user, a page at a time.
+            let listed = try await client.send(.get, "/admin/v1/users?limit=1", headers: Self.admin(key))
+            #expect((listed.json["users"] as? [[String: Any]])?.compactMap { $0["username"] as? String } == ["alice"])
+            let cursor = try #require(listed.json["nextCursor"] as? String)
+            let rest = try await client.send(.get, "/admin/v1/users?limit=1&cursor=\(cursor)", headers: Self.admin(key))
+            #expect((rest.json["users"] as? [Any])?.isEmpty == true && rest.json["nextCursor"] == nil)
+            for query in ["limit=0", "limit=201", "limit=x", "cursor=*"] {
+                #expect(try await client.send(.get, "/admin/v1/users?\(query)", headers: Self.admin(key)).status == .badRequest, "\(query)")
+            }
             #expect(try await client.send(.get, "/admin/v1/users/Al%69CE", headers: Self.admin(key)).isOK, "decoded and folded")
 
             #expect(try await client.send(.delete, "/admin/v1/users/alice", headers: Self.admin(key)).isOK)

@@ -40,6 +40,27 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func usersAreListedByUsernameInPagesWithTheirPasskeys(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        #expect(try await store.users(after: nil, limit: 10).isEmpty)
+        // Bytewise order: upper-case letters never occur (names are folded), "é" sorts after "z".
+        let names = ["zoë", "bob", "émile", "alice", "carol"]
+        let users = names.enumerated().map { Fixtures.user($0.element, handle: UInt8($0.offset + 1)) }
+        for user in users { try await store.createUser(user) }
+        let alice = users[3]
+        try await store.register(NewRegistration(credential: Fixtures.credential(7, of: alice), newUser: nil))
+        try await store.register(NewRegistration(credential: Fixtures.detailedCredential(8, of: alice), newUser: nil))
+
+        let first = try await store.users(after: nil, limit: 2)
+        #expect(first.map(\.user.username) == ["alice", "bob"])
+        #expect(first[0] == UserOverview(user: alice, passkeys: 2, lastSignInAt: Fixtures.now.addingTimeInterval(-60)))
+        #expect(first[1] == UserOverview(user: users[1], passkeys: 0, lastSignInAt: nil))
+        #expect(try await store.users(after: "bob", limit: 2).map(\.user.username) == ["carol", "zoë"])
+        #expect(try await store.users(after: "zoë", limit: 2).map(\.user.username) == ["émile"])
+        #expect(try await store.users(after: "émile", limit: 2).isEmpty)
+    }
+
+    @Test(arguments: StoreBackend.all)
     func aUserIsUpdatedWithItsEventOrNotAtAll(backend: StoreBackend) async throws {
         let store = try await backend.make()
         var alice = Fixtures.user("alice", handle: 1)

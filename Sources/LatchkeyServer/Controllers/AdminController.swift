@@ -13,7 +13,7 @@ struct AdminController: Sendable {
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.post("users", use: createUser)
-        group.get("users", use: findUser)
+        group.get("users", use: findOrListUsers)
         group.get("users/{username}", use: showUser)
         group.patch("users/{username}", use: updateUser)
         group.delete("users/{username}", use: deleteUser)
@@ -41,15 +41,36 @@ struct AdminController: Sendable {
         return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [])), status: .created)
     }
 
-    /// `GET /admin/v1/users?externalId=...`: the user a backend knows by its own identifier.
-    @Sendable func findUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        guard let externalId = request.uri.queryParameters.get("externalId"), !externalId.isEmpty else {
-            throw APIError.badRequest("name the user: GET /admin/v1/users?externalId=ID, or GET /admin/v1/users/{username}")
-        }
+    /// `GET /admin/v1/users?externalId=...`: the user a backend knows by its own identifier. Without one,
+    /// every user, a page at a time in the order of their usernames: `limit=1...200` (50), `cursor=`.
+    @Sendable func findOrListUsers(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        guard let externalId = parameters.get("externalId") else { return try await listUsers(parameters) }
+        guard !externalId.isEmpty else { throw APIError.badRequest("externalId is empty; leave it out to list every user") }
         guard let user = try await services.store.user(externalId: externalId) else {
             throw APIError(.notFound, "no user has externalId \"\(externalId)\"")
         }
         return try await userReply(user)
+    }
+
+    private func listUsers(_ parameters: Parameters) async throws -> Response {
+        var limit = 50
+        if let text = parameters.get("limit"), !text.isEmpty {
+            guard let number = Int(text), (1...EventsController.maximumPageSize).contains(number) else {
+                throw APIError.badRequest("limit is a whole number from 1 to \(EventsController.maximumPageSize)")
+            }
+            limit = number
+        }
+        var after: String?
+        if let text = parameters.get("cursor"), !text.isEmpty {
+            // A position among the usernames: any base64url names one.
+            guard let bytes = Base64URL.decode(text) else { throw APIError.badRequest("cursor is not one this server gave out") }
+            after = String(decoding: bytes, as: UTF8.self)
+        }
+        let users = try await services.store.users(after: after, limit: limit)
+        return JSONResponse.make(AdminUserPage(
+            users: users.map(AdminUser.init),
+            nextCursor: users.count == limit ? users.last.map { Base64URL.encode(Array($0.user.username.utf8)) } : nil))
     }
 
     @Sendable func showUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

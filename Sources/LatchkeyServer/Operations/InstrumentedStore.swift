@@ -86,6 +86,9 @@ struct InstrumentedStore: LatchkeyStore {
     func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
         try await measured("updateUser") { try await base.updateUser(user, recording: events) }
     }
+    func users(after username: String?, limit: Int) async throws -> [UserOverview] {
+        try await measured("users") { try await base.users(after: username, limit: limit) }
+    }
     func user(externalId: String) async throws -> UserRecord? {
         try await measured("user") { try await base.user(externalId: externalId) }
     }

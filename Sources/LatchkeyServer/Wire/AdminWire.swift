@@ -42,13 +42,17 @@ struct AdminUser: Encodable, Sendable {
     var lastSignInAt: Date?
 
     init(_ user: UserRecord, credentials: [CredentialRecord]) {
-        username = user.username
-        displayName = user.displayName
-        userHandle = Base64URLBytes(user.handle)
-        externalId = user.externalId
-        passkeys = credentials.count
-        createdAt = user.createdAt
-        lastSignInAt = credentials.compactMap(\.lastUsedAt).max()
+        self.init(UserOverview(user: user, passkeys: credentials.count, lastSignInAt: credentials.compactMap(\.lastUsedAt).max()))
+    }
+
+    init(_ overview: UserOverview) {
+        username = overview.user.username
+        displayName = overview.user.displayName
+        userHandle = Base64URLBytes(overview.user.handle)
+        externalId = overview.user.externalId
+        passkeys = overview.passkeys
+        createdAt = overview.user.createdAt
+        lastSignInAt = overview.lastSignInAt
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -73,6 +77,14 @@ struct AdminUserReply: Encodable, Sendable {
     let status = "ok"
     let errorMessage = ""
     var user: AdminUser
+}
+
+/// `GET /admin/v1/users`: a page of users in the order of their usernames; `nextCursor` asks for the next.
+struct AdminUserPage: Encodable, Sendable {
+    let status = "ok"
+    let errorMessage = ""
+    var users: [AdminUser]
+    var nextCursor: String?
 }
 
 /// `GET /admin/v1/users/{username}/credentials`: the same passkey objects as `GET /credentials`.
