@@ -81,6 +81,37 @@ struct COSEKeyTests {
         }
     }
 
+    /// An Ed25519 (-19) COSE key with `x`.
+    static func ed25519Key(_ x: [UInt8]) -> CBORValue {
+        .map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(1)), CBORMapEntry(key: .unsigned(3), value: .negative(18)),
+            CBORMapEntry(key: .negative(0), value: .unsigned(6)), CBORMapEntry(key: .negative(1), value: .bytes(x)),
+        ])
+    }
+
+    /// Under a point of small order OpenSSL accepts a signature anyone can make (here R = the identity, s = 0)
+    /// for any message; every such point, canonical or not, either sign, is refused as a credential key.
+    @Test func smallOrderEd25519KeysAreRefused() throws {
+        let identity: [UInt8] = [1] + Array(repeating: 0, count: 31)
+        try PublicKey.edwards(curve: .ed25519, x: identity)
+            .verify(signature: identity + Array(repeating: 0, count: 32), over: Array("any message".utf8), algorithm: .ed25519)
+        for point in COSEKey.smallOrderEd25519 {
+            for signBit in [UInt8(0), 0x80] {
+                var x = point
+                x[31] |= signBit
+                let error = #expect(throws: WebAuthnError.self) { try COSEKey(Self.ed25519Key(x)) }
+                #expect(error?.message.contains("small order") == true, "\(x)")
+            }
+        }
+        #expect(COSEKey.smallOrderEd25519.count == 7)
+        // An ordinary key (RFC 8032's first test key) is kept.
+        let ordinary: [UInt8] = [
+            0xD7, 0x5A, 0x98, 0x01, 0x82, 0xB1, 0x0A, 0xB7, 0xD5, 0x4B, 0xFE, 0xD3, 0xC9, 0x64, 0x07, 0x3A,
+            0x0E, 0xE1, 0x72, 0xF3, 0xDA, 0xA6, 0x23, 0x25, 0xAF, 0x02, 0x1A, 0x68, 0xF7, 0x07, 0x51, 0x1A,
+        ]
+        #expect(try COSEKey(Self.ed25519Key(ordinary)).algorithm == .ed25519)
+    }
+
     @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {
         let error = #expect(throws: WebAuthnError.self) { try COSEKey(key(replacing: 3, with: .negative(47))) }  // ML-DSA-44
         #expect(error?.code == .unsupportedAlgorithm)

@@ -83,10 +83,38 @@ public struct COSEKey: Sendable {
             guard let x = value[intKey: -2]?.byteString, x.count == curve.keyLength else {
                 throw WebAuthnError(.malformedPublicKey, "OKP key needs a \(curve.keyLength)-byte x (-2)")
             }
+            // OpenSSL verifies under such a key a signature anyone can make, for any message.
+            if curve == .ed25519, Self.isSmallOrderEd25519(x) {
+                throw WebAuthnError(.malformedPublicKey, "Ed25519 key is a point of small order, under which anyone can forge signatures")
+            }
             publicKey = try .edwards(curve: curve, x: x)
         default:
             throw WebAuthnError(.malformedPublicKey, "COSE key type \(keyType) does not fit algorithm \(algorithm.name)")
         }
+    }
+
+    /// The encodings of the eight Ed25519 points of order dividing 8, canonical and not, with the sign
+    /// bit (the top bit of the last byte) cleared: libsodium refuses the same.
+    static let smallOrderEd25519: Set<[UInt8]> = [
+        [UInt8](repeating: 0, count: 32),
+        [1] + [UInt8](repeating: 0, count: 31),
+        [
+            0x26, 0xE8, 0x95, 0x8F, 0xC2, 0xB2, 0x27, 0xB0, 0x45, 0xC3, 0xF4, 0x89, 0xF2, 0xEF, 0x98, 0xF0,
+            0xD5, 0xDF, 0xAC, 0x05, 0xD3, 0xC6, 0x33, 0x39, 0xB1, 0x38, 0x02, 0x88, 0x6D, 0x53, 0xFC, 0x05,
+        ],
+        [
+            0xC7, 0x17, 0x6A, 0x70, 0x3D, 0x4D, 0xD8, 0x4F, 0xBA, 0x3C, 0x0B, 0x76, 0x0D, 0x10, 0x67, 0x0F,
+            0x2A, 0x20, 0x53, 0xFA, 0x2C, 0x39, 0xCC, 0xC6, 0x4E, 0xC7, 0xFD, 0x77, 0x92, 0xAC, 0x03, 0x7A,
+        ],
+        [0xEC] + [UInt8](repeating: 0xFF, count: 30) + [0x7F],
+        [0xED] + [UInt8](repeating: 0xFF, count: 30) + [0x7F],
+        [0xEE] + [UInt8](repeating: 0xFF, count: 30) + [0x7F],
+    ]
+
+    static func isSmallOrderEd25519(_ encoded: [UInt8]) -> Bool {
+        var unsigned = encoded
+        unsigned[unsigned.count - 1] &= 0x7F
+        return smallOrderEd25519.contains(unsigned)
     }
 
     /// The private key members of each key type (RFC 9053 §7.1.1, §7.2; RFC 8230 §4), which a
