@@ -128,7 +128,8 @@ ADMIN = "admin-key"
 # The user the document's examples name (`{username}`, `externalId`): it exists, without a passkey,
 # whenever an admin case is sent (a case may have deleted it).
 EXAMPLE_USER = load_document()["components"]["parameters"]["Username"]["example"]
-EXAMPLE_EXTERNAL_ID = load_document()["paths"]["/admin/v1/users"]["get"]["parameters"][0]["example"]
+EXAMPLE_EXTERNAL_ID = next(parameter["example"] for parameter in load_document()["paths"]["/admin/v1/users"]["get"]["parameters"]
+                           if parameter.get("name") == "externalId")
 
 
 def new_admin_key(server) -> str:
