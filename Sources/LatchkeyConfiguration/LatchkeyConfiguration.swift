@@ -62,6 +62,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var userVerification = UserVerificationRequirement.preferred
     public var residentKey = ResidentKeyRequirement.required
     public var syncedPasskeys = SyncedCredentialPolicy.allowed
+    public var backupEligibilityChanges = BackupEligibilityChanges.refused
     public var hideUnknownUsers = false
     public var authenticatorNames = "Config/passkey-provider-aaguids.json"
 
@@ -100,6 +101,9 @@ public enum AppAttestEnvironments: String, Sendable, CaseIterable, Configuration
 
 /// How many event loop threads serve (`eventLoops`).
 public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice { case one, perCore }
+
+/// What a sign-in whose BE flag differs from its passkey's registration gets (`backupEligibilityChanges`).
+public enum BackupEligibilityChanges: String, Sendable, CaseIterable, ConfigurationChoice { case refused, accepted }
 
 /// How log lines are written (`logFormat`).
 public enum LogFormat: String, Sendable, CaseIterable, ConfigurationChoice { case text, json }

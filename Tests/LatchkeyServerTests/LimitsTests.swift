@@ -145,6 +145,15 @@ import Testing
             let error = #expect(throws: APIError.self) { try UserNames.username(name) }
             #expect(error?.message == problem)
         }
+        for dots in [".", ".."] {
+            let error = #expect(throws: APIError.self) { try UserNames.username(dots) }
+            #expect(error?.message == "username may not be \"\(dots)\", which a URL path cannot carry")
+        }
+        // An account kept under the earlier rules is still found: today's name first, then the earlier one.
+        #expect(try UserNames.lookupNames("Alice") == ["alice"])
+        #expect(try UserNames.lookupNames("\u{FF21}lice") == ["alice", "\u{FF41}lice"])
+        #expect(try UserNames.lookupNames("Bob\u{200D}") == ["bob\u{200D}"])
+        #expect(throws: APIError.self) { try UserNames.lookupNames("a\u{7}b") }
         #expect(try UserNames.displayName("👩\u{200D}💻 Ana ❤\u{FE0F}") == "👩\u{200D}💻 Ana ❤\u{FE0F}", "display names keep joiners and emoji selectors")
         #expect(throws: APIError.self) { try UserNames.displayName("\u{2060}\u{2800} ") }
     }

@@ -99,6 +99,13 @@ struct COSEKeyTests {
             for signBit in [UInt8(0), 0x80] {
                 var x = point
                 x[31] |= signBit
+                // Independently of the list: under a point of order at most 8, the forgery verifies for about one
+                // message in eight; under any other key, for none.
+                let key = try PublicKey.edwards(curve: .ed25519, x: x)
+                let forged = (0..<64).contains { index in
+                    (try? key.verify(signature: identity + Array(repeating: 0, count: 32), over: Array("m\(index)".utf8), algorithm: .ed25519)) != nil
+                }
+                #expect(forged, "\(x) is not of small order")
                 let error = #expect(throws: WebAuthnError.self) { try COSEKey(Self.ed25519Key(x)) }
                 #expect(error?.message.contains("small order") == true, "\(x)")
             }
@@ -110,6 +117,10 @@ struct COSEKeyTests {
             0x0E, 0xE1, 0x72, 0xF3, 0xDA, 0xA6, 0x23, 0x25, 0xAF, 0x02, 0x1A, 0x68, 0xF7, 0x07, 0x51, 0x1A,
         ]
         #expect(try COSEKey(Self.ed25519Key(ordinary)).algorithm == .ed25519)
+        let ordinaryKey = try PublicKey.edwards(curve: .ed25519, x: ordinary)
+        #expect(!(0..<64).contains { index in
+            (try? ordinaryKey.verify(signature: identity + Array(repeating: 0, count: 32), over: Array("m\(index)".utf8), algorithm: .ed25519)) != nil
+        })
     }
 
     @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {

@@ -99,6 +99,15 @@ def test_a_passkey_whose_backup_eligibility_changed_is_refused_and_the_refusal_r
     assert_ok(sign_in(server, auth, username, be=False, bs=False)[3])
 
 
+def test_a_backup_eligibility_change_may_be_accepted(server_factory):
+    server = server_factory("be-changes", {"LATCHKEY_BACKUP_ELIGIBILITY_CHANGES": "accepted"})
+    auth = server.authenticator()
+    username = new_username()
+    register(server, auth, username, be=False, bs=False)
+    assert_ok(sign_in(server, auth, username, be=True, bs=True)[3])
+    assert "backup eligibility (BE) changed since registration" in server.logs()
+
+
 def test_synced_passkeys_may_be_refused(server_factory):
     server = server_factory("device-bound", {"LATCHKEY_SYNCED_PASSKEYS": "refused"})
     auth = server.authenticator()

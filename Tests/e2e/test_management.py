@@ -95,6 +95,12 @@ def test_a_session_adds_keys_only_soon_after_its_sign_in(server_factory):
     assert assert_failed(conditional, server, codes=(403,))["reason"] == "reauthenticationRequired"
     assert assert_ok(client.get("/credentials"))["credentials"][0]["id"] == first["id"], "the session still reads"
 
+    # An enrollment ticket is not held to the session's age.
+    from backend import create_admin_key
+    admin = {"Authorization": "Bearer " + create_admin_key(server, "reauth")}
+    ticket = requests.post(f"{server.url}/admin/v1/users/{username}/enrollment-tickets", headers=admin, timeout=10).json()["ticket"]
+    assert_ok(client.post("/device-keys/options", {"enrollmentTicket": ticket}, headers=bearer(result)))
+
     again, _, _, r = sign_in(server, auth, username)
     assert_ok(r)
     register(server, server.authenticator(), username, client=again)

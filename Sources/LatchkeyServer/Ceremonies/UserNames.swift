@@ -14,6 +14,18 @@ enum UserNames {
         try folded(spelling(raw))
     }
 
+    /// The names to look an account up by, in order: ``username(_:)``, then the name as accounts made before width
+    /// mapping and the refusal of invisible characters (and of `.` and `..`) were kept, NFC and lower case, so that
+    /// such an account can still sign in and be managed. A 400 when neither rule reads `raw`.
+    static func lookupNames(_ raw: String) throws -> [String] {
+        let earlier = raw.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
+        guard let current = try? username(raw) else {
+            try check(earlier, member: "username", limit: maximumUsernameBytes)
+            return [earlier]
+        }
+        return current == earlier ? [current] : [current, earlier]
+    }
+
     /// The username as typed, width-mapped (RFC 8265: fullwidth and halfwidth forms become their ordinary
     /// ones) and in NFC (what an authenticator shows), or a 400 naming the problem.
     static func spelling(_ raw: String) throws -> String {
@@ -21,6 +33,9 @@ enum UserNames {
         try check(name, member: "username", limit: maximumUsernameBytes)
         if let invisible = name.unicodeScalars.first(where: \.properties.isDefaultIgnorableCodePoint) {
             throw APIError.badRequest("username contains the invisible character U+\(hex(invisible))")
+        }
+        guard name != ".", name != ".." else {
+            throw APIError.badRequest("username may not be \"\(name)\", which a URL path cannot carry")
         }
         return name
     }

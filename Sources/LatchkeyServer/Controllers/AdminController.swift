@@ -45,7 +45,8 @@ struct AdminController: Sendable {
     /// every user, a page at a time in the order of their usernames: `limit=1...200` (50), `cursor=`.
     @Sendable func findOrListUsers(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let parameters = request.uri.queryParameters
-        guard let externalId = parameters.get("externalId") else { return try await listUsers(parameters) }
+        let page = try Self.userPage(parameters)
+        guard let externalId = parameters.get("externalId") else { return try await listUsers(page) }
         guard !externalId.isEmpty else { throw APIError.badRequest("externalId is empty; leave it out to list every user") }
         guard let user = try await services.store.user(externalId: externalId) else {
             throw APIError(.notFound, "no user has externalId \"\(externalId)\"")
@@ -53,7 +54,15 @@ struct AdminController: Sendable {
         return try await userReply(user)
     }
 
-    private func listUsers(_ parameters: Parameters) async throws -> Response {
+    private func listUsers(_ page: (after: String?, limit: Int)) async throws -> Response {
+        let users = try await services.store.users(after: page.after, limit: page.limit)
+        return JSONResponse.make(AdminUserPage(
+            users: users.map(AdminUser.init),
+            nextCursor: users.count == page.limit ? users.last.map { Base64URL.encode(Array($0.user.username.utf8)) } : nil))
+    }
+
+    /// `limit` and `cursor`, checked whether or not they are used.
+    private static func userPage(_ parameters: Parameters) throws -> (after: String?, limit: Int) {
         var limit = 50
         if let text = parameters.get("limit"), !text.isEmpty {
             guard let number = Int(text), (1...EventsController.maximumPageSize).contains(number) else {
@@ -67,10 +76,7 @@ struct AdminController: Sendable {
             guard let bytes = Base64URL.decode(text) else { throw APIError.badRequest("cursor is not one this server gave out") }
             after = String(decoding: bytes, as: UTF8.self)
         }
-        let users = try await services.store.users(after: after, limit: limit)
-        return JSONResponse.make(AdminUserPage(
-            users: users.map(AdminUser.init),
-            nextCursor: users.count == limit ? users.last.map { Base64URL.encode(Array($0.user.username.utf8)) } : nil))
+        return (after, limit)
     }
 
     @Sendable func showUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -90,6 +96,9 @@ struct AdminController: Sendable {
         if let spelling { updated.username = try UserNames.folded(spelling) }
         if let displayName = body.displayName {
             updated.displayName = displayName.isEmpty ? spelling ?? updated.username : try UserNames.displayName(displayName)
+        } else if let spelling, user.displayName.lowercased() == user.username {
+            // A display name that was the username (the default) follows it.
+            updated.displayName = spelling
         }
         if let externalId = body.externalId { updated.externalId = try externalId.map(Self.checkedExternalID) }
         let changes = [
@@ -211,9 +220,11 @@ struct AdminController: Sendable {
         guard let decoded = segment.removingPercentEncoding else {
             throw APIError.badRequest("the username in the path is not percent-encoded UTF-8")
         }
-        let username = try UserNames.username(decoded)
-        guard let user = try await services.store.user(named: username) else { throw Self.noUser(username) }
-        return user
+        let names = try UserNames.lookupNames(decoded)
+        for name in names {
+            if let user = try await services.store.user(named: name) { return user }
+        }
+        throw Self.noUser(names[0])
     }
 
     private static func noUser(_ username: String) -> APIError {

@@ -24,27 +24,31 @@ struct AuthenticationController: Sendable {
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
-        let username = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.username)
+        let names = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.lookupNames)
+        var username = names?.first
         let nonce = try TokenNonce.checked(body.nonce)
         let userVerification = services.policy.ceremonies.userVerification(requested: body.userVerification)
 
         var userHandle: [UInt8]?
         var allowed: [CredentialDescriptor] = []
-        if let username {
-            if let found = try await services.store.userWithCredentials(named: username) {
+        if let names, let first = names.first {
+            var account: (user: UserRecord, credentials: [CredentialRecord])?
+            for name in names where account == nil { account = try await services.store.userWithCredentials(named: name) }
+            if let found = account {
+                username = found.user.username
                 userHandle = found.user.handle
                 allowed = found.credentials.map(CredentialDescriptor.init)
                 // An account with no passkey yet (made through the admin API) would stand out from
                 // the decoys' one-entry lists; its sign-in fails the same way.
                 if allowed.isEmpty, services.configuration.hideUnknownUsers {
-                    allowed = try await decoys.decoy(for: username).allowCredentials
+                    allowed = try await decoys.decoy(for: first).allowCredentials
                 }
             } else if services.configuration.hideUnknownUsers {
                 // Options like a registered user's; the ceremony is for a user who does not exist,
                 // so any answer fails as a wrong or unknown passkey would.
-                (allowed, userHandle) = try await decoys.decoy(for: username)
+                (allowed, userHandle) = try await decoys.decoy(for: first)
             } else {
-                throw APIError(.notFound, "user \"\(username)\" is not registered")
+                throw APIError(.notFound, "user \"\(first)\" is not registered")
             }
         }
         let issued = try await services.challenges.issue(
@@ -200,6 +204,11 @@ struct AuthenticationController: Sendable {
                 "credential": "\(LatchkeyServices.logID(record.id))", "stored": "\(record.signCount)",
             ])
             throw error
+        }
+        if verified.backupEligibilityChanged {
+            logger.warning("backup eligibility (BE) changed since registration; accepted by backupEligibilityChanges", metadata: [
+                "credential": "\(LatchkeyServices.logID(record.id))", "registered": "\(record.backupEligible)",
+            ])
         }
         return verified
     }

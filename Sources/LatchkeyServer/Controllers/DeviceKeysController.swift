@@ -23,20 +23,18 @@ struct DeviceKeysController: Sendable {
         signIn.post(use: self.signIn)
     }
 
-    /// For the signed-in user, or for the user an enrollment ticket names (an app setting up
-    /// an account its backend created, before any sign-in).
+    /// For the user an enrollment ticket names (an app setting up an account its backend created),
+    /// else for the signed-in user, soon after their sign-in.
     @Sendable func enrolmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let ticket: EnrollmentTicketRecord?
         let user: UserRecord
-        if let identity = context.identity {
+        let presented = request.headers[.contentType] == nil
+            ? nil : try await request.decode(as: DeviceKeyEnrolmentOptionsRequest.self, context: context).enrollmentTicket
+        if presented == nil, let identity = context.identity {
             try services.policy.requireRecentSignIn(of: identity.session, adding: "a device key")
             (ticket, user) = (nil, identity.user)
         } else {
-            guard request.headers[.contentType] != nil else {
-                throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")
-            }
-            let body = try await request.decode(as: DeviceKeyEnrolmentOptionsRequest.self, context: context)
-            guard let presented = body.enrollmentTicket else {
+            guard let presented else {
                 throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")
             }
             let usable = try await services.tickets.usable(presented)

@@ -32,9 +32,11 @@ struct EventsController: Sendable {
         let parameters = request.uri.queryParameters
         var query = try Self.page(parameters, defaultLimit: 50)
         if let name = parameters.get("user"), !name.isEmpty {
-            let username = try UserNames.username(name)
-            guard let user = try await services.store.user(named: username) else {
-                throw APIError(.notFound, "no user is named \"\(username)\"; for a deleted user's events, filter by userHandle")
+            var found: UserRecord?
+            let names = try UserNames.lookupNames(name)
+            for candidate in names where found == nil { found = try await services.store.user(named: candidate) }
+            guard let user = found else {
+                throw APIError(.notFound, "no user is named \"\(names[0])\"; for a deleted user's events, filter by userHandle")
             }
             query.userHandle = user.handle
         }
