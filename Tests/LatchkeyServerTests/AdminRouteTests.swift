@@ -65,6 +65,22 @@ struct AdminRouteTests {
         }
     }
 
+    /// A display name that was the username follows a rename; one the user chose stays.
+    @Test func aRenameCarriesADefaultDisplayNameAlong() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            for (username, displayName) in [("carol", nil), ("dan", "Dan the Man")] as [(String, String?)] {
+                var body: [String: Any] = ["username": username]
+                if let displayName { body["displayName"] = displayName }
+                #expect(try await client.send(.post, "/admin/v1/users", json: body, headers: Self.admin(key)).status == .created)
+                let renamed = try await client.send(.patch, "/admin/v1/users/\(username)", json: ["username": "New-\(username)"], headers: Self.admin(key))
+                let user = renamed.json["user"] as? [String: Any] ?? [:]
+                #expect(user["username"] as? String == "new-\(username)", "\(renamed.text)")
+                #expect(user["displayName"] as? String == displayName ?? "New-\(username)", "\(renamed.text)")
+            }
+        }
+    }
+
     @Test func aBackendCreatesFindsAndDeletesUsers() async throws {
         let (harness, key) = try await Self.harness()
         try await harness.run { client in
