@@ -97,7 +97,8 @@ struct AdminRouteTests {
             for (body, status, message) in [
                 (["username": "ALICE"], HTTPResponse.Status.conflict, "already registered"),
                 (["username": "bob", "externalId": "crm-42"], .conflict, "belongs to another user"),
-                (["username": "bob", "externalId": ""], .badRequest, "externalId must be 1 to 255 bytes"),
+                (["username": "bob", "externalId": ""], .badRequest, "externalId is blank"),
+                (["username": "bob", "externalId": String(repeating: "x", count: 256)], .badRequest, "externalId is 256 bytes of UTF-8; at most 255 are allowed"),
                 (["username": "bob", "externalId": "  "], .badRequest, "externalId is blank"),
                 (["username": "bob", "externalId": "crm\u{2028}42"], .badRequest, "externalId contains the control character U+2028"),
                 (["username": "bo\u{7}b"], .badRequest, "control character"),

@@ -131,7 +131,7 @@ import Testing
         #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")
         #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
         let refusal = #expect(throws: APIError.self) { try UserNames.username("a\u{7}b") }
-        #expect(refusal?.status == .badRequest && refusal?.message == "username contains the control character U+7")
+        #expect(refusal?.status == .badRequest && refusal?.message == "username contains the control character U+0007")
         // Width-mapped: fullwidth letters and the ideographic space are the ordinary ones; halfwidth katakana the full ones.
         #expect(try UserNames.username("\u{FF21}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}") == "alice")
         #expect(try UserNames.spelling("ann\u{3000}lee") == "ann lee")

@@ -123,7 +123,7 @@ struct ManagementRouteTests {
 
     @Test(arguments: [
         (#"{"name":""}"#, "name is blank"), (#"{"name":"   "}"#, "name is blank"),
-        (#"{"name":"a\u0007b"}"#, "control character U+7"), (#"{}"#, "name"), (#"{"name":7}"#, "name"),
+        (#"{"name":"a\u0007b"}"#, "control character U+0007"), (#"{}"#, "name"), (#"{"name":7}"#, "name"),
         ("{\"name\":\"\(String(repeating: "é", count: 65))\"}", "at most 128"),
     ])
     func aBadNameIs400NamingTheProblem(body: String, expected: String) async throws {

@@ -19,7 +19,7 @@ struct RequestDecodingRouteTests {
         ("/attestation/options", #"{"username": "u", "authenticatorSelection": {"userVerification": "maybe"}}"#, .badRequest,
          #"authenticatorSelection.userVerification "maybe" is not required, preferred or discouraged"#),
         ("/attestation/options", #"{"username": "u", "extensions": [1]}"#, .badRequest, "extensions must be an object"),
-        ("/attestation/options", #"{"username": "u\u0007"}"#, .badRequest, "control character U+7"),
+        ("/attestation/options", #"{"username": "u\u0007"}"#, .badRequest, "control character U+0007"),
         ("/attestation/options", #"["username"]"#, .badRequest, "request body is not a JSON object"),
         ("/assertion/options", "null", .badRequest, "request body is not a JSON object"),
         ("/attestation/options", #"{"username": "#, .badRequest, "request body is not valid JSON"),

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Rules for the names people give themselves and their passkeys: bounded in UTF-8 bytes (authenticators may keep only
-/// 64), free of control characters (which would also let a name forge log lines), never blank, and usernames
+/// Rules for the names people give themselves and their passkeys: ``PrintableText`` (authenticators may keep only
+/// 64 bytes), and usernames
 /// kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible characters, so that one
 /// name cannot be registered twice in two encodings, widths or cases, nor beside itself with an invisible
 /// character added (`Alice`, `ＡＬＩＣＥ` and `alice` are one account, kept as `alice`; `alice` with a word joiner is refused).
@@ -20,7 +20,7 @@ enum UserNames {
     static func lookupNames(_ raw: String) throws -> [String] {
         let earlier = raw.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
         guard let current = try? username(raw) else {
-            try check(earlier, member: "username", limit: maximumUsernameBytes)
+            try PrintableText.check(earlier, member: "username", maximumBytes: maximumUsernameBytes)
             return [earlier]
         }
         return current == earlier ? [current] : [current, earlier]
@@ -30,9 +30,9 @@ enum UserNames {
     /// ones) and in NFC (what an authenticator shows), or a 400 naming the problem.
     static func spelling(_ raw: String) throws -> String {
         let name = widthMapped(raw).precomposedStringWithCanonicalMapping
-        try check(name, member: "username", limit: maximumUsernameBytes)
+        try PrintableText.check(name, member: "username", maximumBytes: maximumUsernameBytes)
         if let invisible = name.unicodeScalars.first(where: \.properties.isDefaultIgnorableCodePoint) {
-            throw APIError.badRequest("username contains the invisible character U+\(hex(invisible))")
+            throw APIError.badRequest("username contains the invisible character \(PrintableText.codePoint(invisible))")
         }
         guard name != ".", name != ".." else {
             throw APIError.badRequest("username may not be \"\(name)\", which a URL path cannot carry")
@@ -58,7 +58,7 @@ enum UserNames {
     /// profile of RFC 8265 does), in NFC again; the length is checked again, as lower case may be longer.
     static func folded(_ spelling: String) throws -> String {
         let name = spelling.lowercased().precomposedStringWithCanonicalMapping
-        try check(name, member: "username", limit: maximumUsernameBytes)
+        try PrintableText.check(name, member: "username", maximumBytes: maximumUsernameBytes)
         return name
     }
 
@@ -66,22 +66,7 @@ enum UserNames {
     /// NFC, or a 400 naming `member` and the problem.
     static func displayName(_ raw: String, member: String = "displayName") throws -> String {
         let name = raw.precomposedStringWithCanonicalMapping
-        try check(name, member: member, limit: maximumDisplayNameBytes)
+        try PrintableText.check(name, member: member, maximumBytes: maximumDisplayNameBytes)
         return name
     }
-
-    private static func check(_ name: String, member: String, limit: Int) throws {
-        guard name.utf8.count <= limit else {
-            throw APIError.badRequest("\(member) is \(name.utf8.count) bytes of UTF-8; at most \(limit) are allowed")
-        }
-        if let bad = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
-            throw APIError.badRequest("\(member) contains the control character U+\(String(bad.value, radix: 16, uppercase: true))")
-        }
-        // Blank also when it shows nothing: spaces, invisible characters, the braille blank.
-        guard name.unicodeScalars.contains(where: { !$0.properties.isWhitespace && !$0.properties.isDefaultIgnorableCodePoint && $0 != "\u{2800}" }) else {
-            throw APIError.badRequest("\(member) is blank")
-        }
-    }
-
-    private static func hex(_ scalar: Unicode.Scalar) -> String { String(format: "%04X", scalar.value) }
 }

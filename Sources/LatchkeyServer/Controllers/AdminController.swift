@@ -231,17 +231,9 @@ struct AdminController: Sendable {
         APIError(.notFound, "user \"\(username)\" does not exist")
     }
 
-    /// An external ID: 1 to 255 bytes of UTF-8 without control characters or line separators, not blank.
+    /// An external ID, as ``PrintableText`` allows in at most 255 bytes.
     static func checkedExternalID(_ raw: String) throws -> String {
-        guard !raw.isEmpty, raw.utf8.count <= maximumExternalIDBytes else {
-            throw APIError.badRequest("externalId must be 1 to \(maximumExternalIDBytes) bytes of UTF-8")
-        }
-        guard raw.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
-            throw APIError.badRequest("externalId is blank")
-        }
-        if let bad = raw.unicodeScalars.first(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
-            throw APIError.badRequest("externalId contains the control character U+\(String(bad.value, radix: 16, uppercase: true))")
-        }
+        try PrintableText.check(raw, member: "externalId", maximumBytes: maximumExternalIDBytes)
         return raw
     }
 }

@@ -19,7 +19,7 @@ struct StaticFilePathGuard<Context: RequestContext>: RouterMiddleware {
             decoded = text
         }
         if let control = decoded.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
-            throw APIError.badRequest("the path holds the control character U+\(String(format: "%04X", control.value))")
+            throw APIError.badRequest("the path holds the control character \(PrintableText.codePoint(control))")
         }
         if decoded.utf8.contains(UInt8(ascii: ".")), decoded.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
             throw APIError.badRequest("the path has a \".\" or \"..\" segment")

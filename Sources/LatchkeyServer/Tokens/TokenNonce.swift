@@ -5,15 +5,11 @@ enum TokenNonce {
     /// The most a nonce may be, in UTF-8 bytes.
     static let maximumBytes = 256
 
-    /// The nonce as sent: 1 to 256 bytes of UTF-8 without control characters; nil when none was sent.
+    /// The nonce as sent, as ``PrintableText`` allows in at most 256 bytes; nil when none was sent.
     static func checked(_ raw: String?) throws(APIError) -> String? {
-        guard let raw else { return nil }
-        guard !raw.isEmpty, raw.utf8.count <= maximumBytes else {
-            throw APIError.badRequest("nonce must be 1 to \(maximumBytes) bytes of UTF-8")
+        try raw.map { nonce throws(APIError) in
+            try PrintableText.check(nonce, member: "nonce", maximumBytes: maximumBytes)
+            return nonce
         }
-        if let bad = raw.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            throw APIError.badRequest("nonce contains the control character U+\(String(bad.value, radix: 16, uppercase: true))")
-        }
-        return raw
     }
 }
