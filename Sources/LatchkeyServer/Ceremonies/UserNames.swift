@@ -26,6 +26,17 @@ enum UserNames {
         return current == earlier ? [current] : [current, earlier]
     }
 
+    /// What `lookup` finds by the first of ``lookupNames(_:)`` that finds anything, with the name today's
+    /// rules give `raw` (for messages and decoys): one lookup for most names, two for an account kept
+    /// under the earlier rules.
+    static func find<Account>(_ raw: String, by lookup: (String) async throws -> Account?) async throws -> (name: String, account: Account?) {
+        let names = try lookupNames(raw)
+        for name in names {
+            if let account = try await lookup(name) { return (names[0], account) }
+        }
+        return (names[0], nil)
+    }
+
     /// The username as typed, width-mapped (RFC 8265: fullwidth and halfwidth forms become their ordinary
     /// ones) and in NFC (what an authenticator shows), or a 400 naming the problem.
     static func spelling(_ raw: String) throws -> String {

@@ -220,11 +220,9 @@ struct AdminController: Sendable {
         guard let decoded = segment.removingPercentEncoding else {
             throw APIError.badRequest("the username in the path is not percent-encoded UTF-8")
         }
-        let names = try UserNames.lookupNames(decoded)
-        for name in names {
-            if let user = try await services.store.user(named: name) { return user }
-        }
-        throw Self.noUser(names[0])
+        let (name, user) = try await UserNames.find(decoded) { try await services.store.user(named: $0) }
+        guard let user else { throw Self.noUser(name) }
+        return user
     }
 
     private static func noUser(_ username: String) -> APIError {

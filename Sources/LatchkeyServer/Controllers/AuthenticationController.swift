@@ -24,16 +24,16 @@ struct AuthenticationController: Sendable {
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
-        let names = try body.username.flatMap { $0.isEmpty ? nil : $0 }.map(UserNames.lookupNames)
-        var username = names?.first
+        let requested = body.username.flatMap { $0.isEmpty ? nil : $0 }
         let nonce = try TokenNonce.checked(body.nonce)
         let userVerification = services.policy.ceremonies.userVerification(requested: body.userVerification)
 
+        var username: String?
         var userHandle: [UInt8]?
         var allowed: [CredentialDescriptor] = []
-        if let names, let first = names.first {
-            var account: (user: UserRecord, credentials: [CredentialRecord])?
-            for name in names where account == nil { account = try await services.store.userWithCredentials(named: name) }
+        if let requested {
+            let (first, account) = try await UserNames.find(requested) { try await services.store.userWithCredentials(named: $0) }
+            username = first
             if let found = account {
                 username = found.user.username
                 userHandle = found.user.handle

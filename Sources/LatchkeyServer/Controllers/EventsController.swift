@@ -32,11 +32,9 @@ struct EventsController: Sendable {
         let parameters = request.uri.queryParameters
         var query = try Self.page(parameters, defaultLimit: 50)
         if let name = parameters.get("user"), !name.isEmpty {
-            var found: UserRecord?
-            let names = try UserNames.lookupNames(name)
-            for candidate in names where found == nil { found = try await services.store.user(named: candidate) }
+            let (username, found) = try await UserNames.find(name) { try await services.store.user(named: $0) }
             guard let user = found else {
-                throw APIError(.notFound, "no user is named \"\(names[0])\"; for a deleted user's events, filter by userHandle")
+                throw APIError(.notFound, "no user is named \"\(username)\"; for a deleted user's events, filter by userHandle")
             }
             query.userHandle = user.handle
         }
