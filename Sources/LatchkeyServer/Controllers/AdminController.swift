@@ -63,17 +63,13 @@ struct AdminController: Sendable {
 
     /// `limit` and `cursor`, checked whether or not they are used.
     private static func userPage(_ parameters: Parameters) throws -> (after: String?, limit: Int) {
-        var limit = 50
-        if let text = parameters.get("limit"), !text.isEmpty {
-            guard let number = Int(text), (1...EventsController.maximumPageSize).contains(number) else {
-                throw APIError.badRequest("limit is a whole number from 1 to \(EventsController.maximumPageSize)")
-            }
-            limit = number
-        }
+        let limit = try PageLimit.parse(parameters, default: 50)
         var after: String?
         if let text = parameters.get("cursor"), !text.isEmpty {
             // A position among the usernames: any base64url names one.
-            guard let bytes = Base64URL.decode(text) else { throw APIError.badRequest("cursor is not one this server gave out") }
+            guard let bytes = Base64URL.decode(text) else {
+                throw APIError.badRequest("cursor is not one this server gave (use nextCursor from the previous page)")
+            }
             after = String(decoding: bytes, as: UTF8.self)
         }
         return (after, limit)

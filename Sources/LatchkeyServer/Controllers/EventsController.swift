@@ -13,9 +13,6 @@ import WebAuthn
 struct EventsController: Sendable {
     let services: LatchkeyServices
 
-    /// The most a page holds.
-    static let maximumPageSize = 200
-
     func addAdminRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.get("events", use: adminEvents)
         group.get("webhook-deliveries", use: deliveries)
@@ -110,13 +107,7 @@ struct EventsController: Sendable {
 
     /// `limit` and `cursor`, checked.
     private static func page(_ parameters: Parameters, defaultLimit: Int) throws -> SecurityEventQuery {
-        var query = SecurityEventQuery(limit: defaultLimit)
-        if let text = parameters.get("limit"), !text.isEmpty {
-            guard let limit = Int(text), (1...maximumPageSize).contains(limit) else {
-                throw APIError.badRequest("limit is a whole number from 1 to \(maximumPageSize)")
-            }
-            query.limit = limit
-        }
+        var query = SecurityEventQuery(limit: try PageLimit.parse(parameters, default: defaultLimit))
         if let text = parameters.get("cursor"), !text.isEmpty {
             guard let cursor = Int64(text), cursor > 0 else {
                 throw APIError.badRequest("cursor is not one this server gave (use nextCursor from the previous page)")
