@@ -19,6 +19,18 @@ def stored_credential(server: LatchkeyServer, credential_id: str) -> sqlite3.Row
     return row
 
 
+def refused_registration(server: LatchkeyServer, **create) -> tuple[str, str]:
+    """A registration of a new username the server refuses with a 400, made with `create` (as SoftAuthenticator.create
+    takes it): the username and the refusal's message, once it is clear the user was not created."""
+    client = server.client()
+    username = new_username()
+    options = attestation_options(client, username)
+    body = assert_failed(client.post("/attestation/result", server.authenticator().create(options, **create)), server, codes=(400,))
+    assert server.client().post("/assertion/options", {"username": username}).status_code == 404, \
+        "a refused registration must not create the user"
+    return username, body["errorMessage"]
+
+
 def test_default_policy_accepts_none_and_records_it(server):
     auth = server.authenticator()
     _, options, cred, result = register(server, auth, fmt="none")
@@ -30,37 +42,23 @@ def test_default_policy_accepts_none_and_records_it(server):
 
 def test_self_or_trusted_refuses_none_and_accepts_self(server_factory):
     server = server_factory("self-or-trusted", {"LATCHKEY_ATTESTATION_POLICY": "self-or-trusted"})
-    auth = server.authenticator()
-    client = server.client()
-    options = attestation_options(client, new_username())
+    options = attestation_options(server.client(), new_username())
     assert options["attestation"] == "direct", "the policy needs a statement, so options must ask for one"
-    body = assert_failed(client.post("/attestation/result", auth.create(options, fmt="none")), server, codes=(400,))
-    assert "none" in body["errorMessage"]
+    assert "none" in refused_registration(server, fmt="none")[1]
 
-    _, _, cred, result = register(server, auth, fmt="packed")
+    _, _, cred, result = register(server, server.authenticator(), fmt="packed")
     assert result["attestationType"] == "self"
     assert stored_credential(server, cred["id"])["attestation_type"] == "self"
 
 
 def test_trusted_only_refuses_self_attestation(server_factory):
     server = server_factory("trusted-only", {"LATCHKEY_ATTESTATION_POLICY": "trusted-only"})
-    auth = server.authenticator()
-    client = server.client()
-    username = new_username()
-    options = attestation_options(client, username)
-    body = assert_failed(client.post("/attestation/result", auth.create(options, fmt="packed")), server, codes=(400,))
-    assert "self attestation" in body["errorMessage"]
-    assert server.client().post("/assertion/options", {"username": username}).status_code == 404, \
-        "a refused registration must not create the user"
+    assert "self attestation" in refused_registration(server, fmt="packed")[1]
 
 
 def test_denied_aaguid_cannot_register(server_factory):
     server = server_factory("deny-list", {"LATCHKEY_DENIED_AAGUIDS": "00000000-0000-0000-0000-000000000000"})
-    auth = server.authenticator()
-    client = server.client()
-    options = attestation_options(client, new_username())
-    body = assert_failed(client.post("/attestation/result", auth.create(options, fmt="none")), server, codes=(400,))
-    assert "deny-list" in body["errorMessage"]
+    assert "deny-list" in refused_registration(server, fmt="none")[1]
 
 
 def test_counter_regression_is_refused_and_marks_the_credential(server):
@@ -110,15 +108,9 @@ def test_a_backup_eligibility_change_may_be_accepted(server_factory):
 
 def test_synced_passkeys_may_be_refused(server_factory):
     server = server_factory("device-bound", {"LATCHKEY_SYNCED_PASSKEYS": "refused"})
-    auth = server.authenticator()
-    client = server.client()
-    username = new_username()
-    options = attestation_options(client, username)
-    body = assert_failed(client.post("/attestation/result", auth.create(options, be=True, bs=True)), server, codes=(400,))
-    assert "only device-bound credentials are accepted" in body["errorMessage"], body
-    assert server.client().post("/assertion/options", {"username": username}).status_code == 404, \
-        "a refused registration must not create the user"
-    _, _, cred, _ = register(server, auth, username, be=False, bs=False)
+    username, message = refused_registration(server, be=True, bs=True)
+    assert "only device-bound credentials are accepted" in message, message
+    _, _, cred, _ = register(server, server.authenticator(), username, be=False, bs=False)
     assert stored_credential(server, cred["id"])["backup_eligible"] == 0
 
 
