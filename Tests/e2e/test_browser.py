@@ -713,15 +713,22 @@ def test_signed_in_page_manages_passkeys(driver, browser_server, page_scripts):
     assert recorded(driver, "csp") == [], "the page must live within the server's Content-Security-Policy"
 
 
+def registered_on_a_fresh_authenticator(drv, srv, prefix: str) -> tuple["Page", str, str]:
+    """A new virtual authenticator, the page opened, and a new username registered there: the page, the username and
+    the passkey's credential ID."""
+    fresh_authenticator(drv)
+    page = Page(drv, srv).open()
+    username = prefix + uuid.uuid4().hex[:10]
+    page.fill("username", username)
+    page.click_ok("register")
+    (cred_id,) = virtual_credentials(drv)
+    return page, username, cred_id
+
+
 def test_sign_in_with_a_passkey_the_server_forgot(driver, browser_server, page_scripts):
     srv = browser_server
     page_scripts(SIGNAL_SPY_JS)
-    fresh_authenticator(driver)
-    page = Page(driver, srv).open()
-    username = "forgotten-" + uuid.uuid4().hex[:10]
-    page.fill("username", username)
-    page.click_ok("register")
-    (cred_id,) = virtual_credentials(driver)
+    page, _, cred_id = registered_on_a_fresh_authenticator(driver, srv, "forgotten-")
     # The account is deleted elsewhere (another device, a script): the browser is not told.
     r = requests.delete(srv.url + "/account", cookies=page.cookies(), timeout=10)
     assert r.status_code == 200, r.text
@@ -771,12 +778,7 @@ def test_adding_a_passkey_long_after_signing_in_confirms_with_a_sign_in_first(dr
     that signed in, which the server excludes, so that create is refused for it; with another authenticator, the
     next click adds one under the new session."""
     srv = server_factory("browser-reauthenticate", {"LATCHKEY_REAUTHENTICATE_AFTER": "2"})
-    fresh_authenticator(driver)
-    page = Page(driver, srv).open()
-    username = "reauth-" + uuid.uuid4().hex[:8]
-    page.fill("username", username)
-    page.click_ok("register")
-    (first_id,) = virtual_credentials(driver)
+    page, username, first_id = registered_on_a_fresh_authenticator(driver, srv, "reauth-")
     first_session = page.session_cookie()["value"]
     time.sleep(2.5)
 
