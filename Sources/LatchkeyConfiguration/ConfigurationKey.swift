@@ -214,4 +214,5 @@ extension AttestationPolicy.Mode: ConfigurationChoice {}
 extension UserVerificationRequirement: ConfigurationChoice {}
 extension ResidentKeyRequirement: ConfigurationChoice {}
 extension SyncedCredentialPolicy: ConfigurationChoice {}
+extension BackupEligibilityChanges: ConfigurationChoice {}
 extension Logger.Level: ConfigurationChoice {}

@@ -102,8 +102,5 @@ public enum AppAttestEnvironments: String, Sendable, CaseIterable, Configuration
 /// How many event loop threads serve (`eventLoops`).
 public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice { case one, perCore }
 
-/// What a sign-in whose BE flag differs from its passkey's registration gets (`backupEligibilityChanges`).
-public enum BackupEligibilityChanges: String, Sendable, CaseIterable, ConfigurationChoice { case refused, accepted }
-
 /// How log lines are written (`logFormat`).
 public enum LogFormat: String, Sendable, CaseIterable, ConfigurationChoice { case text, json }

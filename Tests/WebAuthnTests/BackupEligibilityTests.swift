@@ -41,7 +41,7 @@ struct BackupEligibilityTests {
         var expectation = vector.authenticationExpectation
         expectation.storedBackupEligible = eligible
         var relyingParty = vector.relyingParty()
-        #expect(relyingParty.backupEligibility == .refuseChange)
+        #expect(relyingParty.backupEligibilityChanges == .refused)
         #expect(try !AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
 
         expectation.storedBackupEligible = !eligible
@@ -49,7 +49,7 @@ struct BackupEligibilityTests {
             try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
         }
         #expect(error?.code == .invalidBackupFlags)
-        relyingParty.backupEligibility = .reportChange
+        relyingParty.backupEligibilityChanges = .accepted
         #expect(try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
     }
 

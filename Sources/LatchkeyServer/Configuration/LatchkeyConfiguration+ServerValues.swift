@@ -12,7 +12,7 @@ extension LatchkeyConfiguration {
             id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
             userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
-            backupEligibility: backupEligibilityChanges == .accepted ? .reportChange : .refuseChange,
+            backupEligibilityChanges: backupEligibilityChanges,
             syncedCredentials: syncedPasskeys,
             tokenBinding: conformanceMode ? .strict : .lenient,
             algorithms: COSEAlgorithm.verifiable + (allowSHA1 ? [.rs1] : []))

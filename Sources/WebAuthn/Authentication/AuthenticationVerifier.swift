@@ -82,7 +82,7 @@ public struct AuthenticationVerifier: Sendable {
         // §7.2 step 18: BE must not change over a credential's life; the policy decides what a change means.
         let eligible = authenticatorData.flags.contains(.backupEligible)
         let eligibilityChanged = expectation.storedBackupEligible.map { $0 != eligible } ?? false
-        if eligibilityChanged, relyingParty.backupEligibility == .refuseChange {
+        if eligibilityChanged, relyingParty.backupEligibilityChanges == .refused {
             throw WebAuthnError(.invalidBackupFlags, "authenticator data BE is \(eligible ? 1 : 0) but was \(eligible ? 0 : 1) at registration")
         }
         return VerifiedAuthentication(

@@ -13,7 +13,7 @@ public struct RelyingParty: Sendable {
     public var crossOrigin: CrossOriginPolicy
     public var userPresence: UserPresencePolicy
     public var signCount: SignCountPolicy
-    public var backupEligibility: BackupEligibilityPolicy
+    public var backupEligibilityChanges: BackupEligibilityChanges
     public var syncedCredentials: SyncedCredentialPolicy
     public var tokenBinding: TokenBindingPolicy
     /// Credential algorithms offered in `pubKeyCredParams` and accepted at registration.
@@ -27,7 +27,7 @@ public struct RelyingParty: Sendable {
         crossOrigin: CrossOriginPolicy = .forbid,
         userPresence: UserPresencePolicy = .required,
         signCount: SignCountPolicy = .refuseRegression,
-        backupEligibility: BackupEligibilityPolicy = .refuseChange,
+        backupEligibilityChanges: BackupEligibilityChanges = .refused,
         syncedCredentials: SyncedCredentialPolicy = .allowed,
         tokenBinding: TokenBindingPolicy = .lenient,
         algorithms: [COSEAlgorithm] = COSEAlgorithm.verifiable
@@ -39,7 +39,7 @@ public struct RelyingParty: Sendable {
         self.crossOrigin = crossOrigin
         self.userPresence = userPresence
         self.signCount = signCount
-        self.backupEligibility = backupEligibility
+        self.backupEligibilityChanges = backupEligibilityChanges
         self.syncedCredentials = syncedCredentials
         self.tokenBinding = tokenBinding
         self.algorithms = algorithms
