@@ -18,8 +18,11 @@ enum UserNames {
     /// mapping and the refusal of invisible characters (and of `.` and `..`) were kept, NFC and lower case, so that
     /// such an account can still sign in and be managed. A 400 when neither rule reads `raw`.
     static func lookupNames(_ raw: String) throws -> [String] {
+        let current = try? username(raw)
+        // Without width forms, a name today's rules read is the same under the earlier ones.
+        if let current, !raw.unicodeScalars.contains(where: isWidthForm) { return [current] }
         let earlier = raw.precomposedStringWithCanonicalMapping.lowercased().precomposedStringWithCanonicalMapping
-        guard let current = try? username(raw) else {
+        guard let current else {
             try PrintableText.check(earlier, member: "username", maximumBytes: maximumUsernameBytes)
             return [earlier]
         }
@@ -54,9 +57,10 @@ enum UserNames {
     /// Each character of the Halfwidth and Fullwidth Forms block (and the ideographic space) as its
     /// compatibility decomposition, `ａ` → `a`; everything else as it is.
     private static func widthMapped(_ raw: String) -> String {
+        guard raw.unicodeScalars.contains(where: isWidthForm) else { return raw }
         var mapped = String.UnicodeScalarView()
         for scalar in raw.unicodeScalars {
-            if (0xFF00...0xFFEF).contains(scalar.value) || scalar.value == 0x3000 {
+            if isWidthForm(scalar) {
                 mapped.append(contentsOf: String(scalar).decomposedStringWithCompatibilityMapping.unicodeScalars)
             } else {
                 mapped.append(scalar)
@@ -79,5 +83,9 @@ enum UserNames {
         let name = raw.precomposedStringWithCanonicalMapping
         try PrintableText.check(name, member: member, maximumBytes: maximumDisplayNameBytes)
         return name
+    }
+
+    private static func isWidthForm(_ scalar: Unicode.Scalar) -> Bool {
+        (0xFF00...0xFFEF).contains(scalar.value) || scalar.value == 0x3000
     }
 }
