@@ -63,7 +63,7 @@ public struct AssertionInput {
             allowCrossOrigin: settings & 0x04 != 0, strictTokenBinding: settings & 0x08 != 0,
             userPresenceOptional: settings & 0x10 != 0,
             signCount: settings & 0x20 != 0 ? .acceptRegression : .refuseRegression,
-            backupEligibility: settings & 0x40 != 0 ? .refuseChange : .reportChange)
+            backupEligibilityChanges: settings & 0x40 != 0 ? .refused : .accepted)
     }
 
     public var response: AuthenticationResponse {

@@ -28,13 +28,13 @@ public enum FuzzRelyingParty {
     /// The relying party with the policies an input's settings choose.
     public static func make(
         allowCrossOrigin: Bool, strictTokenBinding: Bool, userPresenceOptional: Bool,
-        signCount: SignCountPolicy = .refuseRegression, backupEligibility: BackupEligibilityPolicy = .reportChange
+        signCount: SignCountPolicy = .refuseRegression, backupEligibilityChanges: BackupEligibilityChanges = .accepted
     ) -> RelyingParty {
         RelyingParty(
             id: rpIDs[0], name: "Fuzz RP", origins: origins, additionalRPIDs: Array(rpIDs.dropFirst()),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: topOrigins) : .forbid,
             userPresence: userPresenceOptional ? .optionalUnlessVerificationRequired : .required,
-            signCount: signCount, backupEligibility: backupEligibility,
+            signCount: signCount, backupEligibilityChanges: backupEligibilityChanges,
             tokenBinding: strictTokenBinding ? .strict : .lenient,
             algorithms: COSEAlgorithm.verifiable + [.rs1])
     }
