@@ -33,6 +33,17 @@ struct RequestDecodingRouteTests {
          .badRequest, "response.transports[0] must be a string"),
         ("/attestation/result", #"{"id": "", "type": "public-key", "response": {"clientDataJSON": "e30", "attestationObject": "AA"}}"#,
          .badRequest, "id is empty"),
+        // A member twice: this decoder would take one copy and a proxy in front may take the other.
+        ("/assertion/options", #"{"username": "alice", "username": "mallory"}"#, .badRequest,
+         #"request body has the member "username" more than once in one object"#),
+        ("/assertion/options", #"{"username": "alice", "userna\u006de": "mallory"}"#, .badRequest, #"the member "username" more than once"#),
+        ("/assertion/result", #"{"id": "AAAA", "type": "public-key", "response": {"signature": "AA", "signature": "AB"}}"#, .badRequest,
+         #"the member "signature" more than once"#),
+        ("/attestation/options", #"{"username": "u", "extensions": {"credProps": true, "credProps": false}}"#, .badRequest,
+         #"the member "credProps" more than once"#),
+        ("/attestation/options", #"{"username": "u", "extensions": {"x": "#, .badRequest, "request body is not valid JSON"),
+        ("/attestation/options", #"{"username": "u", "extensions": {"x": "# + String(repeating: "[", count: 40) + String(repeating: "]", count: 40) + "}}",
+         .badRequest, "request body nests arrays and objects more than 32 deep"),
     ]
 
     @Test(arguments: cases.indices)

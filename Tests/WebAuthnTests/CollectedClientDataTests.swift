@@ -48,6 +48,32 @@ struct CollectedClientDataTests {
         #expect(Self.code(#"{"type":"webauthn.get","challenge":"AAEC","origin":"o","x":1,"x":2}"#) == nil)
     }
 
+    /// Request bodies: a name repeated in any object is refused, escaped or not; the same name in two
+    /// objects is not a repeat; text that stops being JSON before a repeat is left to the decoder.
+    @Test(arguments: [
+        (#"{"a":1,"a":2}"#, StrictJSONProblem.repeatedMember("a")),
+        (#"{"a":1,"\u0061":2}"#, .repeatedMember("a")),
+        (#"{"o":{"b":[{"c":1,"c":1}]}}"#, .repeatedMember("c")),
+        (#"[{"a":1},{"a":1,"b":{},"b":null}]"#, .repeatedMember("b")),
+        ("{" + (0..<40).map { "\"m\($0)\":\($0)," }.joined() + #""m7":0}"#, .repeatedMember("m7")),
+        (#"{"a":"# + String(repeating: "[", count: 33) + String(repeating: "]", count: 33) + "}", .tooDeep(32)),
+        (#"{"a":1,"b":{"a":1},"c":[{"a":1},{"a":1}],"A":1,"a ":1}"#, nil),
+        ("{" + (0..<40).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + "}", nil),
+        (#"{"a":"# + String(repeating: "[", count: 31) + String(repeating: "]", count: 31) + "}", nil),
+        (#"{"a":1,"b""#, nil),
+    ] as [(String, StrictJSONProblem?)])
+    func repeatedMembersAnywhere(text: String, problem: StrictJSONProblem?) {
+        let found: StrictJSONProblem? = Array(text.utf8).withUnsafeBytes { bytes in
+            do throws(StrictJSONProblem) {
+                try StrictJSON.refuseRepeatedMembers(in: bytes)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(found == problem, "\(text)")
+    }
+
     @Test func memberKindsAreChecked() {
         #expect(Self.code(#"{"type":1,"challenge":"AAEC","origin":"o"}"#) == .malformedClientData)
         #expect(Self.code(#"{"type":"webauthn.get","challenge":"AAEC","origin":"o","crossOrigin":"true"}"#) == .malformedClientData)
@@ -90,7 +116,7 @@ struct CollectedClientDataTests {
                 let foundation = (try? JSONDecoder().decode(JSONValue.self, from: Data(input))) != nil
                 let latchkey: Bool
                 do {
-                    _ = try ClientDataJSONReader.members(of: input)
+                    _ = try StrictJSONReader.members(of: input)
                     latchkey = true
                 } catch let error as WebAuthnError {
                     latchkey = !error.message.hasSuffix("is not valid JSON")

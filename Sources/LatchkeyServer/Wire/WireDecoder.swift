@@ -40,6 +40,7 @@ public struct WireDecoder: RequestDecoder {
             // The body is decoded in place: no copy of its bytes.
             return try buffer.withUnsafeReadableBytes { bytes in
                 guard let base = bytes.baseAddress else { throw APIError.badRequest("request body is empty") }
+                try refuseRepeatedMembers(in: bytes)
                 return try JSONDecoder().decode(
                     type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
@@ -50,6 +51,21 @@ public struct WireDecoder: RequestDecoder {
                 "request body is JSON, but a number in it does not fit its member: a fraction or an out-of-range value where a whole number belongs")
         } catch let error as DecodingError {
             throw APIError.badRequest(JSONDecodingProblem.message(for: error, document: "request body"))
+        }
+    }
+
+    /// A member sent twice would be read as its first copy here and may be read as its last by a proxy or
+    /// a log pipeline in front, so the body is refused before it is decoded.
+    private static func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer) throws(APIError) {
+        do throws(StrictJSONProblem) {
+            try StrictJSON.refuseRepeatedMembers(in: bytes)
+        } catch {
+            switch error {
+            case .repeatedMember(let name):
+                throw APIError.badRequest("request body has the member \(name.debugDescription) more than once in one object")
+            case .tooDeep(let depth):
+                throw APIError.badRequest("request body nests arrays and objects more than \(depth) deep")
+            }
         }
     }
 

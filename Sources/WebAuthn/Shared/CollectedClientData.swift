@@ -26,7 +26,7 @@ public struct CollectedClientData: Sendable {
         guard !bytes.isEmpty else {
             throw WebAuthnError(.malformedClientData, "clientDataJSON is empty")
         }
-        let object = try ClientDataJSONReader.members(of: bytes)
+        let object = try StrictJSONReader.members(of: bytes)
 
         func string(_ name: String) throws -> String {
             guard let member = object[name] else {

@@ -1,8 +1,12 @@
-/// A strict reader for the one JSON object `clientDataJSON` holds (RFC 8259). It validates the
-/// whole text but builds values only for the top-level members ``CollectedClientData`` reads;
-/// every other member is checked and skipped. Duplicate copies of a read member are refused, so no
-/// other JSON reader can see a different challenge or origin in the same bytes.
-struct ClientDataJSONReader {
+/// A strict reader of JSON text (RFC 8259) for where a reader's leniency matters. RFC 8259 leaves the
+/// meaning of a repeated member name open, and readers differ (the first copy wins in one, the last in
+/// another), so the same bytes can mean two things.
+/// - For the one object `clientDataJSON` holds, it validates the whole text but builds values only for
+///   the top-level members ``CollectedClientData`` reads; every other member is checked and skipped.
+///   Duplicate copies of a read member are refused, so no other JSON reader can see a different
+///   challenge or origin in the same bytes.
+/// - For other JSON (request bodies), ``refuseRepeatedMembers(in:)`` refuses a repeated name in any object.
+struct StrictJSONReader {
     /// A top-level member's value, as far as the client data checks need it.
     enum Value: Equatable {
         case null
@@ -35,7 +39,7 @@ struct ClientDataJSONReader {
     /// Reads `bytes`; throws ``WebAuthnError/Code/malformedClientData`` when they are not one JSON object.
     static func members(of bytes: [UInt8]) throws -> [String: Value] {
         let result = bytes.withUnsafeBufferPointer { buffer -> Result<[String: Value], Failure> in
-            var reader = ClientDataJSONReader(buffer)
+            var reader = StrictJSONReader(buffer)
             do throws(Failure) {
                 return .success(try reader.topLevelObject())
             } catch {
@@ -51,6 +55,25 @@ struct ClientDataJSONReader {
             throw WebAuthnError(.malformedClientData, "clientDataJSON is not a JSON object")
         case .failure(.duplicate(let name)):
             throw WebAuthnError(.malformedClientData, "clientDataJSON has the member \"\(name)\" more than once")
+        case .failure(.tooDeep):
+            throw WebAuthnError(.malformedClientData, "clientDataJSON nests arrays and objects more than \(maximumDepth) deep")
+        }
+    }
+
+    /// Refuses JSON text that has a repeated member name in any of its objects, or nests deeper than
+    /// ``maximumDepth``, reading from the start. Text that stops being JSON before either passes: the
+    /// caller's decoder says what is wrong with it.
+    static func refuseRepeatedMembers(in bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) {
+        var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
+        do throws(Failure) {
+            reader.skipWhitespace()
+            try reader.skipValue(depth: 0)
+        } catch .duplicate(let name) {
+            throw .repeatedMember(name)
+        } catch .tooDeep {
+            throw .tooDeep(maximumDepth)
+        } catch {
+            return
         }
     }
 
@@ -58,13 +81,17 @@ struct ClientDataJSONReader {
         case notJSON
         case notAnObject
         case duplicate(String)
+        case tooDeep
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Whether a name repeated in any object is refused, not only a repeated member ``CollectedClientData`` reads.
+    private let refusesEveryRepeatedName: Bool
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, refusesEveryRepeatedName: Bool = false) {
         self.bytes = bytes
+        self.refusesEveryRepeatedName = refusesEveryRepeatedName
     }
 
     private mutating func topLevelObject() throws(Failure) -> [String: Value] {
@@ -78,7 +105,7 @@ struct ClientDataJSONReader {
         }
         index += 1
         var members: [String: Value] = [:]
-        try forEachMember(depth: 1) { (reader: inout ClientDataJSONReader, name: String) throws(Failure) in
+        try forEachMember(depth: 1) { (reader: inout StrictJSONReader, name: String) throws(Failure) in
             guard Self.readMembers.contains(name) else {
                 try reader.skipValue(depth: 1)
                 return
@@ -98,7 +125,7 @@ struct ClientDataJSONReader {
             index += 1
             var status: String?
             var sawStatus = false
-            try forEachMember(depth: depth + 1) { (reader: inout ClientDataJSONReader, name: String) throws(Failure) in
+            try forEachMember(depth: depth + 1) { (reader: inout StrictJSONReader, name: String) throws(Failure) in
                 guard name == "status" else {
                     try reader.skipValue(depth: depth + 1)
                     return
@@ -129,18 +156,20 @@ struct ClientDataJSONReader {
     /// Reads `"name": value` pairs up to the closing brace (the opening one is already read),
     /// handing each name to `body` with the reader at the value.
     private mutating func forEachMember(
-        depth: Int, _ body: (inout ClientDataJSONReader, String) throws(Failure) -> Void
+        depth: Int, _ body: (inout StrictJSONReader, String) throws(Failure) -> Void
     ) throws(Failure) {
-        guard depth <= Self.maximumDepth else { throw .notJSON }
+        guard depth <= Self.maximumDepth else { throw .tooDeep }
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
             return
         }
+        var names = MemberNames()
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw .notJSON }
             let name = try string()
+            if refusesEveryRepeatedName, !names.insert(name) { throw .duplicate(name) }
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             skipWhitespace()
@@ -160,12 +189,12 @@ struct ClientDataJSONReader {
         case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "{"):
             index += 1
-            try forEachMember(depth: depth + 1) { (reader: inout ClientDataJSONReader, _: String) throws(Failure) in
+            try forEachMember(depth: depth + 1) { (reader: inout StrictJSONReader, _: String) throws(Failure) in
                 try reader.skipValue(depth: depth + 1)
             }
         case UInt8(ascii: "["):
             index += 1
-            guard depth + 1 <= Self.maximumDepth else { throw .notJSON }
+            guard depth + 1 <= Self.maximumDepth else { throw .tooDeep }
             skipWhitespace()
             if peek() == UInt8(ascii: "]") {
                 index += 1
@@ -326,6 +355,24 @@ struct ClientDataJSONReader {
         guard index == bytes.count else { throw .notJSON }
     }
 
+    /// The names of one object's members so far: a short list, as objects mostly are, and a set past that, so a
+    /// body of thousands of members costs no more than a pass over it.
+    private struct MemberNames {
+        private var few: [String] = []
+        private var many: Set<String> = []
+
+        /// Adds `name`; false when it was there already.
+        mutating func insert(_ name: String) -> Bool {
+            if many.isEmpty {
+                guard !few.contains(name) else { return false }
+                few.append(name)
+                if few.count > 16 { many = Set(few) }
+                return true
+            }
+            return many.insert(name).inserted
+        }
+    }
+
     private mutating func skipWhitespace() {
         while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
@@ -350,5 +397,22 @@ struct ClientDataJSONReader {
             case .error: return false
             }
         }
+    }
+}
+
+/// Why JSON text that Foundation's decoder reads is refused.
+public enum StrictJSONProblem: Error, Equatable, Sendable {
+    /// An object has a member of this name twice.
+    case repeatedMember(String)
+    /// Arrays and objects are nested deeper than this.
+    case tooDeep(Int)
+}
+
+/// Refuses what JSON readers disagree on in request bodies, before any of them reads it.
+public enum StrictJSON {
+    /// Throws when an object in `bytes` repeats a member name or the text nests too deep; text that stops
+    /// being JSON before either passes, for the caller's decoder to describe.
+    public static func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer) throws(StrictJSONProblem) {
+        try StrictJSONReader.refuseRepeatedMembers(in: bytes.assumingMemoryBound(to: UInt8.self))
     }
 }
