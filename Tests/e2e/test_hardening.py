@@ -118,6 +118,26 @@ def test_an_http_1_0_request_without_keep_alive_ends_its_connection_with_the_rep
     assert not closed and data.startswith(b"HTTP/1.1 200"), data[:100]
 
 
+def test_connect_gets_its_status_and_the_connection_ends(server):
+    """SwiftNIO sends a reply to CONNECT without a body or a length, so a client can only read it to the end of
+    the connection: that must come with the reply (not requestTimeout later), and a known path says 405."""
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+    for target, status in [(b"/attestation/options", b"405"), (b"/no/such/path", b"404"), (b"example.com:443", b"404")]:
+        with socket.create_connection((address.hostname, address.port), timeout=5) as connection:
+            start, data = time.monotonic(), b""
+            connection.sendall(b"CONNECT " + target + b" HTTP/1.1\r\nHost: example.com\r\n\r\n")
+            while chunk := connection.recv(65536):
+                data += chunk
+            took = time.monotonic() - start
+        assert data.split(b"\r\n")[0].split(b" ")[1] == status and took < 2, (target, took, data[:200])
+        if status == b"405":
+            assert b"\r\nAllow: POST\r\n" in data, data
+
+
 def test_the_page_and_the_api_carry_the_browser_security_headers(server):
     for path in ("/", "/app.js", "/session", "/no/such/path", "/openapi.json"):
         headers = requests.get(server.url + path, timeout=5).headers

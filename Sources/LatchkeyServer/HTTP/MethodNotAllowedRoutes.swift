@@ -5,8 +5,8 @@ import Hummingbird
 /// path serves, instead of the router's 404, for every route of the router. OPTIONS is left alone
 /// (CORS preflights in conformance mode), and HEAD wherever GET is served (the router answers it).
 enum MethodNotAllowedRoutes {
-    /// The methods a path can be asked for (OPTIONS aside), TRACE and QUERY included.
-    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .trace, .query]
+    /// The methods a path can be asked for (OPTIONS aside), TRACE, QUERY and CONNECT included.
+    static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .trace, .query, .connect]
 
     /// Adds the 405 routes; call after every other route is on `router`.
     static func add<Context: RequestContext>(to router: Router<Context>) {

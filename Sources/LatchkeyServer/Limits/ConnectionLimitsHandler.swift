@@ -15,7 +15,7 @@ import NIOHTTPTypesHTTP1
 ///   other malformed request 400, each with the JSON failure body, then the connection closes.
 /// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
 ///   worth reading): the server stops sending, and the deadline ends the reading.
-/// - **HTTP/1.0 without keep-alive** ends with its reply (``HTTP10ConnectionCloser``, which this
+/// - **HTTP/1.0 without keep-alive, and CONNECT,** end with their reply (``ClosingRequestMarker``, which this
 ///   handler places ahead of the conversion to HTTP types).
 /// - **Telling the listener's ``ConnectionShedder``** when the connection turns idle or busy, so
 ///   that a full listener makes room by closing the connection idle longest.
@@ -53,7 +53,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         // HTTP/1.0 rule needs the version, which only the parser's side still has.
         let pipeline = context.pipeline.syncOperations
         if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(HTTP10ConnectionCloser(), position: .before(conversion))
+            try? pipeline.addHandler(ClosingRequestMarker(), position: .before(conversion))
         }
         if context.channel.isActive { updateDeadline(context) }
     }
