@@ -65,7 +65,8 @@ struct HTTPRouteTests {
                 var foreign = preflightHeaders
                 foreign[.origin] = origin
                 let refused = try await client.send(.options, "/credentials/AAAA", headers: foreign)
-                #expect(refused.status != .noContent && refused.headers[.accessControlAllowOrigin] == nil, "\(origin)")
+                #expect(refused.status == .forbidden && refused.headers[.accessControlAllowOrigin] == nil, "\(origin)")
+                #expect(refused.errorMessage.contains("corsOrigins"), "\(origin): \(refused.text)")
                 let read = try await client.send(.get, "/session", headers: [.origin: origin])
                 #expect(read.headers[.accessControlAllowOrigin] == nil && read.headers[.accessControlAllowCredentials] == nil, "\(origin)")
                 #expect(read.headers[values: .vary].contains("Origin"), "caches must keep the replies apart")
@@ -100,6 +101,20 @@ struct HTTPRouteTests {
                 if method != .head { #expect(reply.isFailure, "\(method) \(path): \(reply.text)") }
             }
             #expect(try await client.send(.get, "/no/such/path").status == .notFound, "unknown paths stay 404")
+        }
+    }
+
+    /// OPTIONS without CORS says what a known path takes; an unknown path stays 404.
+    @Test(arguments: [
+        ("/attestation/options", "POST, OPTIONS"), ("/session", "DELETE, GET, HEAD, OPTIONS"),
+        ("/credentials/AAAA", "DELETE, PATCH, OPTIONS"), ("/admin/v1/users", "GET, POST, HEAD, OPTIONS"),
+    ])
+    func optionsOnAKnownPathListsItsMethods(path: String, allow: String) async throws {
+        try await RouteHarness().run { client in
+            let reply = try await client.send(.options, path)
+            #expect(reply.status == .noContent && reply.text.isEmpty, "\(path): \(reply.status)")
+            #expect(reply.headers[.allow] == allow, "\(path)")
+            #expect(try await client.send(.options, "/no/such/path").status == .notFound)
         }
     }
 

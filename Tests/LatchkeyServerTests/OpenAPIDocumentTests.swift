@@ -54,10 +54,10 @@ struct OpenAPIDocumentTests {
         let served = try await harness.run(router) { client in
             var served = Set<String>()
             for route in routes {
-                // The 405 routes that answer wrong methods on known paths are not operations.
+                // The 405 routes that answer wrong methods on known paths, and OPTIONS, are not operations.
                 let concrete = route.path.replacingOccurrences(of: "{id}", with: "AAAA")
                 let reply = try await client.send(route.method, concrete)
-                if reply.status != .methodNotAllowed { served.insert("\(route.method) \(route.path)") }
+                if reply.status != .methodNotAllowed, route.method != .options { served.insert("\(route.method) \(route.path)") }
             }
             for (path, contentType) in Self.files {
                 let reply = try await client.send(.get, path)

@@ -2,8 +2,10 @@ import HTTPTypes
 import Hummingbird
 
 /// Answers a wrong method on a known path with 405 and an `Allow` header listing the methods the
-/// path serves, instead of the router's 404, for every route of the router. OPTIONS is left alone
-/// (CORS preflights in conformance mode), and HEAD wherever GET is served (the router answers it).
+/// path serves, instead of the router's 404, for every route of the router, and OPTIONS with 204 and
+/// the same `Allow` (RFC 9110 §9.3.7). ``OriginCORSMiddleware`` answers the CORS preflights of the
+/// origins it allows; a preflight that gets here, from any other origin, is a 403 that says so. HEAD
+/// is left alone wherever GET is served (the router answers it).
 enum MethodNotAllowedRoutes {
     /// The methods a path can be asked for (OPTIONS aside), TRACE, QUERY and CONNECT included.
     static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .trace, .query, .connect]
@@ -24,6 +26,15 @@ enum MethodNotAllowedRoutes {
             for method in Self.methods where !allowed.contains(method) {
                 router.on(path, method: method) { _, _ -> Response in
                     throw APIError(.methodNotAllowed, message, headers: [.allow: header])
+                }
+            }
+            if !allowed.contains(.options) {
+                router.on(path, method: .options) { request, _ -> Response in
+                    if request.headers[.accessControlRequestMethod] != nil {
+                        let origin = request.headers[.origin] ?? "none"
+                        throw APIError(.forbidden, "origin \(origin.debugDescription) may not call this API from its pages (see corsOrigins)")
+                    }
+                    return Response(status: .noContent, headers: [.allow: header + ", OPTIONS"])
                 }
             }
         }
