@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import Testing
+import WebAuthn
 
 @testable import LatchkeyServer
 
@@ -33,6 +34,10 @@ struct RequestDecodingRouteTests {
          .badRequest, "response.transports[0] must be a string"),
         ("/attestation/result", #"{"id": "", "type": "public-key", "response": {"clientDataJSON": "e30", "attestationObject": "AA"}}"#,
          .badRequest, "id is empty"),
+        // Extensions come back as sent, or not at all.
+        ("/attestation/options", #"{"username": "u", "extensions": {"a": {"b": [1, 9007199254740993]}}}"#, .badRequest,
+         "extensions.a.b[1] is a number of 2^53 or more in size, which cannot be echoed exactly"),
+        ("/assertion/options", #"{"extensions": {"x": -1e300}}"#, .badRequest, "extensions.x is a number of 2^53 or more in size"),
         // A member twice: this decoder would take one copy and a proxy in front may take the other.
         ("/assertion/options", #"{"username": "alice", "username": "mallory"}"#, .badRequest,
          #"request body has the member "username" more than once in one object"#),
@@ -55,6 +60,20 @@ struct RequestDecodingRouteTests {
             #expect(reply.status == testCase.status, "\(testCase.body): \(reply.text)")
             #expect(reply.isFailure)
             #expect(reply.errorMessage.contains(testCase.message), "\(testCase.body): \(reply.errorMessage)")
+        }
+    }
+
+    @Test func extensionsAreEchoedExactly() async throws {
+        let sent = #"{"credProps":true,"big":9007199254740991,"small":-0.5,"list":[null,"x",{"n":1e15}]}"#
+        let harness = try RouteHarness()
+        try await harness.run { client in
+            for (path, username) in [("/assertion/options", ""), ("/attestation/options", #""username": "echo", "#)] {
+                let reply = try await client.send(.post, path, raw: #"{\#(username)"extensions": \#(sent)}"#)
+                #expect(reply.isOK, "\(path): \(reply.text)")
+                let echoed = try JSONDecoder().decode([String: JSONValue].self, from: Data(reply.text.utf8))["extensions"]
+                #expect(echoed == (try JSONDecoder().decode(JSONValue.self, from: Data(sent.utf8))), "\(path)")
+                #expect(reply.text.contains("9007199254740991") && reply.text.contains("1000000000000000"), "\(reply.text)")
+            }
         }
     }
 

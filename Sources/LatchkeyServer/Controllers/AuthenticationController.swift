@@ -57,7 +57,7 @@ struct AuthenticationController: Sendable {
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,
             rpId: services.relyingParty.id, allowCredentials: allowed,
-            userVerification: userVerification, hints: body.hints, extensions: body.extensions))
+            userVerification: userVerification, hints: body.hints, extensions: body.extensions?.members))
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

@@ -60,7 +60,7 @@ struct RegistrationController: Sendable {
             authenticatorSelection: ceremonies.authenticatorSelection(requested: body.authenticatorSelection),
             attestation: attestation,
             hints: body.hints, attestationFormats: body.attestationFormats,
-            extensions: body.extensions ?? ["credProps": .bool(true)]))
+            extensions: body.extensions?.members ?? ["credProps": .bool(true)]))
     }
 
     /// The enrollment ticket presented, if any, with the user it names; a 403 saying why one

@@ -7,7 +7,7 @@ struct AuthenticationOptionsRequest: Decodable, Sendable {
     /// Level 3 `hints` (`security-key`, `client-device`, `hybrid`), passed through as sent.
     var hints: [String]?
     /// Echoed as sent; must be an object.
-    var extensions: [String: JSONValue]?
+    var extensions: EchoedExtensions?
     /// Carried back in the sign-in token's `nonce` claim.
     var nonce: String?
 }

@@ -20,7 +20,7 @@ struct RegistrationOptionsRequest: Decodable, Sendable {
     var hints: [String]?
     var attestationFormats: [String]?
     /// Echoed as sent; must be an object.
-    var extensions: [String: JSONValue]?
+    var extensions: EchoedExtensions?
 }
 
 /// The creation options reply (`PublicKeyCredentialCreationOptionsJSON`, WebAuthn §5.4) with

@@ -1,0 +1,50 @@
+import WebAuthn
+
+/// The `extensions` of an options request, echoed into the options as sent. Every number in them
+/// must come back as it went in, so a whole number beyond ±2^53 (where a JSON number read as a
+/// `Double` starts to skip integers) is refused, naming its member, rather than sent back changed.
+struct EchoedExtensions: Decodable, Sendable {
+    /// Above this magnitude a `Double` no longer holds every integer.
+    static let exactLimit = 9_007_199_254_740_992.0
+
+    let members: [String: JSONValue]
+
+    init(_ members: [String: JSONValue]) {
+        self.members = members
+    }
+
+    init(from decoder: any Decoder) throws {
+        members = try decoder.singleValueContainer().decode([String: JSONValue].self)
+        if let path = Self.inexactNumber(in: .object(members), at: []) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath + path,
+                debugDescription: "is a number of 2^53 or more in size, which cannot be echoed exactly; send it as a string"))
+        }
+    }
+
+    /// The path to the first number that may have changed when it was read, or nil.
+    private static func inexactNumber(in value: JSONValue, at path: [MemberKey]) -> [MemberKey]? {
+        switch value {
+        case .number(let number):
+            return abs(number) >= exactLimit ? path : nil
+        case .array(let items):
+            return items.indices.lazy.compactMap { inexactNumber(in: items[$0], at: path + [MemberKey(index: $0)]) }.first
+        case .object(let members):
+            return members.keys.sorted().lazy.compactMap { name in
+                members[name].flatMap { inexactNumber(in: $0, at: path + [MemberKey(name: name)]) }
+            }.first
+        case .null, .bool, .string:
+            return nil
+        }
+    }
+
+    /// A member name or array index in a coding path.
+    private struct MemberKey: CodingKey {
+        let stringValue: String
+        let intValue: Int?
+        init(name: String) { (stringValue, intValue) = (name, nil) }
+        init(index: Int) { (stringValue, intValue) = ("\(index)", index) }
+        init?(stringValue: String) { self.init(name: stringValue) }
+        init?(intValue: Int) { self.init(index: intValue) }
+    }
+}
