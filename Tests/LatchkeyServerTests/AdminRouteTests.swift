@@ -47,15 +47,15 @@ struct AdminRouteTests {
         #expect(try harness.store.adminKeys().first { $0.name == "tests" }?.lastUsedAt != nil, "the use is recorded")
     }
 
-    /// Accounts kept before width mapping and the refusal of invisible characters can still be managed.
+    /// Accounts kept before width mapping and the refusal of invisible characters and mixed scripts can still be managed.
     @Test func anAccountKeptUnderEarlierUsernameRulesIsStillFound() async throws {
         let (harness, key) = try await Self.harness()
-        for name in ["bob\u{200D}", "\u{FF41}lice"] {
+        for name in ["bob\u{200D}", "\u{FF41}lice", "p\u{430}ypal"] {
             let handle = Array(name.utf8) + [UInt8](repeating: 1, count: 32)
             try await harness.store.createUser(UserRecord(handle: handle, username: name, displayName: name, createdAt: Date()))
         }
         try await harness.run { client in
-            for (path, name) in [("bob%E2%80%8D", "bob\u{200D}"), ("%EF%BD%81lice", "\u{FF41}lice")] {
+            for (path, name) in [("bob%E2%80%8D", "bob\u{200D}"), ("%EF%BD%81lice", "\u{FF41}lice"), ("p%D0%B0ypal", "p\u{430}ypal")] {
                 let shown = try await client.send(.get, "/admin/v1/users/\(path)", headers: Self.admin(key))
                 #expect((shown.json["user"] as? [String: Any])?["username"] as? String == name, "\(shown.text)")
                 let options = try await client.send(.post, "/assertion/options", json: ["username": name])

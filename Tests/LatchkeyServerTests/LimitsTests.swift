@@ -145,6 +145,19 @@ import Testing
             let error = #expect(throws: APIError.self) { try UserNames.username(name) }
             #expect(error?.message == problem)
         }
+        // A word mixing Latin, Greek and Cyrillic letters is refused; words in one script each pass.
+        for (name, problem) in [
+            ("p\u{430}ypal", "username mixes Latin and Cyrillic letters in one word (U+0430 is Cyrillic)"),
+            ("\u{43E}lg\u{430}", "username mixes Cyrillic and Latin letters in one word (U+006C is Latin)"),
+            ("ann.l\u{3BF}e", "username mixes Latin and Greek letters in one word (U+03BF is Greek)"),
+        ] {
+            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            #expect(error?.message.hasPrefix(problem) == true, "\(name): \(error?.message ?? "")")
+        }
+        for name in ["\u{438}\u{432}\u{430}\u{43D}@example.com", "\u{3B1}\u{3BB}\u{3AD}\u{3BE}\u{3B7}\u{3C2}-alex", "jos\u{E9}2\u{435}", "ma\u{1E7F}\u{4E2D}\u{6587}"] {
+            #expect(throws: Never.self, "\(name)") { try UserNames.username(name) }
+        }
+        #expect(try UserNames.lookupNames("P\u{430}ypal") == ["p\u{430}ypal"], "an account kept before is still found")
         for dots in [".", ".."] {
             let error = #expect(throws: APIError.self) { try UserNames.username(dots) }
             #expect(error?.message == "username may not be \"\(dots)\", which a URL path cannot carry")

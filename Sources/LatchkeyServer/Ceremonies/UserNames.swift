@@ -2,9 +2,11 @@ import Foundation
 
 /// Rules for the names people give themselves and their passkeys: ``PrintableText`` (authenticators may keep only
 /// 64 bytes), and usernames
-/// kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible characters, so that one
-/// name cannot be registered twice in two encodings, widths or cases, nor beside itself with an invisible
-/// character added (`Alice`, `ＡＬＩＣＥ` and `alice` are one account, kept as `alice`; `alice` with a word joiner is refused).
+/// kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible characters and of words
+/// that mix look-alike scripts, so that one name cannot be registered twice in two encodings, widths or cases,
+/// nor beside itself with an invisible character added or a letter swapped for its look-alike (`Alice`,
+/// `ＡＬＩＣＥ` and `alice` are one account, kept as `alice`; `alice` with a word joiner, and `аlice` with a
+/// Cyrillic `а`, are refused).
 enum UserNames {
     static let maximumUsernameBytes = 64
     static let maximumDisplayNameBytes = 128
@@ -15,7 +17,7 @@ enum UserNames {
     }
 
     /// The names to look an account up by, in order: ``username(_:)``, then the name as accounts made before width
-    /// mapping and the refusal of invisible characters (and of `.` and `..`) were kept, NFC and lower case, so that
+    /// mapping and the refusal of invisible characters, of mixed look-alike scripts and of `.` and `..` were kept, NFC and lower case, so that
     /// such an account can still sign in and be managed. A 400 when neither rule reads `raw`.
     static func lookupNames(_ raw: String) throws -> [String] {
         let current = try? username(raw)
@@ -47,6 +49,11 @@ enum UserNames {
         try PrintableText.check(name, member: "username", maximumBytes: maximumUsernameBytes)
         if let invisible = name.unicodeScalars.first(where: \.properties.isDefaultIgnorableCodePoint) {
             throw APIError.badRequest("username contains the invisible character \(PrintableText.codePoint(invisible))")
+        }
+        if let (first, second, letter) = LookAlikeScripts.mixture(in: name) {
+            throw APIError.badRequest(
+                "username mixes \(first.rawValue) and \(second.rawValue) letters in one word (\(PrintableText.codePoint(letter)) is "
+                    + "\(second.rawValue)), the way a look-alike of another name does; write each word in one script")
         }
         guard name != ".", name != ".." else {
             throw APIError.badRequest("username may not be \"\(name)\", which a URL path cannot carry")
