@@ -50,7 +50,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     func handlerAdded(context: ChannelHandlerContext) {
         // Hummingbird adds this handler after the HTTP/1 parser and the conversion to HTTP types; the
-        // HTTP/1.0 rule needs the version, which only the parser's side still has.
+        // HTTP/1.0 rule needs the version, which only the parser's side still has (``ClosingRequestMarker``).
         let pipeline = context.pipeline.syncOperations
         if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
             try? pipeline.addHandler(ClosingRequestMarker(), position: .before(conversion))

@@ -9,10 +9,6 @@ struct EchoedExtensions: Decodable, Sendable {
 
     let members: [String: JSONValue]
 
-    init(_ members: [String: JSONValue]) {
-        self.members = members
-    }
-
     init(from decoder: any Decoder) throws {
         members = try decoder.singleValueContainer().decode([String: JSONValue].self)
         if let path = Self.inexactNumber(in: .object(members), at: []) {

@@ -64,6 +64,8 @@ struct StrictJSONReader {
     /// ``maximumDepth``, reading from the start. Text that stops being JSON before either passes: the
     /// caller's decoder says what is wrong with it.
     static func refuseRepeatedMembers(in bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) {
+        // Names are compared as text, and text that is not UTF-8 is not JSON.
+        if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { return }
         var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
         do throws(Failure) {
             reader.skipWhitespace()
