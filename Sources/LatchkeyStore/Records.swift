@@ -11,13 +11,18 @@ public struct UserRecord: Sendable, Equatable {
     public var createdAt: Date
     /// The backend's own identifier for this account, unique when set.
     public var externalId: String?
+    /// Set by the backend: the account may not sign in, use a session or add a key until it is cleared.
+    public var disabled: Bool
 
-    public init(handle: [UInt8], username: String, displayName: String, createdAt: Date, externalId: String? = nil) {
+    public init(
+        handle: [UInt8], username: String, displayName: String, createdAt: Date, externalId: String? = nil, disabled: Bool = false
+    ) {
         self.handle = handle
         self.username = username
         self.displayName = displayName
         self.createdAt = createdAt
         self.externalId = externalId
+        self.disabled = disabled
     }
 }
 

@@ -12,7 +12,7 @@ enum PostgresRows {
     /// Columns of `users` for ``user`` and of `credentials` for ``credential``: ``StoreColumns``.
     static func userColumns(_ prefix: String = "") -> String { StoreColumns.users(prefix) }
     static func credentialColumns(_ prefix: String = "") -> String { StoreColumns.credentials(prefix) }
-    static let userColumnCount = 5
+    static let userColumnCount = 6
     static let credentialColumnCount = 20
 
     /// Eleven columns of `pending_ceremonies`, for ``ceremony(_:)``: ``StoreColumns``.
@@ -29,7 +29,7 @@ enum PostgresRows {
     static func user(_ row: inout ColumnReader) throws -> UserRecord {
         UserRecord(
             handle: try row.bytes(), username: try row.utf8(), displayName: try row.utf8(), createdAt: try row.next(),
-            externalId: try row.optionalUTF8())
+            externalId: try row.optionalUTF8(), disabled: try row.next(Bool.self))
     }
 
     static func credential(_ row: inout ColumnReader) throws -> CredentialRecord {
@@ -115,7 +115,7 @@ enum PostgresRows {
         """
         INSERT INTO users (\(unescaped: userColumns())) VALUES (
             \(user.handle.bytea), \(user.username.utf8Bytea), \(user.displayName.utf8Bytea), \(user.createdAt),
-            \(user.externalId?.utf8Bytea)
+            \(user.externalId?.utf8Bytea), \(user.disabled)
         )
         """
     }

@@ -212,6 +212,8 @@ enum PostgresSchema {
         ],
         // 0.9: the nonce a client asks the ceremony's token to carry.
         ["ALTER TABLE pending_ceremonies ADD COLUMN nonce bytea"],
+        // 0.9: an account the backend disabled.
+        ["ALTER TABLE users ADD COLUMN disabled boolean NOT NULL DEFAULT false"],
     ]
 
     /// The table that records which migrations ran.

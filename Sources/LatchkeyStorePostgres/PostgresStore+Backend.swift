@@ -22,7 +22,7 @@ extension PostgresStore {
         try await Self.refusingTakenNames(of: user) {
             try await count("""
                 UPDATE users SET username = \(user.username.utf8Bytea), display_name = \(user.displayName.utf8Bytea),
-                    external_id = \(user.externalId?.utf8Bytea)
+                    external_id = \(user.externalId?.utf8Bytea), disabled = \(user.disabled)
                 WHERE handle = \(user.handle.bytea) RETURNING 1
                 """, recording: events) > 0
         }

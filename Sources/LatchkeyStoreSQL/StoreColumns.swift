@@ -1,9 +1,9 @@
 /// The columns of `users` and `credentials` in the order both backends' row readers expect, so a
 /// migration that adds a column names it once. `prefix` is a table alias and a dot, or empty.
 public enum StoreColumns {
-    /// The five columns of `users`.
+    /// The six columns of `users`.
     public static func users(_ prefix: String = "") -> String {
-        ["handle", "username", "display_name", "created_at", "external_id"].map { prefix + $0 }.joined(separator: ", ")
+        ["handle", "username", "display_name", "created_at", "external_id", "disabled"].map { prefix + $0 }.joined(separator: ", ")
     }
 
     /// The twenty columns of `credentials`.

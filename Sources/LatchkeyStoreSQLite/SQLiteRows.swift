@@ -25,7 +25,7 @@ enum SQLiteRows {
     static func user(_ row: SQLiteStatement, at offset: Int32 = 0) -> UserRecord {
         UserRecord(
             handle: row.blob(offset), username: row.text(offset + 1), displayName: row.text(offset + 2),
-            createdAt: row.date(offset + 3), externalId: row.optionalText(offset + 4))
+            createdAt: row.date(offset + 3), externalId: row.optionalText(offset + 4), disabled: row.bool(offset + 5))
     }
 
     static func credential(_ row: SQLiteStatement, at offset: Int32 = 0) throws -> CredentialRecord {

@@ -196,6 +196,10 @@ enum SQLiteSchema {
         """
         ALTER TABLE pending_ceremonies ADD COLUMN nonce TEXT;
         """,
+        // 0.9: an account the backend disabled.
+        """
+        ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

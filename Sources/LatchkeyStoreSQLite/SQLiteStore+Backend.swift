@@ -5,7 +5,7 @@ import LatchkeyStore
 /// and token signing keys.
 extension SQLiteStore {
     private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
-    private static let updateUser = "UPDATE users SET username = ?, display_name = ?, external_id = ? WHERE handle = ?"
+    private static let updateUser = "UPDATE users SET username = ?, display_name = ?, external_id = ?, disabled = ? WHERE handle = ?"
     private static let usersPage = """
         SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at)
         FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
@@ -40,7 +40,7 @@ extension SQLiteStore {
 
     public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) throws -> Bool {
         try Self.refusingTakenNames(of: user) {
-            try changing(Self.updateUser, recording: events) { try $0.bind(user.username, user.displayName, user.externalId, user.handle) } > 0
+            try changing(Self.updateUser, recording: events) { try $0.bind(user.username, user.displayName, user.externalId, user.disabled, user.handle) } > 0
         }
     }
 
@@ -49,7 +49,7 @@ extension SQLiteStore {
             try row.bind(username, Int64(limit))
             var users: [UserOverview] = []
             while try row.step() {
-                users.append(UserOverview(user: SQLiteRows.user(row), passkeys: Int(row.int64(5)), lastSignInAt: row.optionalDate(6)))
+                users.append(UserOverview(user: SQLiteRows.user(row), passkeys: Int(row.int64(6)), lastSignInAt: row.optionalDate(7)))
             }
             return users
         }

@@ -9,7 +9,7 @@ extension SQLiteStore {
         SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.user_handle = ? ORDER BY c.created_at, c.rowid
         """
     private static let credentialByID = "SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.id = ?"
-    private static let insertUser = "INSERT INTO users (\(SQLiteRows.userColumns())) VALUES (?, ?, ?, ?, ?)"
+    private static let insertUser = "INSERT INTO users (\(SQLiteRows.userColumns())) VALUES (?, ?, ?, ?, ?, ?)"
     /// Spends an enrollment ticket for the credential's owner, if it is still usable.
     private static let spendTicket = """
         UPDATE enrollment_tickets SET used_at = ?1
@@ -159,7 +159,7 @@ extension SQLiteStore {
 
     static func insert(_ user: UserRecord, into database: SQLiteConnection) throws {
         try database.withStatement(insertUser) { statement in
-            try statement.bind(user.handle, user.username, user.displayName, user.createdAt, user.externalId)
+            try statement.bind(user.handle, user.username, user.displayName, user.createdAt, user.externalId, user.disabled)
             do {
                 try refusingTakenNames(of: user) { try statement.step() }
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.primaryKey {

@@ -270,6 +270,41 @@ struct AdminRouteTests {
         }
     }
 
+    /// A disabled account signs in with nothing, keeps no session and adds no key, until it is enabled again.
+    @Test func aDisabledAccountCannotSignInOrAddKeysUntilEnabled() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            let registered = try await client.register("alice", with: authenticator)
+            let bearer: HTTPFields = [.authorization: "Bearer \(try #require(registered.json["sessionToken"] as? String))"]
+            let ticket = try #require(try await client.send(
+                .post, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key)).json["ticket"] as? String)
+            let pendingTicketOptions = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
+
+            let disabled = try await client.send(.patch, "/admin/v1/users/alice", json: ["disabled": true], headers: Self.admin(key))
+            #expect((disabled.json["user"] as? [String: Any])?["disabled"] as? Bool == true, "\(disabled.text)")
+            #expect(try await client.send(.get, "/session", headers: bearer).status == .unauthorized, "its sessions end")
+            for name in ["alice", nil] as [String?] {
+                let refused = try await client.signIn(name, with: authenticator)
+                #expect(refused.status == .forbidden && refused.json["reason"] as? String == "accountDisabled", "\(refused.text)")
+                #expect(refused.json["idToken"] == nil && refused.json["sessionToken"] == nil)
+            }
+            let withTicket = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
+            #expect(withTicket.status == .forbidden && withTicket.json["reason"] as? String == "accountDisabled", "\(withTicket.text)")
+            let late = try await client.post("/attestation/result", try TestAuthenticator().register(pendingTicketOptions.json))
+            #expect(late.status == .forbidden && late.json["reason"] as? String == "accountDisabled", "\(late.text)")
+            let events = try await client.send(.get, "/admin/v1/events?user=alice", headers: Self.admin(key)).json["events"] as? [[String: Any]] ?? []
+            #expect(events.first { $0["type"] as? String == "user.updated" }?["detail"] as? String == "changed disabled")
+            #expect(events.filter { $0["type"] as? String == "sign_in.refused" }.count == 2, "refusals after a valid signature are recorded")
+
+            let enabled = try await client.send(.patch, "/admin/v1/users/alice", json: ["disabled": false], headers: Self.admin(key))
+            #expect((enabled.json["user"] as? [String: Any])?["disabled"] as? Bool == false)
+            #expect(try await client.send(.get, "/session", headers: bearer).status == .unauthorized, "ended sessions stay ended")
+            #expect(try await client.signIn(nil, with: authenticator).isOK)
+            #expect(try await client.send(.patch, "/admin/v1/users/alice", json: ["disabled": "yes"], headers: Self.admin(key)).status == .badRequest)
+        }
+    }
+
     @Test func everySignInCarriesAVerifiableToken() async throws {
         let (harness, _) = try await Self.harness {
             $0.tokenIssuer = "https://login.example.com"

@@ -98,6 +98,20 @@ extension StoreContractTests {
         #expect(try await store.user(named: "alicia") == renamed)
         #expect(try await store.user(named: "bob") == bob)
         #expect(try await store.securityEvents(SecurityEventQuery(limit: 10)).map(\.id) == [updated.id])
+
+        // Disabling is kept, and read back wherever the user is read: by name and handle, with a session, in the list,
+        // as a passkey's owner at sign-in.
+        renamed.disabled = true
+        #expect(try await store.updateUser(renamed, recording: []))
+        #expect(try await store.user(named: "alicia")?.disabled == true)
+        #expect(try await store.user(handle: alice.handle)?.disabled == true)
+        #expect(try await store.session(tokenHash: Fixtures.bytes(1), now: Fixtures.now)?.user.disabled == true)
+        #expect(try await store.users(after: nil, limit: 10).map(\.user.disabled) == [true, false])
+        try await store.savePendingCeremony(Fixtures.authentication(40))
+        #expect(try await store.signInLookup(challengeHash: Fixtures.bytes(40), credentialID: Fixtures.credential(7, of: alice).id).owner?.disabled == true)
+        renamed.disabled = false
+        #expect(try await store.updateUser(renamed, recording: []))
+        #expect(try await store.user(named: "alicia") == renamed)
     }
 
     @Test(arguments: StoreBackend.all)

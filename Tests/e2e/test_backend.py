@@ -121,6 +121,39 @@ def test_the_backend_removes_passkeys_ends_sessions_and_deletes_users(tickets_se
     assert backend.admin("GET", f"/users/{username}").status_code == 404
 
 
+def test_a_disabled_account_signs_in_with_neither_passkey_nor_device_key_until_enabled(tickets_server, backend):
+    from test_device_keys import DeviceKey, enrol
+
+    username = new_username()
+    backend.create_user(username)
+    authenticator = tickets_server.authenticator()
+    bearer = {"Authorization": f"Bearer {enroll(tickets_server, backend, username, authenticator)['sessionToken']}"}
+    key = DeviceKey()
+    enrol(tickets_server.client(), bearer, key)
+
+    def passkey_sign_in() -> requests.Response:
+        options = assert_ok(requests.post(tickets_server.url + "/assertion/options", json={}, timeout=10))
+        return requests.post(tickets_server.url + "/assertion/result", json=authenticator.get(options), timeout=10)
+
+    def device_key_sign_in() -> requests.Response:
+        options = assert_ok(requests.post(tickets_server.url + "/device-keys/sign-in/options", json={"keyId": key.key_id}, timeout=10))
+        return requests.post(tickets_server.url + "/device-keys/sign-in", json={
+            "keyId": key.key_id, "challenge": options["challenge"], "signature": key.sign(2, options["rpId"], options["challenge"])}, timeout=10)
+
+    disabled = backend.admin("PATCH", f"/users/{username}", {"disabled": True})
+    assert disabled.status_code == 200 and disabled.json()["user"]["disabled"] is True, disabled.text
+    assert requests.get(tickets_server.url + "/session", headers=bearer, timeout=10).status_code == 401
+    for refused in (passkey_sign_in(), device_key_sign_in()):
+        assert refused.status_code == 403 and refused.json()["reason"] == "accountDisabled", refused.text
+        assert "idToken" not in refused.json()
+    ticket = backend.ticket(username)["ticket"]
+    assert requests.post(tickets_server.url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10).status_code == 403
+
+    assert backend.admin("PATCH", f"/users/{username}", {"disabled": False}).json()["user"]["disabled"] is False
+    for accepted in (passkey_sign_in(), device_key_sign_in()):
+        assert backend.verify(assert_ok(accepted)["idToken"])["preferred_username"] == username.lower()
+
+
 def test_the_backend_renames_a_user_who_keeps_passkeys_sessions_and_subject(tickets_server, backend):
     username, taken = new_username(), new_username()
     made = backend.create_user(username, external_id="crm-" + username)

@@ -42,8 +42,10 @@ struct SessionAuthority: Sendable {
 
     /// The live session the request carries, with its user, if any (bearer token first).
     func current(_ request: Request, now: Date = Date()) async throws -> SessionWithUser? {
-        guard let hash = tokenHashes(in: request).first else { return nil }
-        return try await store.session(tokenHash: hash, now: now)
+        guard let hash = tokenHashes(in: request).first, let found = try await store.session(tokenHash: hash, now: now),
+              !found.user.disabled
+        else { return nil }
+        return found
     }
 
     /// Ends every session the request carries, recording `events` when one was live.

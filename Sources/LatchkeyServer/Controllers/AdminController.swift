@@ -79,13 +79,13 @@ struct AdminController: Sendable {
         try await userReply(try await namedUser(context))
     }
 
-    /// Changes what the backend may change of a user: username, display name, external ID. The handle,
-    /// so every passkey, session and token subject, stays.
+    /// Changes what the backend may change of a user: username, display name, external ID, and whether the
+    /// account is disabled (which ends its sessions). The handle, so every passkey and token subject, stays.
     @Sendable func updateUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
         let body = try await request.decode(as: UpdateUserRequest.self, context: context)
-        guard body.username != nil || body.displayName != nil || body.externalId != nil else {
-            throw APIError.badRequest("name what to change: username, displayName or externalId")
+        guard body.username != nil || body.displayName != nil || body.externalId != nil || body.disabled != nil else {
+            throw APIError.badRequest("name what to change: username, displayName, externalId or disabled")
         }
         var updated = user
         let spelling = try body.username.map(UserNames.spelling)
@@ -97,15 +97,19 @@ struct AdminController: Sendable {
             updated.displayName = spelling
         }
         if let externalId = body.externalId { updated.externalId = try externalId.map(Self.checkedExternalID) }
+        if let disabled = body.disabled { updated.disabled = disabled }
         let changes = [
             updated.username == user.username ? nil : "username (was \"\(user.username)\")",
             updated.displayName == user.displayName ? nil : "displayName",
             updated.externalId == user.externalId ? nil : "externalId",
+            updated.disabled == user.disabled ? nil : updated.disabled ? "disabled" : "enabled",
         ].compactMap { $0 }
         guard !changes.isEmpty else { return try await userReply(user) }
         let event = try services.events.event(
             .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
         guard try await services.store.updateUser(updated, recording: [event]) else { throw Self.noUser(user.username) }
+        // A disabled account's sessions already count as none; ending them keeps them from coming back with it.
+        if updated.disabled, !user.disabled { _ = try await services.store.deleteSessions(ofUser: user.handle) }
         context.logger.notice("user updated by the admin API", metadata: [
             "user": "\(updated.username.debugDescription)", "changed": "\(changes.count)",
         ])

@@ -104,6 +104,8 @@ struct AuthenticationController: Sendable {
             verified = try await verify(
                 answer, clientData: clientData, challenge: challenge, pending: pending, record: record, owner: owner, origin: origin,
                 logger: context.logger)
+            // Refused once the passkey has signed, so the refusal is the owner's, recorded as such.
+            guard !owner.disabled else { throw APIError.accountDisabled(owner.username) }
 
             session = try services.sessions.make(for: owner.handle, now: now)
             let recorded = try await services.store.recordSignIn(CompletedSignIn(

@@ -41,6 +41,7 @@ struct DeviceKeysController: Sendable {
             guard let holder = try await services.store.user(handle: usable.userHandle) else {
                 throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
             }
+            guard !holder.disabled else { throw APIError.accountDisabled(holder.username) }
             (ticket, user) = (usable, holder)
         }
         let issued = try await services.challenges.issue(
@@ -61,6 +62,7 @@ struct DeviceKeysController: Sendable {
             guard let owner = pending.userHandle, let holder = try await services.store.user(handle: owner) else {
                 throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
             }
+            guard !holder.disabled else { throw APIError.accountDisabled(holder.username) }
             user = holder
         } else {
             user = try context.requireIdentity().user
@@ -160,6 +162,7 @@ struct DeviceKeysController: Sendable {
         }
         let signed = DeviceKeySignature(purpose: .signIn, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: key.publicKey)
         try signed.verify(body.signature.bytes)
+        guard !owner.disabled else { throw APIError.accountDisabled(owner.username) }
 
         let now = Date()
         let session = try services.sessions.make(for: owner.handle, now: now)

@@ -41,6 +41,8 @@ struct RegistrationController: Sendable {
 
         let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await services.store.user(named: username) }
         let conditional = try admit(username: username, existing: existing, withTicket: ticket != nil, mediation: body.mediation, context: context)
+        // Only a ticket gets here for a disabled account: its sessions count as none.
+        if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
         let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
@@ -149,6 +151,7 @@ struct RegistrationController: Sendable {
 
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)
+        if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil

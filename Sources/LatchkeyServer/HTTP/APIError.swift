@@ -36,6 +36,11 @@ struct APIError: HTTPResponseError, Sendable {
         APIError(.badRequest, "this passkey is not registered with \(rpID)", reason: .unknownCredential, credentialID: id)
     }
 
+    /// A 403 for an account the backend disabled, with `"reason":"accountDisabled"`.
+    static func accountDisabled(_ username: String) -> APIError {
+        APIError(.forbidden, "the account \(username.debugDescription) is disabled; ask the service that runs it", reason: .accountDisabled)
+    }
+
     /// A 400 for a device key the server does not know, with `"reason":"unknownDeviceKey"`.
     static func unknownDeviceKey(_ id: [UInt8]) -> APIError {
         APIError(

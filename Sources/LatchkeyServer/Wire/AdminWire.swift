@@ -15,13 +15,16 @@ struct UpdateUserRequest: Decodable, Sendable {
     var displayName: String?
     /// nil: unchanged; `.some(nil)`: removed.
     var externalId: String??
+    /// `true` disables the account (no sign-in, session or new key), `false` enables it again.
+    var disabled: Bool?
 
-    enum CodingKeys: String, CodingKey { case username, displayName, externalId }
+    enum CodingKeys: String, CodingKey { case username, displayName, externalId, disabled }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         username = try container.decodeIfPresent(String.self, forKey: .username)
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
         if container.contains(.externalId) {
             externalId = .some(try container.decodeNil(forKey: .externalId) ? nil : container.decode(String.self, forKey: .externalId))
         }
@@ -40,6 +43,8 @@ struct AdminUser: Encodable, Sendable {
     var createdAt: Date
     /// The last use of any of their passkeys; nil when they never signed in.
     var lastSignInAt: Date?
+    /// Whether the backend disabled the account.
+    var disabled: Bool
 
     init(_ user: UserRecord, credentials: [CredentialRecord]) {
         self.init(UserOverview(user: user, passkeys: credentials.count, lastSignInAt: credentials.compactMap(\.lastUsedAt).max()))
@@ -53,10 +58,11 @@ struct AdminUser: Encodable, Sendable {
         passkeys = overview.passkeys
         createdAt = overview.user.createdAt
         lastSignInAt = overview.lastSignInAt
+        disabled = overview.user.disabled
     }
 
     private enum CodingKeys: String, CodingKey {
-        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt
+        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt, disabled
     }
 
     /// Dates as RFC 3339 in UTC; `externalId` and `lastSignInAt` as null (not absent) when unset.
@@ -69,6 +75,7 @@ struct AdminUser: Encodable, Sendable {
         try container.encode(passkeys, forKey: .passkeys)
         try container.encode(RFC3339.string(createdAt), forKey: .createdAt)
         try container.encode(lastSignInAt.map(RFC3339.string), forKey: .lastSignInAt)
+        try container.encode(disabled, forKey: .disabled)
     }
 }
 

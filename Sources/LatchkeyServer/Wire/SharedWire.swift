@@ -47,6 +47,8 @@ enum FailureReason: String, Encodable, Sendable {
     /// The session signed in too long ago to add a passkey or a device key: the client signs in
     /// again (a new session) and retries.
     case reauthenticationRequired
+    /// The backend disabled the account: it may not sign in or add keys until the backend enables it.
+    case accountDisabled
 }
 
 /// `{"status":"ok","errorMessage":""}` with nothing else.
