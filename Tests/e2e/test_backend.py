@@ -146,6 +146,8 @@ def test_a_disabled_account_signs_in_with_neither_passkey_nor_device_key_until_e
     for refused in (passkey_sign_in(), device_key_sign_in()):
         assert refused.status_code == 403 and refused.json()["reason"] == "accountDisabled", refused.text
         assert "idToken" not in refused.json()
+    refusals = backend.admin("GET", "/events?" + urllib.parse.urlencode({"user": username, "type": "sign_in.refused"})).json()["events"]
+    assert sorted(event["detail"].startswith("device key") for event in refusals) == [False, True], refusals
     ticket = backend.ticket(username)["ticket"]
     assert requests.post(tickets_server.url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10).status_code == 403
 

@@ -104,12 +104,15 @@ struct AdminController: Sendable {
             updated.externalId == user.externalId ? nil : "externalId",
             updated.disabled == user.disabled ? nil : updated.disabled ? "disabled" : "enabled",
         ].compactMap { $0 }
+        if !changes.isEmpty {
+            let event = try services.events.event(
+                .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
+            guard try await services.store.updateUser(updated, recording: [event]) else { throw Self.noUser(user.username) }
+        }
+        // A disabled account's sessions already count as none; ending them keeps them from coming back with it. Done
+        // again when it was disabled already, so a retry after a failed ending ends them.
+        if body.disabled == true { _ = try await services.store.deleteSessions(ofUser: user.handle) }
         guard !changes.isEmpty else { return try await userReply(user) }
-        let event = try services.events.event(
-            .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
-        guard try await services.store.updateUser(updated, recording: [event]) else { throw Self.noUser(user.username) }
-        // A disabled account's sessions already count as none; ending them keeps them from coming back with it.
-        if updated.disabled, !user.disabled { _ = try await services.store.deleteSessions(ofUser: user.handle) }
         context.logger.notice("user updated by the admin API", metadata: [
             "user": "\(updated.username.debugDescription)", "changed": "\(changes.count)",
         ])

@@ -162,7 +162,17 @@ struct DeviceKeysController: Sendable {
         }
         let signed = DeviceKeySignature(purpose: .signIn, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: key.publicKey)
         try signed.verify(body.signature.bytes)
-        guard !owner.disabled else { throw APIError.accountDisabled(owner.username) }
+        guard !owner.disabled else {
+            // The key signed, so the refusal is the owner's: recorded, as a refused passkey sign-in is.
+            let refusal = APIError.accountDisabled(owner.username)
+            do {
+                try await services.store.recordEvent(services.events.event(
+                    .signInRefused, context.eventOrigin(request), user: owner, credentialID: key.id, detail: "device key: " + refusal.message))
+            } catch {
+                context.logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
+            }
+            throw refusal
+        }
 
         let now = Date()
         let session = try services.sessions.make(for: owner.handle, now: now)

@@ -41,7 +41,7 @@ struct RegistrationController: Sendable {
 
         let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await services.store.user(named: username) }
         let conditional = try admit(username: username, existing: existing, withTicket: ticket != nil, mediation: body.mediation, context: context)
-        // Only a ticket gets here for a disabled account: its sessions count as none.
+        // Only a ticket (or conformance mode) gets here for a disabled account: its sessions count as none.
         if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
         let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
