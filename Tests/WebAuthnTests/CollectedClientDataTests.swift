@@ -49,7 +49,8 @@ struct CollectedClientDataTests {
     }
 
     /// Request bodies: a name repeated in any object is refused, escaped or not; the same name in two
-    /// objects is not a repeat; text that stops being JSON before a repeat is left to the decoder.
+    /// objects is not a repeat; and only one JSON text in UTF-8 passes, so no repeat hides behind text a
+    /// lenient reader takes.
     @Test(arguments: [
         (#"{"a":1,"a":2}"#, StrictJSONProblem.repeatedMember("a")),
         (#"{"a":1,"\u0061":2}"#, .repeatedMember("a")),
@@ -57,21 +58,41 @@ struct CollectedClientDataTests {
         (#"[{"a":1},{"a":1,"b":{},"b":null}]"#, .repeatedMember("b")),
         ("{" + (0..<40).map { "\"m\($0)\":\($0)," }.joined() + #""m7":0}"#, .repeatedMember("m7")),
         (#"{"a":"# + String(repeating: "[", count: 33) + String(repeating: "]", count: 33) + "}", .tooDeep(32)),
+        (#"{"a":1,"b""#, .notJSON),
+        (#"{"x":"\q","u":"alice","u":"mallory"}"#, .notJSON),
+        (#"{"x":"\ud800","u":"alice","u":"mallory"}"#, .notJSON),
+        ("{\"x\":\"\u{01}\",\"u\":\"alice\",\"u\":\"mallory\"}", .notJSON),
+        (#"{"x":01,"u":"alice","u":"mallory"}"#, .notJSON),
+        (#"{"x":1.,"u":"alice","u":"mallory"}"#, .notJSON),
+        (#"{"x":[1,],"u":"alice","u":"mallory"}"#, .notJSON),
+        ("\u{FEFF}" + #"{"u":"alice","u":"mallory"}"#, .notJSON),
+        (#"{"u":"alice"} {"u":"mallory"}"#, .notJSON),
         (#"{"a":1,"b":{"a":1},"c":[{"a":1},{"a":1}],"A":1,"a ":1}"#, nil),
         ("{" + (0..<40).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + "}", nil),
         (#"{"a":"# + String(repeating: "[", count: 31) + String(repeating: "]", count: 31) + "}", nil),
-        (#"{"a":1,"b""#, nil),
+        (" [1, -0.5e+3, true, null, \"\\u00e9\"] ", nil),
     ] as [(String, StrictJSONProblem?)])
-    func repeatedMembersAnywhere(text: String, problem: StrictJSONProblem?) {
-        let found: StrictJSONProblem? = Array(text.utf8).withUnsafeBytes { bytes in
+    func onlyOneJSONTextWithoutRepeatsPasses(text: String, problem: StrictJSONProblem?) {
+        #expect(Self.strictProblem(Array(text.utf8)) == problem, "\(text)")
+    }
+
+    @Test func bytesThatAreNotUTF8AreNotJSON() {
+        var stray = Array(#"{"x":"?","u":"alice","u":"mallory"}"#.utf8)
+        stray[6] = 0xFF
+        #expect(Self.strictProblem(stray) == .notJSON)
+        let utf16 = Array(#"{"u":"alice","u":"mallory"}"#.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(Self.strictProblem(utf16) == .notJSON)
+    }
+
+    static func strictProblem(_ bytes: [UInt8]) -> StrictJSONProblem? {
+        bytes.withUnsafeBytes { bytes in
             do throws(StrictJSONProblem) {
-                try StrictJSON.refuseRepeatedMembers(in: bytes)
+                try StrictJSON.check(bytes)
                 return nil
             } catch {
                 return error
             }
         }
-        #expect(found == problem, "\(text)")
     }
 
     @Test func memberKindsAreChecked() {

@@ -40,13 +40,13 @@ public struct WireDecoder: RequestDecoder {
             // The body is decoded in place: no copy of its bytes.
             return try buffer.withUnsafeReadableBytes { bytes in
                 guard let base = bytes.baseAddress else { throw APIError.badRequest("request body is empty") }
-                try refuseRepeatedMembers(in: bytes)
+                try checkStrictly(bytes)
                 return try JSONDecoder().decode(
                     type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
             }
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty && isJSON(buffer) {
-            // Foundation reports a number its member cannot hold (30.5 for a whole number, one past Int64) as
-            // "not valid JSON", naming no member.
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // The strict reading found JSON; Foundation reports a number its member cannot hold (30.5 for a whole
+            // number, one past Int64) as "not valid JSON", naming no member.
             throw APIError.badRequest(
                 "request body is JSON, but a number in it does not fit its member: a fraction or an out-of-range value where a whole number belongs")
         } catch let error as DecodingError {
@@ -54,22 +54,20 @@ public struct WireDecoder: RequestDecoder {
         }
     }
 
-    /// A member sent twice would be read as its first copy here and may be read as its last by a proxy or
-    /// a log pipeline in front, so the body is refused before it is decoded.
-    private static func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer) throws(APIError) {
+    /// The body as ``StrictJSON`` reads it: what a more lenient decoder would take and a proxy in front might
+    /// read otherwise (a member sent twice, a byte order mark, a bad escape) is refused before it is decoded.
+    private static func checkStrictly(_ bytes: UnsafeRawBufferPointer) throws(APIError) {
         do throws(StrictJSONProblem) {
-            try StrictJSON.refuseRepeatedMembers(in: bytes)
+            try StrictJSON.check(bytes)
         } catch {
             switch error {
+            case .notJSON:
+                throw APIError.badRequest("request body is not valid JSON")
             case .repeatedMember(let name):
                 throw APIError.badRequest("request body has the member \(name.debugDescription) more than once in one object")
             case .tooDeep(let depth):
                 throw APIError.badRequest("request body nests arrays and objects more than \(depth) deep")
             }
         }
-    }
-
-    private static func isJSON(_ buffer: ByteBuffer) -> Bool {
-        (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView), options: .fragmentsAllowed)) != nil
     }
 }

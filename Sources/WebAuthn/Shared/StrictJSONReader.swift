@@ -5,7 +5,8 @@
 ///   the top-level members ``CollectedClientData`` reads; every other member is checked and skipped.
 ///   Duplicate copies of a read member are refused, so no other JSON reader can see a different
 ///   challenge or origin in the same bytes.
-/// - For other JSON (request bodies), ``refuseRepeatedMembers(in:)`` refuses a repeated name in any object.
+/// - For other JSON (request bodies), ``check(_:)`` reads the whole text and refuses a repeated name in any
+///   object, so that it, not a more lenient reader, decides what is JSON.
 struct StrictJSONReader {
     /// A top-level member's value, as far as the client data checks need it.
     enum Value: Equatable {
@@ -60,22 +61,22 @@ struct StrictJSONReader {
         }
     }
 
-    /// Refuses JSON text that has a repeated member name in any of its objects, or nests deeper than
-    /// ``maximumDepth``, reading from the start. Text that stops being JSON before either passes: the
-    /// caller's decoder says what is wrong with it.
-    static func refuseRepeatedMembers(in bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) {
+    /// Reads `bytes` as one JSON text (RFC 8259: UTF-8, no byte order mark) and refuses it when it is not one,
+    /// when any of its objects repeats a member name, or when it nests deeper than ``maximumDepth``.
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) {
         // Names are compared as text, and text that is not UTF-8 is not JSON.
-        if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { return }
+        if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { throw .notJSON }
         var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
         do throws(Failure) {
             reader.skipWhitespace()
             try reader.skipValue(depth: 0)
-        } catch .duplicate(let name) {
-            throw .repeatedMember(name)
-        } catch .tooDeep {
-            throw .tooDeep(maximumDepth)
+            try reader.expectEnd()
         } catch {
-            return
+            switch error {
+            case .duplicate(let name): throw .repeatedMember(name)
+            case .tooDeep: throw .tooDeep(maximumDepth)
+            case .notJSON, .notAnObject: throw .notJSON
+            }
         }
     }
 
@@ -399,22 +400,5 @@ struct StrictJSONReader {
             case .error: return false
             }
         }
-    }
-}
-
-/// Why JSON text that Foundation's decoder reads is refused.
-public enum StrictJSONProblem: Error, Equatable, Sendable {
-    /// An object has a member of this name twice.
-    case repeatedMember(String)
-    /// Arrays and objects are nested deeper than this.
-    case tooDeep(Int)
-}
-
-/// Refuses what JSON readers disagree on in request bodies, before any of them reads it.
-public enum StrictJSON {
-    /// Throws when an object in `bytes` repeats a member name or the text nests too deep; text that stops
-    /// being JSON before either passes, for the caller's decoder to describe.
-    public static func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer) throws(StrictJSONProblem) {
-        try StrictJSONReader.refuseRepeatedMembers(in: bytes.assumingMemoryBound(to: UInt8.self))
     }
 }
