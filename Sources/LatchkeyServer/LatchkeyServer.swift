@@ -116,8 +116,7 @@ public enum LatchkeyServer {
 
         // Routes that need to know who is signed in resolve the session once, in this middleware.
         let authenticator = SessionAuthenticator(sessions: services.sessions)
-        RegistrationController(services: services).addRoutes(
-            to: router.group("attestation"), authenticated: router.group("attestation").add(middleware: authenticator))
+        RegistrationController(services: services).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
         AuthenticationController(services: services).addRoutes(to: router.group("assertion"))
         SessionController(services: services).addRoutes(to: router.group("session").add(middleware: authenticator))
         CredentialsController(services: services, names: authenticatorNames).addRoutes(

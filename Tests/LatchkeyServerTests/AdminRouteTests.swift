@@ -378,14 +378,14 @@ struct ConditionalCreateRouteTests {
 
             // A modal ceremony without UP is refused, as ever.
             let modal = try await client.post("/attestation/options", ["username": "alice"], bearer: session)
-            let refused = try await client.post("/attestation/result", try authenticator.register(modal.json, flags: Self.silentFlags))
+            let refused = try await client.post("/attestation/result", try authenticator.register(modal.json, flags: Self.silentFlags), bearer: session)
             #expect(refused.status == .badRequest)
             #expect(refused.errorMessage.contains("UP flag is not set"), "\(refused.errorMessage)")
 
             // Conditional: accepted without UP, and without the UV minimum.
             let options = try await client.post("/attestation/options", ["username": "alice", "mediation": "conditional"], bearer: session)
             #expect(options.isOK, "\(options.text)")
-            let accepted = try await client.post("/attestation/result", try authenticator.register(options.json, flags: 0x40))
+            let accepted = try await client.post("/attestation/result", try authenticator.register(options.json, flags: 0x40), bearer: session)
             #expect(accepted.isOK, "\(accepted.text)")
             #expect(try harness.store.credentials(ofUser: try #require(try harness.store.user(named: "alice")).handle).count == 2)
         }

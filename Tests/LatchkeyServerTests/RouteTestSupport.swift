@@ -121,7 +121,7 @@ struct RouteClient: Sendable {
     ) async throws -> RouteReply {
         let options = try await post("/attestation/options", ["username": username, "displayName": username.capitalized], bearer: bearer)
         guard options.isOK else { return options }
-        return try await post("/attestation/result", try authenticator.register(options.json, flags: flags, aaguid: aaguid))
+        return try await post("/attestation/result", try authenticator.register(options.json, flags: flags, aaguid: aaguid), bearer: bearer)
     }
 
     /// The events of `types` (comma-separated) in `GET /admin/v1/events`, newest first, read with admin key `key`.

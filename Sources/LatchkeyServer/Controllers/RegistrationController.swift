@@ -8,11 +8,12 @@ import WebAuthn
 struct RegistrationController: Sendable {
     let services: LatchkeyServices
 
-    /// `options` runs behind ``SessionAuthenticator`` (adding a passkey to an existing user needs
-    /// that user's session); `result` finds its ceremony from the challenge.
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>, authenticated: RouterGroup<LatchkeyRequestContext>) {
+    /// Both run behind ``SessionAuthenticator``: adding a passkey to an existing user needs that user's
+    /// session when the options are asked for and still when the result comes; `result` finds its
+    /// ceremony from the challenge.
+    func addRoutes(authenticated: RouterGroup<LatchkeyRequestContext>) {
         authenticated.post("options", use: options)
-        group.post("result", use: result)
+        authenticated.post("result", use: result)
     }
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -152,6 +153,14 @@ struct RegistrationController: Sendable {
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)
         if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
+        // A passkey added through a session needs the session still live: signing out, or the backend ending the
+        // sessions, stops a registration already under way.
+        if let existing, pending.enrollmentTicketHash == nil, services.policy.existingUsernameRegistration == .ownerSignedIn,
+           context.identity?.user.handle != existing.handle {
+            throw APIError(
+                .forbidden,
+                "adding a passkey to \(existing.username.debugDescription) needs that user's session, and it has ended (signed out, or ended by the service); sign in and start again")
+        }
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
