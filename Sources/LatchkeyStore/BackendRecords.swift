@@ -171,10 +171,11 @@ public protocol BackendStore: Sendable {
     /// Creates a user with no passkey; throws ``StoreError/Code/usernameTaken`` or
     /// ``StoreError/Code/externalIdTaken``, writing nothing.
     func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws
-    /// Gives the user with `user`'s handle its username, display name and external ID; false when
-    /// there is no such user. Throws ``StoreError/Code/usernameTaken`` or
+    /// Gives the user with `user`'s handle its username, display name, external ID and `disabled`, when the
+    /// stored user is still `previous` (compare and set, so two changes made at once cannot undo each
+    /// other); false when it is not, or there is no such user. Throws ``StoreError/Code/usernameTaken`` or
     /// ``StoreError/Code/externalIdTaken``, writing nothing.
-    func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool
+    func updateUser(_ user: UserRecord, from previous: UserRecord, recording events: [SecurityEvent]) async throws -> Bool
     /// The user with this external ID, if any.
     func user(externalId: String) async throws -> UserRecord?
     /// Users in the order of their usernames' UTF-8 bytes, those after `username` when it is given, at most `limit`.

@@ -18,12 +18,15 @@ extension PostgresStore {
         }
     }
 
-    public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
+    public func updateUser(_ user: UserRecord, from previous: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
         try await Self.refusingTakenNames(of: user) {
             try await count("""
                 UPDATE users SET username = \(user.username.utf8Bytea), display_name = \(user.displayName.utf8Bytea),
                     external_id = \(user.externalId?.utf8Bytea), disabled = \(user.disabled)
-                WHERE handle = \(user.handle.bytea) RETURNING 1
+                WHERE handle = \(previous.handle.bytea) AND username = \(previous.username.utf8Bytea)
+                    AND display_name = \(previous.displayName.utf8Bytea)
+                    AND external_id IS NOT DISTINCT FROM \(previous.externalId?.utf8Bytea) AND disabled = \(previous.disabled)
+                RETURNING 1
                 """, recording: events) > 0
         }
     }

@@ -50,7 +50,7 @@ enum SignInStatements {
     /// with no passkey when they have none): ``PostgresStore/userWithCredentials(named:)``.
     struct UserWithCredentials: PostgresPreparedStatement {
         typealias Row = (user: UserRecord, credential: CredentialRecord?)
-        static let name = "latchkey_user_with_credentials_v1"
+        static let name = "latchkey_user_with_credentials_v2"
         static let sql = """
             SELECT \(PostgresRows.userColumns("u.")), \(PostgresRows.credentialColumns("c."))
             FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
@@ -78,7 +78,7 @@ enum SignInStatements {
     /// ``PostgresStore/signInLookup(challengeHash:credentialID:)``.
     struct SignInLookupStatement: PostgresPreparedStatement {
         typealias Row = SignInLookup
-        static let name = "latchkey_sign_in_lookup_v2"
+        static let name = "latchkey_sign_in_lookup_v3"
         static let sql = """
             SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.credentialColumns("c.")), \(PostgresRows.userColumns("u."))
             FROM (SELECT) AS one
@@ -193,7 +193,7 @@ enum SignInStatements {
     /// The live session for a token, with its user: ``PostgresStore/session(tokenHash:now:)``.
     struct LiveSession: PostgresPreparedStatement {
         typealias Row = SessionWithUser
-        static let name = "latchkey_live_session_v2"
+        static let name = "latchkey_live_session_v3"
         static let sql = """
             SELECT \(PostgresRows.sessionColumns("s.")), \(PostgresRows.userColumns("u."))
             FROM sessions s JOIN users u ON u.handle = s.user_handle

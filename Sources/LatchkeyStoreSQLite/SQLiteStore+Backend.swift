@@ -5,7 +5,10 @@ import LatchkeyStore
 /// and token signing keys.
 extension SQLiteStore {
     private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
-    private static let updateUser = "UPDATE users SET username = ?, display_name = ?, external_id = ?, disabled = ? WHERE handle = ?"
+    private static let updateUser = """
+        UPDATE users SET username = ?, display_name = ?, external_id = ?, disabled = ?
+        WHERE handle = ? AND username = ? AND display_name = ? AND external_id IS ? AND disabled = ?
+        """
     private static let usersPage = """
         SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at)
         FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
@@ -38,9 +41,13 @@ extension SQLiteStore {
         }
     }
 
-    public func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) throws -> Bool {
+    public func updateUser(_ user: UserRecord, from previous: UserRecord, recording events: [SecurityEvent]) throws -> Bool {
         try Self.refusingTakenNames(of: user) {
-            try changing(Self.updateUser, recording: events) { try $0.bind(user.username, user.displayName, user.externalId, user.disabled, user.handle) } > 0
+            try changing(Self.updateUser, recording: events) {
+                try $0.bind(
+                    user.username, user.displayName, user.externalId, user.disabled,
+                    previous.handle, previous.username, previous.displayName, previous.externalId, previous.disabled)
+            } > 0
         }
     }
 

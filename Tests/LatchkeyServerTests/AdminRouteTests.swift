@@ -65,6 +65,21 @@ struct AdminRouteTests {
         }
     }
 
+    /// External IDs are the backend's bytes: a canonically equivalent spelling is another ID, so changing to it
+    /// changes it, and another user may hold it.
+    @Test func externalIDsAreComparedAsBytes() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            _ = try await client.send(.post, "/admin/v1/users", json: ["username": "erin", "externalId": "cafe\u{301}"], headers: Self.admin(key))
+            let changed = try await client.send(.patch, "/admin/v1/users/erin", json: ["externalId": "caf\u{E9}"], headers: Self.admin(key))
+            #expect((changed.json["user"] as? [String: Any])?["externalId"] as? String == "caf\u{E9}", "\(changed.text)")
+            let found = try await client.send(.get, "/admin/v1/users?externalId=caf%C3%A9", headers: Self.admin(key))
+            #expect((found.json["user"] as? [String: Any])?["username"] as? String == "erin", "\(found.text)")
+            let other = try await client.send(.post, "/admin/v1/users", json: ["username": "fay", "externalId": "cafe\u{301}"], headers: Self.admin(key))
+            #expect(other.status == .created, "the decomposed spelling is free again: \(other.text)")
+        }
+    }
+
     /// A display name that was the username follows a rename; one the user chose stays.
     @Test func aRenameCarriesADefaultDisplayNameAlong() async throws {
         let (harness, key) = try await Self.harness()

@@ -79,17 +79,17 @@ struct HTTPRouteTests {
         try await harness.run { client in
             let reply = try await client.send(.get, "/assertion/options")
             #expect(reply.status == .methodNotAllowed && reply.isFailure)
-            #expect(reply.headers[.allow] == "POST")
+            #expect(reply.headers[.allow] == "POST, OPTIONS")
         }
     }
 
     @Test(arguments: [
-        ("/attestation/options", [HTTPRequest.Method.get, .put, .delete, .patch, .head], "POST"),
-        ("/attestation/result", [.get, .put, .trace, .query], "POST"), ("/assertion/options", [.get, .delete], "POST"),
-        ("/assertion/result", [.put, .patch], "POST"), ("/session", [.post, .put, .patch, .trace], "DELETE, GET, HEAD"),
-        ("/session/logout", [.get, .delete], "POST"), ("/credentials", [.post, .delete, .put], "GET, HEAD"),
-        ("/credentials/AAAA", [.get, .post, .put], "DELETE, PATCH"), ("/account", [.get, .post], "DELETE"),
-        ("/.well-known/apple-app-site-association", [.post, .put, .delete], "GET, HEAD"),
+        ("/attestation/options", [HTTPRequest.Method.get, .put, .delete, .patch, .head], "POST, OPTIONS"),
+        ("/attestation/result", [.get, .put, .trace, .query], "POST, OPTIONS"), ("/assertion/options", [.get, .delete], "POST, OPTIONS"),
+        ("/assertion/result", [.put, .patch], "POST, OPTIONS"), ("/session", [.post, .put, .patch, .trace], "DELETE, GET, HEAD, OPTIONS"),
+        ("/session/logout", [.get, .delete], "POST, OPTIONS"), ("/credentials", [.post, .delete, .put], "GET, HEAD, OPTIONS"),
+        ("/credentials/AAAA", [.get, .post, .put], "DELETE, PATCH, OPTIONS"), ("/account", [.get, .post], "DELETE, OPTIONS"),
+        ("/.well-known/apple-app-site-association", [.post, .put, .delete], "GET, HEAD, OPTIONS"),
         ("/", [.post, .put, .delete, .patch, .trace], "GET, HEAD"), ("/app.js", [.post, .delete], "GET, HEAD"),
     ])
     func everyWrongMethodOnAKnownPathIs405WithAllow(path: String, methods: [HTTPRequest.Method], allow: String) async throws {

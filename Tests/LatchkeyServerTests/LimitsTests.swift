@@ -150,6 +150,8 @@ import Testing
             ("p\u{430}ypal", "username mixes Latin and Cyrillic letters in one word (U+0430 is Cyrillic)"),
             ("\u{43E}lg\u{430}", "username mixes Cyrillic and Latin letters in one word (U+006C is Latin)"),
             ("ann.l\u{3BF}e", "username mixes Latin and Greek letters in one word (U+03BF is Greek)"),
+            ("x\u{301}\u{3B1}", "username mixes Latin and Greek letters in one word (U+03B1 is Greek)"),
+            ("ab\u{1D26}", "username mixes Latin and Greek letters in one word (U+1D26 is Greek)"),
         ] {
             let error = #expect(throws: APIError.self) { try UserNames.username(name) }
             #expect(error?.message.hasPrefix(problem) == true, "\(name): \(error?.message ?? "")")

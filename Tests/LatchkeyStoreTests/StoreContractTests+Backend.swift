@@ -73,7 +73,7 @@ extension StoreContractTests {
         var renamed = alice
         (renamed.username, renamed.displayName, renamed.externalId) = ("alicia", "Alicia Ünïcode", "crm-9")
         let updated = Self.event(.userUpdated, 1, user: renamed)
-        #expect(try await store.updateUser(renamed, recording: [updated]))
+        #expect(try await store.updateUser(renamed, from: alice, recording: [updated]))
         #expect(try await store.user(named: "alicia") == renamed)
         #expect(try await store.user(externalId: "crm-9") == renamed)
         #expect(try await store.user(named: "alice") == nil)
@@ -85,33 +85,40 @@ extension StoreContractTests {
         var clash = renamed
         clash.username = "bob"
         let refused = Self.event(.userUpdated, 2, user: clash)
-        await #expect { try await store.updateUser(clash, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .usernameTaken }
+        await #expect { try await store.updateUser(clash, from: renamed, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .usernameTaken }
         clash = renamed
         clash.externalId = "crm-2"
-        await #expect { try await store.updateUser(clash, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .externalIdTaken }
+        await #expect { try await store.updateUser(clash, from: renamed, recording: [refused]) } throws: { ($0 as? StoreError)?.code == .externalIdTaken }
         // No such user: nothing written either.
         let nobody = Fixtures.user("carol", handle: 3)
-        #expect(try await !store.updateUser(nobody, recording: [Self.event(.userUpdated, 3, user: nobody)]))
+        #expect(try await !store.updateUser(nobody, from: nobody, recording: [Self.event(.userUpdated, 3, user: nobody)]))
+        // A change made from what the user was before another: nothing written, so neither undoes the other.
+        var stale = alice
+        stale.displayName = "From an old read"
+        #expect(try await !store.updateUser(stale, from: alice, recording: [Self.event(.userUpdated, 4, user: stale)]))
         // Clearing the external ID.
-        renamed.externalId = nil
-        #expect(try await store.updateUser(renamed, recording: []))
-        #expect(try await store.user(named: "alicia") == renamed)
+        var cleared = renamed
+        cleared.externalId = nil
+        #expect(try await store.updateUser(cleared, from: renamed, recording: []))
+        #expect(try await store.user(named: "alicia") == cleared)
         #expect(try await store.user(named: "bob") == bob)
         #expect(try await store.securityEvents(SecurityEventQuery(limit: 10)).map(\.id) == [updated.id])
 
         // Disabling is kept, and read back wherever the user is read: by name and handle, with a session, in the list,
         // as a passkey's owner at sign-in.
-        renamed.disabled = true
-        #expect(try await store.updateUser(renamed, recording: []))
+        var disabled = cleared
+        disabled.disabled = true
+        #expect(try await store.updateUser(disabled, from: cleared, recording: []))
+        #expect(try await !store.updateUser(disabled, from: cleared, recording: []), "the stored user is no longer the one read")
         #expect(try await store.user(named: "alicia")?.disabled == true)
         #expect(try await store.user(handle: alice.handle)?.disabled == true)
+        #expect(try await store.userWithCredentials(named: "alicia")?.user.disabled == true)
         #expect(try await store.session(tokenHash: Fixtures.bytes(1), now: Fixtures.now)?.user.disabled == true)
         #expect(try await store.users(after: nil, limit: 10).map(\.user.disabled) == [true, false])
         try await store.savePendingCeremony(Fixtures.authentication(40))
         #expect(try await store.signInLookup(challengeHash: Fixtures.bytes(40), credentialID: Fixtures.credential(7, of: alice).id).owner?.disabled == true)
-        renamed.disabled = false
-        #expect(try await store.updateUser(renamed, recording: []))
-        #expect(try await store.user(named: "alicia") == renamed)
+        #expect(try await store.updateUser(cleared, from: disabled, recording: []))
+        #expect(try await store.user(named: "alicia") == cleared)
     }
 
     @Test(arguments: StoreBackend.all)

@@ -60,7 +60,7 @@ def test_unknown_transports_are_dropped(server):
 def test_get_on_post_endpoints_is_405_and_headers_are_set(server):
     r = requests.get(server.url + "/attestation/options", timeout=5)
     assert r.status_code == 405 and r.json()["status"] == "failed"
-    assert r.headers["Allow"] == "POST"
+    assert r.headers["Allow"] == "POST, OPTIONS"
     assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"], "error replies carry the headers too"
     page = requests.get(server.url + "/", timeout=5)
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
@@ -116,6 +116,10 @@ def test_an_http_1_0_request_without_keep_alive_ends_its_connection_with_the_rep
         assert data.split(b"\r\n")[0].split(b" ")[1] in (b"200", b"404"), data[:100]
     data, closed, _ = read_until_closed(b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", 1)
     assert not closed and data.startswith(b"HTTP/1.1 200"), data[:100]
+    # HTTP/1.1 asking to close, in any case or in a list of options, is closed with the reply too.
+    for option in [b"close", b"Close", b"CLOSE", b"keep-alive, close", b"close, foo"]:
+        data, closed, took = read_until_closed(b"GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: " + option + b"\r\n\r\n", 5)
+        assert closed and took < 2 and data.startswith(b"HTTP/1.1 200"), (option, took, data[:100])
 
 
 def test_connect_gets_its_status_and_the_connection_ends(server):
@@ -135,7 +139,7 @@ def test_connect_gets_its_status_and_the_connection_ends(server):
             took = time.monotonic() - start
         assert data.split(b"\r\n")[0].split(b" ")[1] == status and took < 2, (target, took, data[:200])
         if status == b"405":
-            assert b"\r\nAllow: POST\r\n" in data, data
+            assert b"\r\nAllow: POST, OPTIONS\r\n" in data, data
 
 
 def test_the_page_and_the_api_carry_the_browser_security_headers(server):

@@ -2,13 +2,19 @@
 /// Latin `o`, Greek `ο`, Cyrillic `о`). A word that mixes them, as `pаypal` with a Cyrillic `а` does, is
 /// the usual look-alike of another name, while a word in one of them, or words in different ones
 /// (`иван@example.com`), is what people write. Other scripts are not told apart here.
-enum LookAlikeScripts: String, CaseIterable {
+enum LookAlikeScripts: String {
     case latin = "Latin", greek = "Greek", cyrillic = "Cyrillic"
 
     /// The script of a letter, or nil for a character of none of the three (digits, punctuation, marks,
     /// other scripts).
     init?(of scalar: Unicode.Scalar) {
+        guard scalar.properties.isAlphabetic else { return nil }
         switch scalar.value {
+        // The Greek and Cyrillic letters among the phonetic extensions first.
+        case 0x1D26...0x1D2A, 0x1D5D...0x1D61, 0x1D66...0x1D6A:
+            self = .greek
+        case 0x1D2B:
+            self = .cyrillic
         case 0x41...0x5A, 0x61...0x7A, 0xAA, 0xBA, 0xC0...0xD6, 0xD8...0xF6, 0xF8...0x2AF, 0x1D00...0x1D7F,
              0x1E00...0x1EFF, 0x2C60...0x2C7F, 0xA720...0xA7FF, 0xAB30...0xAB6F, 0xFB00...0xFB06:
             self = .latin
@@ -19,16 +25,19 @@ enum LookAlikeScripts: String, CaseIterable {
         default:
             return nil
         }
-        guard scalar.properties.isAlphabetic else { return nil }
     }
 
-    /// The first word of `text` (a run of letters) whose letters come from two of the scripts: the two, and the
-    /// first letter of the second; nil when every word keeps to one.
+    /// The first word of `text` (a run of letters, with the marks on them) whose letters come from two of the
+    /// scripts: the two, and the first letter of the second; nil when every word keeps to one.
     static func mixture(in text: String) -> (first: Self, second: Self, letter: Unicode.Scalar)? {
         var wordScript: Self?
         for scalar in text.unicodeScalars {
             guard scalar.properties.isAlphabetic else {
-                wordScript = nil
+                // A mark belongs to the letter before it and does not end the word.
+                switch scalar.properties.generalCategory {
+                case .nonspacingMark, .spacingMark, .enclosingMark: continue
+                default: wordScript = nil
+                }
                 continue
             }
             guard let script = Self(of: scalar) else { continue }

@@ -101,22 +101,39 @@ struct AdminController: Sendable {
         let changes = [
             updated.username == user.username ? nil : "username (was \"\(user.username)\")",
             updated.displayName == user.displayName ? nil : "displayName",
-            updated.externalId == user.externalId ? nil : "externalId",
+            Self.sameBytes(updated.externalId, user.externalId) ? nil : "externalId",
             updated.disabled == user.disabled ? nil : updated.disabled ? "disabled" : "enabled",
         ].compactMap { $0 }
         if !changes.isEmpty {
             let event = try services.events.event(
                 .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
-            guard try await services.store.updateUser(updated, recording: [event]) else { throw Self.noUser(user.username) }
+            guard try await services.store.updateUser(updated, from: user, recording: [event]) else {
+                // Removed, or changed by another request since it was read: nothing was written.
+                guard try await services.store.user(handle: user.handle) != nil else { throw Self.noUser(user.username) }
+                throw APIError(.conflict, "user \(user.username.debugDescription) was changed by another request at the same time; read it again and resend the change")
+            }
         }
         // A disabled account's sessions already count as none; ending them keeps them from coming back with it. Done
-        // again when it was disabled already, so a retry after a failed ending ends them.
-        if body.disabled == true { _ = try await services.store.deleteSessions(ofUser: user.handle) }
+        // again when it was disabled already (a retry after a failed ending), and when it is enabled again: a sign-in
+        // verified while the account was being disabled may have left a session since.
+        if body.disabled == true || (user.disabled && !updated.disabled) {
+            _ = try await services.store.deleteSessions(ofUser: user.handle)
+        }
         guard !changes.isEmpty else { return try await userReply(user) }
         context.logger.notice("user updated by the admin API", metadata: [
             "user": "\(updated.username.debugDescription)", "changed": "\(changes.count)",
         ])
         return try await userReply(updated)
+    }
+
+    /// Whether two external IDs are one, compared as bytes as the store keeps and finds them (not as Swift
+    /// compares strings): `é` and `e` with a combining accent are two IDs to a backend.
+    private static func sameBytes(_ first: String?, _ second: String?) -> Bool {
+        switch (first, second) {
+        case (nil, nil): true
+        case let (first?, second?): first.utf8.elementsEqual(second.utf8)
+        default: false
+        }
     }
 
     @Sendable func deleteUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

@@ -21,7 +21,8 @@ enum MethodNotAllowedRoutes {
             if allowed.contains(.get), !allowed.contains(.head) { allowed.append(.head) }
             let allow = methods.filter { $0 != .head }.map(\.rawValue).sorted()
                 + (allowed.contains(.head) ? [HTTPRequest.Method.head.rawValue] : [])
-            let header = allow.joined(separator: ", ")
+            // Every known path answers OPTIONS too.
+            let header = (allow + [HTTPRequest.Method.options.rawValue]).joined(separator: ", ")
             let message = "\(path) takes \(allow.joined(separator: " or "))"
             for method in Self.methods where !allowed.contains(method) {
                 router.on(path, method: method) { _, _ -> Response in
@@ -31,10 +32,13 @@ enum MethodNotAllowedRoutes {
             if !allowed.contains(.options) {
                 router.on(path, method: .options) { request, _ -> Response in
                     if request.headers[.accessControlRequestMethod] != nil {
+                        if request.uri.path.hasPrefix(OriginCORSMiddleware<Context>.uncoveredPathPrefix) {
+                            throw APIError(.forbidden, "the admin API answers no CORS preflight: backends call it, not pages")
+                        }
                         let origin = request.headers[.origin] ?? "none"
                         throw APIError(.forbidden, "origin \(origin.debugDescription) may not call this API from its pages (see corsOrigins)")
                     }
-                    return Response(status: .noContent, headers: [.allow: header + ", OPTIONS"])
+                    return Response(status: .noContent, headers: [.allow: header])
                 }
             }
         }

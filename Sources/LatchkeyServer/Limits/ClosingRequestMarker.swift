@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 
@@ -8,6 +9,9 @@ import NIOHTTP1
 ///   never sends.
 /// - **CONNECT**: SwiftNIO sends the reply to CONNECT without a body or a length, so a client reading
 ///   it to the end of the connection would otherwise wait `requestTimeout` too.
+/// - **A `close` option in any case or list** (`Connection: Close`, `keep-alive, close`): connection
+///   options are case-insensitive (RFC 9110 §7.6.1), but only a lone lower-case `close` is honoured after
+///   the conversion, so the header is rewritten as that.
 final class ClosingRequestMarker: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -21,7 +25,11 @@ final class ClosingRequestMarker: ChannelInboundHandler, RemovableChannelHandler
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
+    /// Whether the connection ends with the reply to `head`, though the HTTP-types side would not tell.
     static func endsConnection(_ head: HTTPRequestHead) -> Bool {
-        head.method == .CONNECT || (head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive)
+        if head.method == .CONNECT || (head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive) { return true }
+        let options = head.headers["connection"]
+        guard !options.isEmpty, options != ["close"], options != ["keep-alive"] else { return false }
+        return options.contains { $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" } }
     }
 }

@@ -83,8 +83,8 @@ struct InstrumentedStore: LatchkeyStore {
     func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
         try await measured("createUser") { try await base.createUser(user, recording: events) }
     }
-    func updateUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
-        try await measured("updateUser") { try await base.updateUser(user, recording: events) }
+    func updateUser(_ user: UserRecord, from previous: UserRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await measured("updateUser") { try await base.updateUser(user, from: previous, recording: events) }
     }
     func users(after username: String?, limit: Int) async throws -> [UserOverview] {
         try await measured("users") { try await base.users(after: username, limit: limit) }

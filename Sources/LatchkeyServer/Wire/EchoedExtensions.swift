@@ -1,8 +1,9 @@
 import WebAuthn
 
-/// The `extensions` of an options request, echoed into the options as sent. Every number in them
-/// must come back as it went in, so a whole number beyond ±2^53 (where a JSON number read as a
-/// `Double` starts to skip integers) is refused, naming its member, rather than sent back changed.
+/// The `extensions` of an options request, echoed into the options as sent. A number of 2^53 or more
+/// in size, where a JSON number read as a `Double` starts to skip integers, is refused, naming its
+/// member, rather than sent back changed; smaller whole numbers come back as sent, and fractions as the
+/// nearest `Double` writes them.
 struct EchoedExtensions: Decodable, Sendable {
     /// Above this magnitude a `Double` no longer holds every integer.
     static let exactLimit = 9_007_199_254_740_992.0
