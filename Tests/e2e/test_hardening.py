@@ -256,3 +256,33 @@ def test_a_registration_and_a_sign_in_can_run_side_by_side(server):
     assert_ok(client.post("/attestation/result", auth.create(registration)))
     assert_ok(client.post("/assertion/result", auth.get(sign_in_options)))
 
+
+
+def test_a_body_in_too_many_chunks_ends_its_connection(server):
+    """The body limit counts bytes, but every chunk costs the server more than its bytes: 60,000 chunks of one
+    byte stalled a request for seconds. Beyond 4,096 pieces the connection closes; a body in fewer is read."""
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+
+    def send_chunked(chunks: int) -> bytes:
+        body = b"1\r\n \r\n" * chunks + b"2\r\n{}\r\n0\r\n\r\n"
+        head = (b"POST /assertion/options HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        with socket.create_connection((address.hostname, address.port), timeout=10) as connection:
+            try:
+                connection.sendall(head + body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            data = b""
+            try:
+                while chunk := connection.recv(65536):
+                    data += chunk
+            except ConnectionResetError:
+                pass
+            return data
+
+    assert send_chunked(4_000).startswith(b"HTTP/1.1 200"), "a body in 4,001 pieces is read"
+    assert not send_chunked(6_000).startswith(b"HTTP/1.1 200"), "a body in 6,001 pieces is not"
+    server.assert_alive()

@@ -17,6 +17,9 @@ import NIOHTTPTypesHTTP1
 ///   worth reading): the server stops sending, and the deadline ends the reading.
 /// - **HTTP/1.0 without keep-alive, and CONNECT,** end with their reply (``ClosingRequestMarker``, which this
 ///   handler places ahead of the conversion to HTTP types).
+/// - **A body in too many pieces** (more than ``HTTPLimits/maximumBodyParts`` chunks, such as
+///   60,000 chunked bytes of one byte each) closes the connection: each piece costs the server more
+///   than its bytes, and the body limit counts only the bytes.
 /// - **Telling the listener's ``ConnectionShedder``** when the connection turns idle or busy, so
 ///   that a full listener makes room by closing the connection idle longest.
 final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -33,6 +36,8 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var requestsInProgress = 0
     /// Whether a request's head arrived and its end did not.
     private var isReadingRequest = false
+    /// The pieces of the body being read so far.
+    private var bodyParts = 0
     /// Whether the reply being written says `Connection: close`.
     private var closeAfterReply = false
     /// When the running deadline passes; `nil` while none runs.
@@ -77,8 +82,18 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head:
             requestsInProgress += 1
             isReadingRequest = true
+            bodyParts = 0
         case .body:
-            break
+            bodyParts += 1
+            guard bodyParts <= HTTPLimits.maximumBodyParts else {
+                if bodyParts == HTTPLimits.maximumBodyParts + 1 {
+                    logger.notice("closed a connection whose request body came in too many pieces", metadata: [
+                        "limit": "\(HTTPLimits.maximumBodyParts)",
+                    ])
+                    context.close(promise: nil)
+                }
+                return
+            }
         case .end:
             isReadingRequest = false
         }

@@ -7,4 +7,7 @@ enum HTTPLimits {
     static let maximumHeaderBytes = 32 * 1024
     /// The most header fields in one request (431 beyond).
     static let maximumHeaderFields = 100
+    /// The most pieces (chunks, or reads of a body without chunks) one request body may come in; the
+    /// connection closes beyond it. 64 KiB in full-sized TCP segments is some 45.
+    static let maximumBodyParts = 4_096
 }
