@@ -238,6 +238,16 @@ def test_assertions_are_refused_for_another_key_app_or_an_old_counter(required_s
     unknown = server.client().post("/app-attest/assertions", {
         "keyId": b64url(never.key_id), "assertion": b64url(never.assertion(client_data)), "clientData": b64url(client_data)})
     assert unknown.status_code == 400 and unknown.json()["reason"] == "unknownAppAttestKey", unknown.text
+    # The signed client data is read as strictly as a request body: one challenge, and a wrong type named.
+    twice = (b'{"appAttestChallenge":"' + challenge(server).encode() + b'","appAttestChallenge":"'
+             + challenge(server).encode() + b'"}')
+    refused = server.client().post("/app-attest/assertions", {
+        "keyId": b64url(key.key_id), "assertion": b64url(key.assertion(twice)), "clientData": b64url(twice)})
+    assert refused.status_code == 400 and "more than once" in refused.json()["errorMessage"], refused.text
+    number = b'{"appAttestChallenge":5}'
+    refused = server.client().post("/app-attest/assertions", {
+        "keyId": b64url(key.key_id), "assertion": b64url(key.assertion(number)), "clientData": b64url(number)})
+    assert refused.status_code == 400 and "appAttestChallenge must be a string" in refused.json()["errorMessage"], refused.text
 
 
 def test_of_racing_assertions_with_one_counter_exactly_one_wins(required_server, ca):
