@@ -187,6 +187,8 @@ def test_the_backend_renames_a_user_who_keeps_passkeys_sessions_and_subject(tick
     assert cleared.status_code == 200 and cleared.json()["user"]["externalId"] is None, cleared.text
     assert backend.admin("PATCH", f"/users/{renamed}", {"externalId": None}).ok, "changing nothing is no error"
 
+    both = backend.admin("GET", "/events?" + urllib.parse.urlencode({"user": renamed, "userHandle": made["userHandle"]}))
+    assert both.status_code == 400 and "not both" in both.json()["errorMessage"], both.text
     events = backend.admin("GET", "/events?" + urllib.parse.urlencode({"user": renamed, "type": "user.updated"})).json()["events"]
     assert [event["detail"] for event in events] == [
         "changed externalId", f'changed username (was "{username.lower()}"), displayName, externalId'], events

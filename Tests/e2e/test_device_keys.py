@@ -92,3 +92,18 @@ def test_signatures_for_another_purpose_or_key_are_refused_and_a_removed_key_is_
     assert_ok(client.delete("/account", headers=bearer))
     gone = server.client().post("/device-keys/sign-in/options", {"keyId": other.key_id})
     assert gone.status_code == 400 and gone.json()["reason"] == "unknownDeviceKey"
+
+
+def test_a_mistake_in_an_enrolment_is_mended_with_the_same_challenge(server):
+    """A name too long or a signature that does not verify is refused before the challenge is spent."""
+    client, _, _, registered = register(server, server.authenticator())
+    bearer = {"Authorization": f"Bearer {registered['sessionToken']}"}
+    key = DeviceKey()
+    options = assert_ok(client.post("/device-keys/options", {}, headers=bearer))
+    body = {"challenge": options["challenge"], "publicKey": b64url(key.point), "signature": key.sign(1, options["rpId"], options["challenge"])}
+    too_long = client.post("/device-keys", {**body, "name": "x" * 200}, headers=bearer)
+    assert too_long.status_code == 400 and "name" in too_long.json()["errorMessage"], too_long.text
+    unsigned = client.post("/device-keys", {**body, "signature": key.sign(2, options["rpId"], options["challenge"])}, headers=bearer)
+    assert unsigned.status_code == 400, unsigned.text
+    enrolled = client.post("/device-keys", {**body, "name": "iPhone"}, headers=bearer)
+    assert enrolled.status_code == 201 and enrolled.json()["keyId"] == key.key_id, enrolled.text

@@ -54,6 +54,10 @@ struct DeviceKeysController: Sendable {
         let bytes = try await WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeyEnrolmentRequest.self, from: bytes)
         let attestedBy = try await services.appAttest.admit(request, body: bytes, for: "enrolling a device key")
+        // What the request alone shows is checked before the challenge is spent, so a mistake can be mended and sent again.
+        let signed = DeviceKeySignature(purpose: .enrol, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: body.publicKey.bytes)
+        try signed.verify(body.signature.bytes)
+        let name = try body.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
         let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request, member: "challenge")
         // A ticket's challenge is for the user it names; any other is for the signed-in user who asked.
         let ticketHash = pending.enrollmentTicketHash
@@ -70,9 +74,6 @@ struct DeviceKeysController: Sendable {
                 throw APIError.badRequest("this challenge was issued to another user")
             }
         }
-        let signed = DeviceKeySignature(purpose: .enrol, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: body.publicKey.bytes)
-        try signed.verify(body.signature.bytes)
-        let name = try body.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
         let keyID = DeviceKeySignature.keyID(of: body.publicKey.bytes)
         let now = Date()
         let origin = context.eventOrigin(request)

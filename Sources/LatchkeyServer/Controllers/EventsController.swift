@@ -28,6 +28,9 @@ struct EventsController: Sendable {
     @Sendable func adminEvents(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let parameters = request.uri.queryParameters
         var query = try Self.page(parameters, defaultLimit: 50)
+        if parameters.get("user")?.isEmpty == false, parameters.get("userHandle")?.isEmpty == false {
+            throw APIError.badRequest("send user or userHandle, not both: each names the user whose events to show")
+        }
         if let name = parameters.get("user"), !name.isEmpty {
             let (username, found) = try await UserNames.find(name) { try await services.store.user(named: $0) }
             guard let user = found else {
