@@ -107,3 +107,10 @@ def test_a_mistake_in_an_enrolment_is_mended_with_the_same_challenge(server):
     assert unsigned.status_code == 400, unsigned.text
     enrolled = client.post("/device-keys", {**body, "name": "iPhone"}, headers=bearer)
     assert enrolled.status_code == 201 and enrolled.json()["keyId"] == key.key_id, enrolled.text
+
+
+def test_a_key_id_that_no_enrolment_makes_is_a_400_that_echoes_nothing(server):
+    for key_id in ["", "AAAA", "A" * 5000]:
+        refused = server.client().post("/device-keys/sign-in/options", {"keyId": key_id})
+        assert refused.status_code == 400 and "32 bytes" in refused.json()["errorMessage"], refused.text
+        assert "credentialId" not in refused.json() and len(refused.text) < 300, refused.text

@@ -189,9 +189,8 @@ struct AdminController: Sendable {
 
     @Sendable func issueTicket(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
-        // No body at all asks for the default lifetime.
-        let hasNoBody = request.headers[.contentType] == nil && (request.headers[.contentLength] ?? "0") == "0"
-            && request.headers[.transferEncoding] == nil
+        // No body, or an empty one whatever its type, asks for the default lifetime.
+        let hasNoBody = (request.headers[.contentLength] ?? "0") == "0" && request.headers[.transferEncoding] == nil
         let body = hasNoBody ? EnrollmentTicketRequest() : try await request.decode(as: EnrollmentTicketRequest.self, context: context)
         let lifetime = body.expiresIn ?? EnrollmentTickets.defaultLifetime
         guard EnrollmentTickets.lifetimes.contains(lifetime) else {

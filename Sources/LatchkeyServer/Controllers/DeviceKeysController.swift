@@ -138,9 +138,18 @@ struct DeviceKeysController: Sendable {
         return JSONResponse.ok()
     }
 
+    /// A key ID as enrolment makes it, the SHA-256 of the public key, or a 400 (not an unknown key's reply, which
+    /// would echo whatever was sent).
+    private static func checkKeyID(_ id: [UInt8]) throws(APIError) {
+        guard id.count == 32 else {
+            throw APIError.badRequest("keyId is \(id.count) bytes; a device key's ID is the SHA-256 of its public key, 32 bytes")
+        }
+    }
+
     @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: DeviceKeySignInOptionsRequest.self, context: context)
         let nonce = try TokenNonce.checked(body.nonce)
+        try Self.checkKeyID(body.keyId.bytes)
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes) else {
             throw APIError.unknownDeviceKey(body.keyId.bytes)
         }
@@ -155,6 +164,7 @@ struct DeviceKeysController: Sendable {
         let body = try WireDecoder.decode(DeviceKeySignInRequest.self, from: bytes)
         _ = try await services.appAttest.admit(request, body: bytes, for: "signing in with a device key")
         let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request, member: "challenge")
+        try Self.checkKeyID(body.keyId.bytes)
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
               let owner = try await services.store.user(handle: key.userHandle)
         else { throw APIError.unknownDeviceKey(body.keyId.bytes) }
