@@ -75,7 +75,7 @@ def test_a_passkey_removed_on_one_instance_is_unknown_on_the_other(server_factor
     first = assert_ok(requests.post(a.url + "/attestation/result", json=authenticator.create(options), timeout=10))
     bearer = {"Authorization": f"Bearer {first['sessionToken']}"}
     options = assert_ok(requests.post(a.url + "/attestation/options", json={"username": username}, headers=bearer, timeout=10))
-    assert_ok(requests.post(a.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    assert_ok(requests.post(a.url + "/attestation/result", json=authenticator.create(options), headers=bearer, timeout=10))
     removed = authenticator.credentials[b64url_decode(first["credentialId"])]
 
     # B signs in with the passkey, so its key cache holds it ...
