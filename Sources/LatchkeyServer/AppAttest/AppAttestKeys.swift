@@ -48,35 +48,12 @@ struct AppAttestKeys: Sendable {
         return record
     }
 
-    /// The client data an assertion signs, read as strictly as a request body (one JSON text, no member twice),
-    /// so that nothing else reads another challenge in the same signed bytes.
-    private static func challengeCarrier(in clientData: [UInt8]) throws -> AppAttestChallengeCarrier {
-        let document = "the App Attest client data"
-        let problem = clientData.withUnsafeBytes { bytes -> StrictJSONProblem? in
-            do throws(StrictJSONProblem) {
-                try StrictJSON.check(bytes)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        switch problem {
-        case nil: break
-        case .notJSON?: throw APIError.badRequest("\(document) is not valid JSON")
-        case .repeatedMember(let name)?: throw APIError.badRequest("\(document) has the member \(name.debugDescription) more than once")
-        case .tooDeep(let depth)?: throw APIError.badRequest("\(document) nests arrays and objects more than \(depth) deep")
-        }
-        do {
-            return try JSONDecoder().decode(AppAttestChallengeCarrier.self, from: Data(clientData))
-        } catch let error as DecodingError {
-            throw APIError.badRequest("\(document): " + JSONDecodingProblem.message(for: error, document: "it"))
-        }
-    }
-
     /// Verifies an assertion of `keyID` over `clientData`, spends the challenge `clientData`
     /// carries and moves the key's counter; of two racing assertions with one counter, one wins.
     func verify(keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
-        let carrier = try Self.challengeCarrier(in: clientData)
+        // Read as strictly as a request body, so that nothing else reads another challenge in the same signed bytes.
+        let carrier = try WireDecoder.decode(
+            AppAttestChallengeCarrier.self, from: ByteBuffer(bytes: clientData), document: "the App Attest client data")
         guard var key = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
         guard let challenge = carrier.appAttestChallenge?.bytes, !challenge.isEmpty else {
             throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
