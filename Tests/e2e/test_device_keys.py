@@ -53,6 +53,8 @@ def test_an_app_key_enrols_and_signs_in_once_per_challenge(server):
     app = server.client()
     options = assert_ok(app.post("/device-keys/sign-in/options", {"keyId": key.key_id, "nonce": "app-login-1"}))
     attempt = {"keyId": key.key_id, "challenge": options["challenge"], "signature": key.sign(2, options["rpId"], options["challenge"])}
+    # A key ID no enrolment makes is refused before the challenge is spent.
+    assert "32 bytes" in assert_failed(app.post("/device-keys/sign-in", {**attempt, "keyId": "AAAA"}), server, codes=(400,))["errorMessage"]
     signed_in = assert_ok(app.post("/device-keys/sign-in", attempt))
     assert signed_in["username"] == registered["username"] and signed_in["userVerified"] is False
     claims = jwt.decode(signed_in["idToken"], options={"verify_signature": False})

@@ -11,7 +11,7 @@ struct EnrollmentTickets: Sendable {
     static let defaultLifetime = 600
     static let lifetimes = 30...86_400
 
-    let store: any BackendStore
+    let store: any LatchkeyStore
 
     /// A new ticket for `user`, valid for `lifetime` seconds, stored with `events`.
     func issue(for user: UserRecord, lifetime: Int, now: Date = Date(), recording events: [SecurityEvent] = []) async throws
@@ -36,6 +36,16 @@ struct EnrollmentTickets: Sendable {
         }
         try Self.checkState(record, now: now)
         return record
+    }
+
+    /// The user a ticket was issued for (its record's, or a ceremony's it started), when they may still enrol;
+    /// a 403 when they were deleted or disabled since.
+    func holder(_ handle: [UInt8]) async throws -> UserRecord {
+        guard let holder = try await store.user(handle: handle) else {
+            throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
+        }
+        guard !holder.disabled else { throw APIError.accountDisabled(holder.username) }
+        return holder
     }
 
     /// A 403 naming why a ticket that exists cannot be used at `now`.

@@ -132,7 +132,7 @@ struct AuthenticationController: Sendable {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
             if answersLiveChallenge, let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError),
                services.authenticationVerifier.isSigned(answer, byKey: credential.publicKey) {
-                await recordRefusal(of: owner, with: credential, because: error, origin: origin, logger: context.logger)
+                await services.recordRefusedSignIn(of: owner, credential: credential, because: error, origin: origin, logger: context.logger)
             }
             throw error
         }
@@ -157,21 +157,6 @@ struct AuthenticationController: Sendable {
         } catch {
             // It expires all the same; the refusal is what the client needs to hear.
             logger.warning("could not consume the challenge of a failed sign-in", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// Records a refused sign-in of a known user, naming the check that refused it. A failure to
-    /// record is logged, not put in the refusal's place.
-    private func recordRefusal(
-        of owner: UserRecord, with credential: CredentialRecord, because error: any Error, origin: EventOrigin, logger: Logger
-    ) async {
-        // The client's own refusal message; anything else is not for a user's history.
-        let reason = (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
-        do {
-            try await services.store.recordEvent(services.events.event(
-                .signInRefused, origin, user: owner, credential: credential, detail: String(reason.prefix(300))))
-        } catch {
-            logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
         }
     }
 

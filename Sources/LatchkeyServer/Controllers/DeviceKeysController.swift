@@ -38,11 +38,7 @@ struct DeviceKeysController: Sendable {
                 throw APIError(.unauthorized, "not signed in: sign in, or send the enrollmentTicket your service issued")
             }
             let usable = try await services.tickets.usable(presented)
-            guard let holder = try await services.store.user(handle: usable.userHandle) else {
-                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
-            }
-            guard !holder.disabled else { throw APIError.accountDisabled(holder.username) }
-            (ticket, user) = (usable, holder)
+            (ticket, user) = (usable, try await services.tickets.holder(usable.userHandle))
         }
         let issued = try await services.challenges.issue(
             .deviceKeyEnrolment, userHandle: user.handle, username: user.username, displayName: nil,
@@ -63,11 +59,8 @@ struct DeviceKeysController: Sendable {
         let ticketHash = pending.enrollmentTicketHash
         let user: UserRecord
         if ticketHash != nil {
-            guard let owner = pending.userHandle, let holder = try await services.store.user(handle: owner) else {
-                throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
-            }
-            guard !holder.disabled else { throw APIError.accountDisabled(holder.username) }
-            user = holder
+            guard let owner = pending.userHandle else { throw APIError.internalInvariant("a ticket's challenge names no user") }
+            user = try await services.tickets.holder(owner)
         } else {
             user = try context.requireIdentity().user
             guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
@@ -163,8 +156,8 @@ struct DeviceKeysController: Sendable {
         let bytes = try await WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeySignInRequest.self, from: bytes)
         _ = try await services.appAttest.admit(request, body: bytes, for: "signing in with a device key")
-        let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request, member: "challenge")
         try Self.checkKeyID(body.keyId.bytes)
+        let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request, member: "challenge")
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
               let owner = try await services.store.user(handle: key.userHandle)
         else { throw APIError.unknownDeviceKey(body.keyId.bytes) }
@@ -176,12 +169,8 @@ struct DeviceKeysController: Sendable {
         guard !owner.disabled else {
             // The key signed, so the refusal is the owner's: recorded, as a refused passkey sign-in is.
             let refusal = APIError.accountDisabled(owner.username)
-            do {
-                try await services.store.recordEvent(services.events.event(
-                    .signInRefused, context.eventOrigin(request), user: owner, credentialID: key.id, detail: "device key: " + refusal.message))
-            } catch {
-                context.logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
-            }
+            await services.recordRefusedSignIn(
+                of: owner, deviceKeyID: key.id, because: refusal, origin: context.eventOrigin(request), logger: context.logger)
             throw refusal
         }
 

@@ -42,7 +42,8 @@ struct RegistrationController: Sendable {
 
         let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await services.store.user(named: username) }
         let conditional = try admit(username: username, existing: existing, withTicket: ticket != nil, mediation: body.mediation, context: context)
-        // Only a ticket (or conformance mode) gets here for a disabled account: its sessions count as none.
+        // A ticket's holder is checked with the ticket, and a disabled account's sessions count as none: only
+        // conformance mode, where anyone may add a passkey, gets here for a disabled account.
         if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
         let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
@@ -71,10 +72,7 @@ struct RegistrationController: Sendable {
     private func presentedTicket(_ presented: String?) async throws -> (EnrollmentTicketRecord?, UserRecord?) {
         guard let presented else { return (nil, nil) }
         let ticket = try await services.tickets.usable(presented)
-        guard let holder = try await services.store.user(handle: ticket.userHandle) else {
-            throw APIError(.forbidden, "the user this enrollment ticket was issued for no longer exists")
-        }
-        return (ticket, holder)
+        return (ticket, try await services.tickets.holder(ticket.userHandle))
     }
 
     /// Who may register: a username that exists gets another passkey only from its own signed-in

@@ -1,0 +1,23 @@
+import LatchkeyStore
+import Logging
+import WebAuthn
+
+extension LatchkeyServices {
+    /// Records a refused sign-in of a known user whose passkey (`credential`) or device key (`deviceKeyID`)
+    /// signed the answer, naming the check that refused it. A failure to record is logged, not put in the
+    /// refusal's place.
+    func recordRefusedSignIn(
+        of owner: UserRecord, credential: CredentialRecord? = nil, deviceKeyID: [UInt8]? = nil, because error: any Error,
+        origin: EventOrigin, logger: Logger
+    ) async {
+        // The client's own refusal message; anything else is not for a user's history.
+        let reason = (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
+        let detail = String((deviceKeyID == nil ? reason : "device key: " + reason).prefix(300))
+        do {
+            try await store.recordEvent(events.event(
+                .signInRefused, origin, user: owner, credential: credential, credentialID: deviceKeyID, detail: detail))
+        } catch {
+            logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
+        }
+    }
+}
