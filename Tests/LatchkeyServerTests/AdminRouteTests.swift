@@ -309,7 +309,7 @@ struct AdminRouteTests {
             let late = try await client.post("/attestation/result", try TestAuthenticator().register(pendingTicketOptions.json))
             #expect(late.status == .forbidden && late.json["reason"] as? String == "accountDisabled", "\(late.text)")
             let events = try await client.send(.get, "/admin/v1/events?user=alice", headers: Self.admin(key)).json["events"] as? [[String: Any]] ?? []
-            #expect(events.first { $0["type"] as? String == "user.updated" }?["detail"] as? String == "changed disabled")
+            #expect(events.first { $0["type"] as? String == "user.updated" }?["detail"] as? String == "disabled the account")
             #expect(events.filter { $0["type"] as? String == "sign_in.refused" }.count == 2, "refusals after a valid signature are recorded")
 
             let enabled = try await client.send(.patch, "/admin/v1/users/alice", json: ["disabled": false], headers: Self.admin(key))

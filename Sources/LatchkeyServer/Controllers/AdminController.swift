@@ -98,31 +98,31 @@ struct AdminController: Sendable {
         }
         if let externalId = body.externalId { updated.externalId = try externalId.map(Self.checkedExternalID) }
         if let disabled = body.disabled { updated.disabled = disabled }
-        let changes = [
+        let renamed = [
             updated.username == user.username ? nil : "username (was \"\(user.username)\")",
             updated.displayName == user.displayName ? nil : "displayName",
             Self.sameBytes(updated.externalId, user.externalId) ? nil : "externalId",
-            updated.disabled == user.disabled ? nil : updated.disabled ? "disabled" : "enabled",
         ].compactMap { $0 }
+        let changes = (renamed.isEmpty ? [] : ["changed " + renamed.joined(separator: ", ")])
+            + (updated.disabled == user.disabled ? [] : [updated.disabled ? "disabled the account" : "enabled the account"])
         if !changes.isEmpty {
             let event = try services.events.event(
-                .userUpdated, context.eventOrigin(request), user: updated, detail: "changed " + changes.joined(separator: ", "))
+                .userUpdated, context.eventOrigin(request), user: updated, detail: changes.joined(separator: "; "))
             guard try await services.store.updateUser(updated, from: user, recording: [event]) else {
                 // Removed, or changed by another request since it was read: nothing was written.
                 guard try await services.store.user(handle: user.handle) != nil else { throw Self.noUser(user.username) }
                 throw APIError(.conflict, "user \(user.username.debugDescription) was changed by another request at the same time; read it again and resend the change")
             }
+            context.logger.notice("user updated by the admin API", metadata: [
+                "user": "\(updated.username.debugDescription)", "changed": "\(changes.joined(separator: "; "))",
+            ])
         }
-        // A disabled account's sessions already count as none; ending them keeps them from coming back with it. Done
-        // again when it was disabled already (a retry after a failed ending), and when it is enabled again: a sign-in
-        // verified while the account was being disabled may have left a session since.
-        if body.disabled == true || (user.disabled && !updated.disabled) {
+        // A disabled account's sessions already count as none; ending them keeps them from coming back with it.
+        // Done also when it was disabled already (a retry after a failed ending), and when it is enabled again:
+        // a sign-in verified while the account was being disabled may have left a session since.
+        if let disabled = body.disabled, disabled || user.disabled {
             _ = try await services.store.deleteSessions(ofUser: user.handle)
         }
-        guard !changes.isEmpty else { return try await userReply(user) }
-        context.logger.notice("user updated by the admin API", metadata: [
-            "user": "\(updated.username.debugDescription)", "changed": "\(changes.count)",
-        ])
         return try await userReply(updated)
     }
 
