@@ -32,17 +32,19 @@ enum LookAlikeScripts: String {
     static func mixture(in text: String) -> (first: Self, second: Self, letter: Unicode.Scalar)? {
         var wordScript: Self?
         for scalar in text.unicodeScalars {
-            guard scalar.properties.isAlphabetic else {
-                // A mark belongs to the letter before it and does not end the word.
-                switch scalar.properties.generalCategory {
-                case .nonspacingMark, .spacingMark, .enclosingMark: continue
-                default: wordScript = nil
-                }
+            if let script = Self(of: scalar) {
+                if let first = wordScript, first != script { return (first, script, scalar) }
+                wordScript = script
                 continue
             }
-            guard let script = Self(of: scalar) else { continue }
-            if let first = wordScript, first != script { return (first, script, scalar) }
-            wordScript = script
+            switch scalar.properties.generalCategory {
+            // A letter of another script, or a mark on the letter before it, does not end the word.
+            case .lowercaseLetter, .uppercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .nonspacingMark, .spacingMark, .enclosingMark:
+                continue
+            default:
+                wordScript = nil
+            }
         }
         return nil
     }

@@ -1,9 +1,8 @@
 import Foundation
 
 /// Rules for the names people give themselves and their passkeys: ``PrintableText`` (authenticators may keep only
-/// 64 bytes), and usernames
-/// kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible characters and of words
-/// that mix look-alike scripts, so that one name cannot be registered twice in two encodings, widths or cases,
+/// 64 bytes), and usernames kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible
+/// characters and of words that mix look-alike scripts, so that one name cannot be registered twice in two encodings, widths or cases,
 /// nor beside itself with an invisible character added or a letter swapped for its look-alike (`Alice`,
 /// `ＡＬＩＣＥ` and `alice` are one account, kept as `alice`; `alice` with a word joiner, and `аlice` with a
 /// Cyrillic `а`, are refused).
@@ -16,9 +15,10 @@ enum UserNames {
         try folded(spelling(raw))
     }
 
-    /// The names to look an account up by, in order: ``username(_:)``, then the name as accounts made before width
-    /// mapping and the refusal of invisible characters, of mixed look-alike scripts and of `.` and `..` were kept, NFC and lower case, so that
-    /// such an account can still sign in and be managed. A 400 when neither rule reads `raw`.
+    /// The names to look an account up by, in order: ``username(_:)``, then the name as accounts made before
+    /// width mapping and the refusal of invisible characters, of mixed look-alike scripts and of `.` and `..`
+    /// were kept (NFC and lower case), so that such an account can still sign in and be managed. A 400 when
+    /// neither rule reads `raw`.
     static func lookupNames(_ raw: String) throws -> [String] {
         let current = try? username(raw)
         // Without width forms, a name today's rules read is the same under the earlier ones.
