@@ -27,9 +27,7 @@ struct EchoedExtensions: Decodable, Sendable {
         case .array(let items):
             return items.indices.lazy.compactMap { inexactNumber(in: items[$0], at: path + [MemberKey(index: $0)]) }.first
         case .object(let members):
-            return members.keys.sorted().lazy.compactMap { name in
-                members[name].flatMap { inexactNumber(in: $0, at: path + [MemberKey(name: name)]) }
-            }.first
+            return members.sorted { $0.key < $1.key }.lazy.compactMap { inexactNumber(in: $0.value, at: path + [MemberKey(name: $0.key)]) }.first
         case .null, .bool, .string:
             return nil
         }
