@@ -7,7 +7,7 @@ import time
 
 import requests
 
-from softauthn import b64url_decode
+from softauthn import b64url, b64url_decode
 from test_http_api import assert_failed, assert_ok, new_username, register, sign_in
 
 ONE_PASSWORD = bytes.fromhex("bada5566a7aa401fbd9645619a55120d")
@@ -83,9 +83,20 @@ def test_a_session_adds_keys_only_soon_after_its_sign_in(server_factory):
     auth = server.authenticator()
     username = new_username()
     client, _, first, result = register(server, auth, username)
-    assert_ok(client.post("/attestation/options", {"username": username}))
-    assert_ok(client.post("/device-keys/options", {}, headers=bearer(result)))
+    # Options asked for inside the window, answered after it: the result is held to the window too.
+    passkey_options = assert_ok(client.post("/attestation/options", {"username": username}))
+    device_key_options = assert_ok(client.post("/device-keys/options", {}, headers=bearer(result)))
     time.sleep(2.5)
+    late_passkey = client.post("/attestation/result", auth.create(passkey_options), headers=bearer(result))
+    from test_device_keys import DeviceKey
+    key = DeviceKey()
+    late_device_key = client.post("/device-keys", {
+        "challenge": device_key_options["challenge"], "publicKey": b64url(key.point),
+        "signature": key.sign(1, device_key_options["rpId"], device_key_options["challenge"])}, headers=bearer(result))
+    for late, what in [(late_passkey, "a passkey"), (late_device_key, "a device key")]:
+        refused = assert_failed(late, server, codes=(403,))
+        assert refused["reason"] == "reauthenticationRequired", refused
+        assert refused["errorMessage"].startswith(f"sign in again to add {what}: "), refused
     for path, body, key in [("/attestation/options", {"username": username}, "a passkey"), ("/device-keys/options", {}, "a device key")]:
         refused = assert_failed(client.post(path, body, headers=bearer(result)), server, codes=(403,))
         assert refused["reason"] == "reauthenticationRequired", refused

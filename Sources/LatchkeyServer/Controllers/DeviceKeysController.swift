@@ -57,18 +57,21 @@ struct DeviceKeysController: Sendable {
         let pending = try await services.challenges.take(.deviceKeyEnrolment, challenge: body.challenge.bytes, request: request, member: "challenge")
         // A ticket's challenge is for the user it names; any other is for the signed-in user who asked.
         let ticketHash = pending.enrollmentTicketHash
+        let now = Date()
         let user: UserRecord
         if ticketHash != nil {
             guard let owner = pending.userHandle else { throw APIError.internalInvariant("a ticket's challenge names no user") }
             user = try await services.tickets.holder(owner)
         } else {
-            user = try context.requireIdentity().user
+            let identity = try context.requireIdentity()
+            user = identity.user
             guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
                 throw APIError.badRequest("this challenge was issued to another user")
             }
+            // Still soon after the sign-in: options asked for just inside the window do not stretch it.
+            try services.policy.requireRecentSignIn(of: identity.session, now: now, adding: "a device key")
         }
         let keyID = DeviceKeySignature.keyID(of: body.publicKey.bytes)
-        let now = Date()
         let origin = context.eventOrigin(request)
         var events: [SecurityEvent] = []
         if ticketHash != nil { events.append(try services.events.event(.enrollmentTicketUsed, origin, user: user, at: now)) }

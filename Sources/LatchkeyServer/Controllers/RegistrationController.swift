@@ -151,13 +151,16 @@ struct RegistrationController: Sendable {
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)
         if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
-        // A passkey added through a session needs the session still live: signing out, or the backend ending the
-        // sessions, stops a registration already under way.
-        if let existing, pending.enrollmentTicketHash == nil, services.policy.existingUsernameRegistration == .ownerSignedIn,
-           context.identity?.user.handle != existing.handle {
-            throw APIError(
-                .forbidden,
-                "adding a passkey to \(existing.username.debugDescription) needs that user's session, and it has ended (signed out, or ended by the service); sign in and start again")
+        // A passkey added through a session needs the session still live, and its sign-in still recent, when the
+        // result comes: signing out, or the backend ending the sessions, stops a registration already under way, and
+        // options asked for just inside `reauthenticateAfter` do not stretch it by the challenge's lifetime.
+        if let existing, pending.enrollmentTicketHash == nil, services.policy.existingUsernameRegistration == .ownerSignedIn {
+            guard let identity = context.identity, identity.user.handle == existing.handle else {
+                throw APIError(
+                    .forbidden,
+                    "adding a passkey to \(existing.username.debugDescription) needs that user's session, and it has ended (signed out, or ended by the service); sign in and start again")
+            }
+            try services.policy.requireRecentSignIn(of: identity.session, now: now, adding: "a passkey")
         }
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
