@@ -95,6 +95,24 @@ struct AppAttestVectorTests {
         #expect(error?.message.contains(check) == true, "\(file): \(error?.message ?? "")")
     }
 
+    /// A receipt that is missing and one that is not a byte string are told apart.
+    @Test(arguments: [(CBORValue?.none, "attStmt has no receipt"), (.unsigned(5), "attStmt.receipt is not a byte string")])
+    func theReceiptMustBeAByteString(receipt: CBORValue?, problem: String) throws {
+        let vector = try #require(AppAttestVector.all.first { $0.file == "webauthn4j-kayak-prod-attestation.json" })
+        guard case .map(let entries) = try CBORDecoder().decode(vector.bytes(vector.attestationObject)) else { Issue.record("not a map"); return }
+        let changed = entries.map { entry -> CBORMapEntry in
+            guard entry.key == .text("attStmt"), case .map(let statement) = entry.value else { return entry }
+            let kept = statement.filter { $0.key != .text("receipt") } + (receipt.map { [CBORMapEntry(key: .text("receipt"), value: $0)] } ?? [])
+            return CBORMapEntry(key: entry.key, value: .map(kept))
+        }
+        let verifier = AppAttestAttestationVerifier(appIDs: [vector.appId], environments: [.production], anchors: [try AppAttestVector.root], verificationTime: vector.time)
+        let error = #expect(throws: WebAuthnError.self) {
+            _ = try verifier.verify(
+                attestationObject: CBOREncoder.encode(.map(changed)), keyID: vector.bytes(vector.keyId), clientDataHash: vector.bytes(vector.clientDataHash))
+        }
+        #expect(error?.message == "App Attest attestation: \(problem)")
+    }
+
     @Test func anEnvironmentTheServerDoesNotAcceptIsRefused() throws {
         let development = try #require(AppAttestVector.all.first { $0.file == "bas-d-dev-attestation.json" })
         let error = #expect(throws: WebAuthnError.self) { _ = try development.verify(environments: [.production]) }

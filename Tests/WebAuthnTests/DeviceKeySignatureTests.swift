@@ -46,5 +46,12 @@ struct DeviceKeySignatureTests {
         let compressedPrefix = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: [0x02] + publicKey.dropFirst())
         let prefixError = #expect(throws: WebAuthnError.self) { try compressedPrefix.verify(signature) }
         #expect(prefixError?.message.hasSuffix("this one starts 0x02") == true, "\(prefixError?.message ?? "")")
+        // y + 1 puts the point off the curve: told in the device key's words, not a COSE key's.
+        var offCurve = publicKey
+        offCurve[64] ^= 0x01
+        let offCurveError = #expect(throws: WebAuthnError.self) {
+            try DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: offCurve).verify(signature)
+        }
+        #expect(offCurveError?.message == "the device key is not a point on P-256" && offCurveError?.code == .malformedPublicKey)
     }
 }

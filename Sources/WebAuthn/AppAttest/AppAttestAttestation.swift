@@ -50,7 +50,8 @@ public struct AppAttestAttestationVerifier: Sendable {
         guard let statement = object[textKey: "attStmt"], statement.mapEntries != nil,
               let authDataBytes = object[textKey: "authData"]?.byteString
         else { throw invalid("attStmt or authData is missing") }
-        guard let receipt = statement[textKey: "receipt"]?.byteString else { throw invalid("attStmt has no receipt") }
+        guard let receiptItem = statement[textKey: "receipt"] else { throw invalid("attStmt has no receipt") }
+        guard let receipt = receiptItem.byteString else { throw invalid("attStmt.receipt is not a byte string") }
         let chain = try AttestationStatement(statement, format: Self.format).certificateChain()
 
         // 1. The chain ends in Apple's root, at the verification time.

@@ -53,7 +53,12 @@ public struct DeviceKeySignature: Sendable {
                 .malformedPublicKey,
                 "a device key is an uncompressed P-256 point, starting 0x04; this one starts 0x\(String(format: "%02X", publicKey[0]))")
         }
-        let key = try PublicKey.elliptic(curve: .p256, x: Array(publicKey[1..<33]), y: Array(publicKey[33..<65]))
+        let key: PublicKey
+        do {
+            key = try PublicKey.elliptic(curve: .p256, x: Array(publicKey[1..<33]), y: Array(publicKey[33..<65]))
+        } catch {
+            throw WebAuthnError(.malformedPublicKey, "the device key is not a point on P-256")
+        }
         try key.verify(signature: signature, over: message, algorithm: .es256)
     }
 }
