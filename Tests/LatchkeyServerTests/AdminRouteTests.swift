@@ -285,6 +285,31 @@ struct AdminRouteTests {
         }
     }
 
+    /// A phone is lost: the backend sees its device key among the user's keys and removes it, and it no longer signs in.
+    @Test func theBackendRemovesADeviceKeyOfALostPhone() async throws {
+        let (harness, key) = try await Self.harness()
+        let folder = try AppRouteTests.folder()
+        try await harness.run { client in
+            let (_, keyID, _) = try await AppRouteTests.enrolDeviceKey(client, folder: folder)
+            let list = try await client.send(.get, "/admin/v1/users/grace/credentials", headers: Self.admin(key))
+            let deviceKeys = list.json["deviceKeys"] as? [[String: Any]] ?? []
+            #expect(deviceKeys.map { $0["keyId"] as? String } == [keyID], "\(list.text)")
+            #expect((list.json["credentials"] as? [[String: Any]])?.count == 1)
+
+            let unknown = try await client.send(.delete, "/admin/v1/users/grace/device-keys/AAAA", headers: Self.admin(key))
+            #expect(unknown.status == .notFound && unknown.json["errorMessage"] as? String == "user \"grace\" has no device key with this id")
+            _ = try await client.register("henry", with: TestAuthenticator())
+            #expect(try await client.send(.delete, "/admin/v1/users/henry/device-keys/\(keyID)", headers: Self.admin(key)).status == .notFound,
+                    "another user's key is not theirs to remove")
+            #expect(try await client.send(.delete, "/admin/v1/users/grace/device-keys/\(keyID)", headers: Self.admin(key)).isOK)
+            let options = try await client.post("/device-keys/sign-in/options", ["keyId": keyID])
+            #expect(options.json["reason"] as? String == "unknownDeviceKey", "\(options.text)")
+            let events = try await client.send(.get, "/admin/v1/events?user=grace", headers: Self.admin(key)).json["events"] as? [[String: Any]] ?? []
+            let removal = try #require(events.first { $0["type"] as? String == "device_key.removed" })
+            #expect((removal["actor"] as? [String: Any])?["type"] as? String == "admin", "\(removal)")
+        }
+    }
+
     /// A disabled account signs in with nothing, keeps no session and adds no key, until it is enabled again.
     @Test func aDisabledAccountCannotSignInOrAddKeysUntilEnabled() async throws {
         let (harness, key) = try await Self.harness()

@@ -19,6 +19,7 @@ struct AdminController: Sendable {
         group.delete("users/{username}", use: deleteUser)
         group.get("users/{username}/credentials", use: listCredentials)
         group.delete("users/{username}/credentials/{id}", use: deleteCredential)
+        group.delete("users/{username}/device-keys/{keyId}", use: deleteDeviceKey)
         group.delete("users/{username}/sessions", use: endSessions)
         group.post("users/{username}/enrollment-tickets", use: issueTicket)
         group.delete("users/{username}/enrollment-tickets", use: revokeTickets)
@@ -154,8 +155,10 @@ struct AdminController: Sendable {
     @Sendable func listCredentials(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
         let credentials = try await services.store.credentials(ofUser: user.handle)
+        let deviceKeys = try await services.store.deviceKeys(ofUser: user.handle)
         return JSONResponse.make(AdminCredentialListReply(
-            username: user.username, credentials: credentials.map { CredentialSummary($0, names: names) }))
+            username: user.username, credentials: credentials.map { CredentialSummary($0, names: names) },
+            deviceKeys: deviceKeys.map(DeviceKeySummary.init)))
     }
 
     /// Removes any passkey of the user, the last one included: the backend knows how the person
@@ -173,6 +176,22 @@ struct AdminController: Sendable {
         services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
         context.logger.notice("passkey removed by the admin API", metadata: [
             "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(id))",
+        ])
+        return JSONResponse.ok()
+    }
+
+    /// Removes a device key of the user, such as one on a phone they lost.
+    @Sendable func deleteDeviceKey(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        let origin = context.eventOrigin(request)
+        guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty,
+              try await services.store.deleteDeviceKey(
+                  id: id, ownedBy: user.handle, recording: [services.events.event(.deviceKeyRemoved, origin, user: user, credentialID: id)])
+        else {
+            throw APIError(.notFound, "user \"\(user.username)\" has no device key with this id")
+        }
+        context.logger.notice("device key removed by the admin API", metadata: [
+            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.ok()
     }

@@ -94,12 +94,13 @@ struct AdminUserPage: Encodable, Sendable {
     var nextCursor: String?
 }
 
-/// `GET /admin/v1/users/{username}/credentials`: the same passkey objects as `GET /credentials`.
+/// `GET /admin/v1/users/{username}/credentials`: the same passkey and device-key objects as `GET /credentials`.
 struct AdminCredentialListReply: Encodable, Sendable {
     let status = "ok"
     let errorMessage = ""
     var username: String
     var credentials: [CredentialSummary]
+    var deviceKeys: [DeviceKeySummary]
 }
 
 /// `DELETE /admin/v1/users/{username}/sessions` reply.
