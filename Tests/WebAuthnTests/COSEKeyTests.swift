@@ -44,7 +44,7 @@ struct COSEKeyTests {
         // EC2 with d; OKP (Ed25519) with d; RSA with each private member.
         CBORValue.map(COSEKeyTests.p256Entries + [CBORMapEntry(key: .negative(3), value: .bytes(Array(repeating: 7, count: 32)))]),
         .map([
-            CBORMapEntry(key: .unsigned(1), value: .unsigned(1)), CBORMapEntry(key: .unsigned(3), value: .negative(7)),
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(1)), CBORMapEntry(key: .unsigned(3), value: .negative(52)),
             CBORMapEntry(key: .negative(0), value: .unsigned(6)), CBORMapEntry(key: .negative(1), value: .bytes(Array(repeating: 1, count: 32))),
             CBORMapEntry(key: .negative(3), value: .bytes(Array(repeating: 2, count: 32))),
         ]),
@@ -121,6 +121,50 @@ struct COSEKeyTests {
         #expect(!(0..<64).contains { index in
             (try? ordinaryKey.verify(signature: identity + Array(repeating: 0, count: 32), over: Array("m\(index)".utf8), algorithm: .ed25519)) != nil
         })
+    }
+
+    static func ed448Key(_ x: [UInt8]) -> CBORValue {
+        .map([
+            CBORMapEntry(key: .unsigned(1), value: .unsigned(1)), CBORMapEntry(key: .unsigned(3), value: .negative(52)),
+            CBORMapEntry(key: .negative(0), value: .unsigned(7)), CBORMapEntry(key: .negative(1), value: .bytes(x)),
+        ])
+    }
+
+    /// Ed448's points of small order (cofactor 4): y = 0 (x = ±1, order 4), y = 1 (the identity), y = p − 1
+    /// (order 2), and y = 0 and 1 written as p and p + 1; computed here in Python's words, not the source's.
+    /// OpenSSL accepts the forgery R = (1, 0), s = 0 under both order-4 points, for any message; every listed
+    /// point, either sign, is refused as a credential key.
+    @Test func smallOrderEd448KeysAreRefused() throws {
+        let expected = Set([
+            "00" + String(repeating: "00", count: 56),
+            "01" + String(repeating: "00", count: 56),
+            "fe" + String(repeating: "ff", count: 27) + "fe" + String(repeating: "ff", count: 27) + "00",
+            String(repeating: "ff", count: 28) + "fe" + String(repeating: "ff", count: 27) + "00",
+            String(repeating: "00", count: 28) + String(repeating: "ff", count: 28) + "00",
+        ].map(hexBytes))
+        #expect(COSEKey.smallOrderEd448 == expected)
+        let orderFour = hexBytes(String(repeating: "00", count: 56) + "80")
+        func forges(_ key: PublicKey) -> Bool {
+            (0..<64).contains { index in
+                (try? key.verify(signature: orderFour + Array(repeating: 0, count: 57), over: Array("m\(index)".utf8), algorithm: .ed448)) != nil
+            }
+        }
+        for point in expected {
+            for signBit in [UInt8(0), 0x80] {
+                var x = point
+                x[56] |= signBit
+                if point == expected.first(where: { $0.allSatisfy { $0 == 0 } }) {
+                    #expect(forges(try PublicKey.edwards(curve: .ed448, x: x)), "OpenSSL forges under (±1, 0)")
+                }
+                let error = #expect(throws: WebAuthnError.self) { try COSEKey(Self.ed448Key(x)) }
+                #expect(error?.message == "Ed448 key is a point of small order, under which anyone can forge signatures", "\(x)")
+            }
+        }
+        // An ordinary key (RFC 8032's first Ed448 test key) is kept, and nobody forges under it.
+        let ordinary = hexBytes(
+            "5fd7449b59b461fd2ce787ec616ad46a1da1342485a70e1f8a0ea75d80e96778edf124769b46c7061bd6783df1e50f6cd1fa1abeafe8256180")
+        #expect(try COSEKey(Self.ed448Key(ordinary)).algorithm == .ed448)
+        #expect(!forges(try PublicKey.edwards(curve: .ed448, x: ordinary)))
     }
 
     @Test func postQuantumAlgorithmsAreUnsupportedNotCrashing() throws {

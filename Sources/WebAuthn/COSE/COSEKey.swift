@@ -84,8 +84,9 @@ public struct COSEKey: Sendable {
                 throw WebAuthnError(.malformedPublicKey, "OKP key needs a \(curve.keyLength)-byte x (-2)")
             }
             // OpenSSL verifies under such a key a signature anyone can make, for any message.
-            if curve == .ed25519, Self.isSmallOrderEd25519(x) {
-                throw WebAuthnError(.malformedPublicKey, "Ed25519 key is a point of small order, under which anyone can forge signatures")
+            if Self.isSmallOrder(x, on: curve) {
+                throw WebAuthnError(
+                    .malformedPublicKey, "\(curve == .ed25519 ? "Ed25519" : "Ed448") key is a point of small order, under which anyone can forge signatures")
             }
             publicKey = try .edwards(curve: curve, x: x)
         default:
@@ -111,10 +112,21 @@ public struct COSEKey: Sendable {
         [0xEE] + [UInt8](repeating: 0xFF, count: 30) + [0x7F],
     ]
 
-    static func isSmallOrderEd25519(_ encoded: [UInt8]) -> Bool {
+    /// The encodings of the four Ed448 points of order dividing 4 (y = 0, 1 and p − 1, where
+    /// p = 2^448 − 2^224 − 1), and of y = 0 and 1 written non-canonically (p and p + 1), sign bit cleared.
+    static let smallOrderEd448: Set<[UInt8]> = {
+        let zeros = [UInt8](repeating: 0, count: 28), ones = [UInt8](repeating: 0xFF, count: 27)
+        let p = [0xFF] + ones + [0xFE] + ones + [0]
+        return [
+            zeros + zeros + [0], [1] + zeros.dropFirst() + zeros + [0],
+            [0xFE] + p.dropFirst(), p, zeros + [0xFF] + ones + [0],
+        ]
+    }()
+
+    static func isSmallOrder(_ encoded: [UInt8], on curve: EdwardsCurve) -> Bool {
         var unsigned = encoded
         unsigned[unsigned.count - 1] &= 0x7F
-        return smallOrderEd25519.contains(unsigned)
+        return (curve == .ed25519 ? smallOrderEd25519 : smallOrderEd448).contains(unsigned)
     }
 
     /// The private key members of each key type (RFC 9053 §7.1.1, §7.2; RFC 8230 §4), which a
