@@ -28,6 +28,9 @@ struct RequestDecodingRouteTests {
         ("/assertion/result", #"{"id": "AAAA", "type": "public-key", "response": {}}"#, .badRequest, "response.clientDataJSON is missing"),
         ("/assertion/result", #"{"id": "AAAA", "type": "password", "response": {}}"#, .badRequest, #"type "password" is not public-key"#),
         ("/assertion/result", #"{"id": "A*A", "type": "public-key", "response": {}}"#, .badRequest, "id is not base64url"),
+        // What `Data.base64EncodedString()` writes, as an iOS app might send it.
+        ("/assertion/result", #"{"id": "AAAA", "type": "public-key", "response": {"clientDataJSON": "ab+/cd==", "authenticatorData": "AA", "signature": "AA"}}"#,
+         .badRequest, "response.clientDataJSON is not base64url: it has + or /, so it is standard base64; write - for + and _ for /"),
         ("/assertion/result", #"{"id": "AAAA", "rawId": "AAAB", "type": "public-key", "response": {"clientDataJSON": "e30", "authenticatorData": "AA", "signature": "AA"}}"#,
          .badRequest, "rawId does not match id"),
         ("/attestation/result", #"{"id": "AAAA", "type": "public-key", "response": {"clientDataJSON": "e30", "attestationObject": "AA", "transports": [1]}}"#,

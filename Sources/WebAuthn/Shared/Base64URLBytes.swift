@@ -1,7 +1,8 @@
 /// A binary member of WebAuthn's JSON forms (`PublicKeyCredentialCreationOptionsJSON`,
 /// `RegistrationResponseJSON`, ...): base64url without padding in JSON, bytes once decoded. An empty
 /// string decodes to no bytes (members that must not be empty say so); anything else that is not
-/// base64url is a `DecodingError` reading "is not base64url".
+/// base64url is a `DecodingError` reading "is not base64url" (saying so when it is standard base64,
+/// as `Data.base64EncodedString()` writes it).
 public struct Base64URLBytes: Codable, Sendable, Hashable {
     public var bytes: [UInt8]
 
@@ -13,7 +14,10 @@ public struct Base64URLBytes: Codable, Sendable, Hashable {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let bytes = Base64URL.decode(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "is not base64url")
+            let standard = text.contains("+") || text.contains("/")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: standard ? "is not base64url: it has + or /, so it is standard base64; write - for + and _ for /" : "is not base64url")
         }
         self.bytes = bytes
     }
