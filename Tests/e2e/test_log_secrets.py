@@ -27,8 +27,10 @@ METRICS_TOKEN = "metrics-" + secrets.token_urlsafe(24)
 
 
 def encodings(data: bytes) -> set[str]:
-    """The forms bytes take in text: base64url, base64, hexadecimal (either case)."""
-    forms = {b64url(data), base64.b64encode(data).decode().rstrip("="), data.hex(), data.hex().upper()}
+    """The forms bytes take in text: base64url, base64, hexadecimal (either case), and the first eight
+    as a Swift array of them prints (`[152, 232, ...`)."""
+    forms = {b64url(data), base64.b64encode(data).decode().rstrip("="), data.hex(), data.hex().upper(),
+             ", ".join(str(byte) for byte in data[:8])}
     return {form for form in forms if len(form) >= 16}
 
 
@@ -106,13 +108,21 @@ def test_no_secret_appears_in_any_log_line(server_factory, database):
 
 
 def no_secret_in_logs_events_or_webhooks(server_factory, database, receiver, webhook_secret):
+    # The receiver's URL carries a password (sent as Basic authentication), and a previous secret is being rotated out.
+    hook_password = "hook-" + secrets.token_urlsafe(16)
+    previous_secret = new_secret()
+    hooks = webhook_env(receiver, webhook_secret)
+    hooks["LATCHKEY_WEBHOOK_URLS"] = hooks["LATCHKEY_WEBHOOK_URLS"].replace("://", f"://hooks:{hook_password}@", 1)
     server = server_factory("log-secrets", {
         "LATCHKEY_LOG_LEVEL": "trace", "LATCHKEY_LOG_FORMAT": "json", "LATCHKEY_METRICS_TOKEN": METRICS_TOKEN,
-        "LATCHKEY_DATABASE": database, **webhook_env(receiver, webhook_secret)})
+        "LATCHKEY_DATABASE": database, **hooks, "LATCHKEY_WEBHOOK_PREVIOUS_SECRET": previous_secret})
     found = Secrets()
     found.add("metrics token", METRICS_TOKEN)
-    found.found[webhook_secret] = "webhook secret"
-    found.add("webhook secret bytes", base64.b64decode(webhook_secret.removeprefix("whsec_")))
+    for what, secret in [("webhook secret", webhook_secret), ("previous webhook secret", previous_secret)]:
+        found.found[secret] = what
+        found.add(what + " bytes", base64.b64decode(secret.removeprefix("whsec_")))
+    found.found[hook_password] = "webhook receiver password"
+    found.found[base64.b64encode(f"hooks:{hook_password}".encode()).decode()] = "webhook Basic authorization"
     password = urllib.parse.urlsplit(database).password
     if password:
         found.found[password] = "database password"

@@ -235,3 +235,8 @@ struct WebhookDispatcher: Service {
         return base * Double.random(in: 0.8...1.2)
     }
 }
+
+/// What ServiceLifecycle logs when it starts and stops the dispatcher: the receivers' names, never their secrets.
+extension WebhookDispatcher: CustomStringConvertible {
+    var description: String { "WebhookDispatcher(receivers: \(receivers.keys.sorted()))" }
+}

@@ -29,3 +29,10 @@ struct WebhookReceiver: Sendable, Equatable {
         requestURL = components.string ?? url
     }
 }
+
+/// Shown, logged and reflected by its name alone: its URL and authorization carry the password.
+extension WebhookReceiver: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    var description: String { "WebhookReceiver(\(name))" }
+    var debugDescription: String { description }
+    var customMirror: Mirror { Mirror(self, children: ["name": name], displayStyle: .struct) }
+}

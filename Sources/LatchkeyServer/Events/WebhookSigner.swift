@@ -21,3 +21,10 @@ struct WebhookSigner: Sendable {
         return try keys.map { "v1," + Data(try HMAC.sha256(key: $0, message: message)).base64EncodedString() }.joined(separator: " ")
     }
 }
+
+/// Shown, logged and reflected without its keys: ServiceLifecycle logs each service it starts, with its parts.
+extension WebhookSigner: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    var description: String { "WebhookSigner(\(keys.count) \(keys.count == 1 ? "key" : "keys"), \(ConfigurationRedaction.mark))" }
+    var debugDescription: String { description }
+    var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

@@ -38,3 +38,8 @@ struct ExpiredRecordPurger: Service {
         }
     }
 }
+
+/// What ServiceLifecycle logs when it starts and stops the purger.
+extension ExpiredRecordPurger: CustomStringConvertible {
+    var description: String { "ExpiredRecordPurger(every \(interval))" }
+}
