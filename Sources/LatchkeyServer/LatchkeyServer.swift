@@ -163,15 +163,16 @@ public enum LatchkeyServer {
         let shared = LatchkeyServices(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
             operations: operations, authenticatorNames: names)
+        // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         var services: [any Service] = [
             store,
             ExpiredRecordPurger(
-                store: store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
+                store: shared.store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
         ]
         let signer = configuration.webhookURLs.isEmpty
             ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
         services.append(try WebhookDispatcher(
-            store: store, signer: signer,
+            store: shared.store, signer: signer,
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger))
         let metricsAddress = try configuration.metricsListenAddress
         let adminAddress = try configuration.adminListenAddress

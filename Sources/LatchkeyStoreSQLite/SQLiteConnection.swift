@@ -22,7 +22,7 @@ final class SQLiteConnection {
         }
         handle = opened
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, 5_000)
+        waitForLocks(upTo: .seconds(5))
         // Switching to WAL needs a moment of exclusive access; another process opening the same new
         // file can hold it, and the busy handler does not cover this step, so retry briefly.
         var attempts = 0
@@ -53,6 +53,12 @@ final class SQLiteConnection {
             close()
             throw error
         }
+    }
+
+    /// How long a statement waits for another process's lock before it fails as `busy`; 0: not at all.
+    func waitForLocks(upTo duration: Duration) {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
     /// Pages of WAL after which a write checkpoints it into the database.

@@ -104,13 +104,15 @@ struct SQLiteConstraintError: Error {
 
 extension SQLiteStatement {
     /// A failure as a ``StoreError`` of the class its result code says: no room (`SQLITE_FULL`),
-    /// unusable for now (I/O errors, a read-only file or folder, a file that cannot be opened, a
-    /// lock held past the busy timeout), or anything else.
+    /// another process's lock held past the busy timeout (`busy`: nothing was done), unusable for
+    /// now (I/O errors, a read-only file or folder, a file that cannot be opened), or anything else.
     static func storeError(_ status: Int32, _ message: String) -> StoreError {
         switch status & 0xFF {
         case SQLITE_FULL:
             StoreError(.full, message)
-        case SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_PROTOCOL:
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            StoreError(.busy, message)
+        case SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PROTOCOL:
             StoreError(.unavailable, message)
         default:
             StoreError(.database, message)

@@ -9,8 +9,9 @@ import Synchronization
 /// A store call runs on the thread that makes it, holding the lock for its few microseconds of
 /// cached statements (WAL with `synchronous = NORMAL` does not sync on commit): it never suspends,
 /// so a request's task stays on its event loop instead of hopping to an actor's executor and back
-/// (BENCHMARKS.md). The price: a write that waits for another process's lock (up to the 5 s busy
-/// timeout) holds its thread while it waits, and calls from other threads wait for the lock.
+/// (BENCHMARKS.md). A call that meets another process's lock waits for it up to `lockWait`,
+/// holding its thread, then fails as `busy` having done nothing: the server opens the store with
+/// no wait at all and makes a busy call again after a pause that does not hold its event loop.
 ///
 /// As a `Service`, ``run()`` waits for graceful shutdown and then closes the connection: list the
 /// store before the HTTP server in a `ServiceGroup`, so it shuts down after the server has drained.
@@ -23,8 +24,9 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
     /// bad path or a database from a newer Latchkey fails here, before the server listens. The
     /// database holds token signing keys: a folder it creates is `0700`, a file `0600` (SQLite gives
-    /// the `-wal` and `-shm` files the database's mode), whatever the process's umask.
-    public init(path: String, webhooks: WebhookOutbox = .none) throws {
+    /// the `-wal` and `-shm` files the database's mode), whatever the process's umask. Opening and
+    /// migrating wait up to 5 s for another process's lock; later calls up to `lockWait`.
+    public init(path: String, webhooks: WebhookOutbox = .none, lockWait: Duration = .seconds(5)) throws {
         self.webhooks = webhooks
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
@@ -36,6 +38,7 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         try createPrivately(path)
         let opened = try SQLiteConnection(path: path)
         try SQLiteSchema.migrate(opened)
+        opened.waitForLocks(upTo: lockWait)
         connection = Mutex(opened)
     }
 

@@ -89,7 +89,7 @@ struct Serve: AsyncParsableCommand {
             case .one: MultiThreadedEventLoopGroup.singleton.next()
             case .perCore: MultiThreadedEventLoopGroup.singleton
             }
-            let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops)
+            let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops, sqliteLockWait: .zero)
             try await LatchkeyServer.prepareSigningKeys(store, configuration: settings)
             application = try LatchkeyServer.application(
                 configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops),

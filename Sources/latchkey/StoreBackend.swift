@@ -9,10 +9,13 @@ import NIOPosix
 
 /// Chooses and opens the store the configuration names: a `postgres://` (or `postgresql://`) URL
 /// is a PostgreSQL database that several instances share; a file path is SQLite, the embedded
-/// default.
+/// default. A SQLite call waits up to `sqliteLockWait` for another process's lock, holding its
+/// thread: a one-off command may; `serve` waits not at all, and makes a busy call again without
+/// holding its event loop (``LatchkeyServer``'s store).
 enum StoreBackend {
     static func open(
-        _ configuration: LatchkeyConfiguration, logger: Logger, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        _ configuration: LatchkeyConfiguration, logger: Logger, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        sqliteLockWait: Duration = .seconds(5)
     ) async throws -> any LatchkeyStore {
         let database = configuration.database
         // Every process that writes events writes their deliveries too, the admin commands included.
@@ -20,7 +23,7 @@ enum StoreBackend {
         // Any URL (whatever its scheme's case) names a server, never a file: it must not become a
         // SQLite path, which would put its password into a folder name and error messages.
         guard let schemeEnd = database.range(of: "://") else {
-            return try SQLiteStore(path: database, webhooks: webhooks)
+            return try SQLiteStore(path: database, webhooks: webhooks, lockWait: sqliteLockWait)
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
         if let warning = settings.transportWarning { logger.warning("\(warning)") }

@@ -1,5 +1,5 @@
-"""Faults an operator meets, against the real binary: the disk under SQLite fills up, PostgreSQL
-goes away, the process runs out of file descriptors. In each, `/readyz` says so within
+"""Faults an operator meets, against the real binary: the disk under SQLite fills up, another process
+holds the SQLite file's lock, PostgreSQL goes away, the process runs out of file descriptors. In each, `/readyz` says so within
 `storeTimeout` (2 s), requests fail fast with 503 and `Retry-After` (never a 500), nothing
 acknowledged is lost, and the server recovers without a restart."""
 
@@ -126,6 +126,54 @@ def test_a_full_disk_under_sqlite_is_a_503_and_readyz_says_so_then_recovers(serv
     assert "store fault" in metrics and "the store stopped taking writes" in metrics and "the store takes writes again" in metrics
     for failure in ("unexpected error", "store failure"):
         assert failure not in metrics, "a full disk must not be a 500"
+
+
+def test_a_lock_another_process_holds_on_sqlite_is_a_503_within_the_bound_and_stalls_nothing_else(server_factory, tmp_path):
+    """An operator's `sqlite3` session (here Python's) holds the write lock: writes wait for it at most
+    `storeTimeout`, then answer 503, and while they wait the server answers everything else at once:
+    the waiting never holds the event loop."""
+    import concurrent.futures
+    import sqlite3
+
+    database = tmp_path / "latchkey.sqlite"
+    server = server_factory("faults-locked", {"LATCHKEY_DATABASE": str(database)})
+    auth = server.authenticator()
+    username = new_username()
+    assert register(server, auth, username).status_code == 200
+    assert requests.get(server.url + "/readyz", timeout=5).status_code == 200
+    time.sleep(1.1)  # past the second a readiness verdict is reused for
+
+    holder = sqlite3.connect(database, isolation_level=None, timeout=10)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            writes = [pool.submit(timed, lambda: server.client().post("/attestation/options", {"username": new_username()}, timeout=15))
+                      for _ in range(3)]
+            time.sleep(0.3)
+            # While three writes wait, what needs no write answers at once.
+            for path in ("/healthz", "/.well-known/jwks.json", "/"):
+                reply, took = timed(lambda: requests.get(server.url + path, timeout=10))
+                assert reply.status_code == 200 and took < 0.5, (path, reply.status_code, took)
+            ready, took = timed(lambda: requests.get(server.url + "/readyz", timeout=10))
+            assert ready.status_code == 503 and took < BOUND + 0.5, (ready.status_code, took, ready.text)
+            for write in writes:
+                reply, took = write.result()
+                assert_unavailable(reply)
+                assert took < BOUND + 0.5, took
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    # The lock released: writes and readiness come back without a restart.
+    deadline = time.monotonic() + 10
+    while requests.get(server.url + "/readyz", timeout=10).status_code != 200:
+        assert time.monotonic() < deadline, "/readyz must turn 200 again once the lock is released"
+        time.sleep(0.3)
+    options = server.client().post("/assertion/options", {"username": username}, timeout=10)
+    assert server.client().post("/assertion/result", auth.get(options.json()), timeout=10).status_code == 200
+    logs = server.logs(limit=10_000_000)
+    assert "the store stopped taking writes" in logs and "the store takes writes again" in logs
+    assert "unexpected error" not in logs and "store failure" not in logs, "a lock held elsewhere must not be a 500"
 
 
 def test_postgresql_down_is_a_503_within_the_bound_and_comes_back(server_factory):

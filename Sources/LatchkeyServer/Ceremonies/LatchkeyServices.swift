@@ -32,7 +32,8 @@ struct LatchkeyServices: Sendable {
     /// The security events each change is stored with.
     let events: SecurityEventRecorder
 
-    /// Services over `store`, every call of which is timed in `metrics` unless `operations` is
+    /// Services over `store`, as a ``ServerStore``: a call another process's lock keeps busy is made
+    /// again until `storeTimeout`, and every call is timed in `metrics` unless `operations` is
     /// ``OperationsFeatures/off``; App Attest chains end in `appAttestRoots`.
     init(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
@@ -43,7 +44,7 @@ struct LatchkeyServices: Sendable {
         self.policy = configuration.serverPolicy
         self.metrics = metrics
         self.operations = operations
-        let store: any LatchkeyStore = operations == .on ? InstrumentedStore(base: store, metrics: metrics) : store
+        let store = ServerStore(base: store, metrics: operations == .on ? metrics : nil, lockWait: LatchkeyServer.storeDeadline(configuration))
         self.store = store
         self.relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust

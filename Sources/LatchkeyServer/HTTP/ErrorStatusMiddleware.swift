@@ -32,7 +32,7 @@ struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
                 throw APIError(.conflict, error.message)
             case .ticketNotUsable:
                 throw APIError(.forbidden, error.message)
-            case .unavailable, .full:
+            case .unavailable, .busy, .full:
                 // Fail fast and say so: a 503 a balancer and a client can retry, not a 500.
                 context.logger.error("store fault", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
                 health?.recordFault(error, logger: context.logger)

@@ -98,6 +98,7 @@ final class StoreHealth: Sendable {
         switch (error as? StoreError)?.code {
         case .full?: "the store is full"
         case .unavailable?: "the store cannot take writes"
+        case .busy?: "another process holds the store's lock"
         default: "the store does not answer"
         }
     }
