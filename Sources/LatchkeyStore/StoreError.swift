@@ -19,8 +19,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// The store cannot be used now (unreachable, read-only, an I/O error, no connection within
         /// the deadline); it may come back by itself. Clients should retry shortly.
         public static let unavailable = Code("unavailable")
-        /// Another process holds the database's lock (SQLite): the call did nothing, and may be
-        /// made again in a moment.
+        /// The call did nothing, for a reason that passes: another process holds SQLite's lock, or
+        /// PostgreSQL rolled the call's transaction back to end a deadlock or a serialization
+        /// conflict. It may be made again in a moment.
         public static let busy = Code("busy")
         /// The store has no room left to write (disk or quota full).
         public static let full = Code("full")

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyStore
 import Testing
+import Synchronization
 import WebAuthn
 
 /// The contract for pending ceremonies and sign-in.
@@ -261,5 +262,58 @@ extension StoreContractTests {
         #expect(error?.code == .userNotFound)
         #expect(try await store.credential(id: credential.id) == credential, "nothing is written")
         #expect(try await store.hasSession(Fixtures.bytes(1)) == false)
+    }
+}
+
+extension StoreContractTests {
+    /// Deleting a user while their passkey and their device key sign in: each call completes, finds the
+    /// user gone, or (PostgreSQL, whose row locks the two take in opposite orders) is rolled back as
+    /// `busy`, to be made again. Never a failure of the database, which the server would answer with a 500.
+    /// (Nearly every round deadlocks on PostgreSQL, and each deadlock takes its `deadlock_timeout`, 1 s, to be found.)
+    @Test(arguments: StoreBackend.all)
+    func deletingAUserWhileTheySignInEndsCleanly(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let failures = UnexpectedFailures()
+        for round in 0..<8 {
+            let handle = Fixtures.bytes(index: round) + Fixtures.bytes(1, count: 62)
+            let user = UserRecord(handle: handle, username: "user\(round)", displayName: "User", createdAt: Fixtures.now)
+            let credential = Fixtures.credential(Fixtures.bytes(index: round) + Fixtures.bytes(2, count: 14), of: user, signCount: 1)
+            try await store.registerNew(user, with: credential)
+            let key = DeviceKeyRecord(
+                id: Fixtures.bytes(index: round) + Fixtures.bytes(3, count: 30), userHandle: handle, publicKey: [4], name: nil,
+                createdAt: Fixtures.now)
+            try await store.saveDeviceKey(key, spendingTicket: nil)
+            let signIn = Fixtures.signIn(
+                credential, from: 1, to: 2, session: Fixtures.session(Fixtures.bytes(index: round) + Fixtures.bytes(4, count: 30), of: user))
+            try await store.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+            let keySession = Fixtures.session(Fixtures.bytes(index: round) + Fixtures.bytes(5, count: 30), of: user)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await failures.noting("deleteUser") { _ = try await store.deleteUser(handle: handle) } }
+                group.addTask {
+                    await failures.noting("recordDeviceKeySignIn") {
+                        _ = try await store.recordDeviceKeySignIn(id: key.id, at: Fixtures.now, session: keySession)
+                    }
+                }
+                group.addTask { await failures.noting("recordSignIn") { _ = try await store.recordSignIn(signIn) } }
+            }
+        }
+        let list = failures.list
+        #expect(list.isEmpty, "\(backend.name): \(list.count) failures, the first: \(list.prefix(2))")
+    }
+}
+
+/// The failures of store calls other than `busy` and `userNotFound`, which a race may rightly end in.
+final class UnexpectedFailures: Sendable {
+    private let failures = Mutex<[String]>([])
+
+    var list: [String] { failures.withLock { $0 } }
+
+    func noting(_ call: String, _ body: @Sendable () async throws -> Void) async {
+        do {
+            try await body()
+        } catch let error as StoreError where error.code == .busy || error.code == .userNotFound {
+        } catch {
+            failures.withLock { $0.append("\(call): \(error)") }
+        }
     }
 }

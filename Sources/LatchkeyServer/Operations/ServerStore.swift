@@ -3,8 +3,9 @@ import LatchkeyStore
 
 /// The store as the server calls it: every call of the store it wraps timed
 /// (`latchkey_store_duration_seconds`, by operation) when there are `metrics`, and a call the store
-/// reports `busy` (another process holds SQLite's lock, and the call did nothing) made again after
-/// a pause that holds no thread, until `lockWait` has passed; then it is `unavailable` (a 503).
+/// reports `busy` (it did nothing: another process holds SQLite's lock, or PostgreSQL ended a
+/// deadlock by rolling it back) made again after a pause that holds no thread, until `lockWait`
+/// has passed; then it is `unavailable` (a 503).
 /// Otherwise it behaves exactly as the store does.
 struct ServerStore: LatchkeyStore {
     let base: any LatchkeyStore
@@ -23,7 +24,7 @@ struct ServerStore: LatchkeyStore {
                 return try await body()
             } catch let error as StoreError where error.code == .busy {
                 guard ContinuousClock.now - start < lockWait else {
-                    throw StoreError(.unavailable, "\(error.message) (another process held the database's lock for \(lockWait))")
+                    throw StoreError(.unavailable, "\(error.message) (still busy after \(lockWait))")
                 }
                 try await Task.sleep(for: Self.pauses[min(attempt, Self.pauses.count - 1)])
                 attempt += 1
