@@ -285,6 +285,36 @@ struct AdminRouteTests {
         }
     }
 
+    /// An account deleted while a passkey is being added to it stays deleted: the registration's result does not
+    /// make it again under its old handle (which its tokens' `sub` named), whoever answers the options.
+    @Test func aRegistrationUnderWayDoesNotBringADeletedAccountBack() async throws {
+        let (harness, key) = try await Self.harness()
+        try await harness.run { client in
+            let authenticator = TestAuthenticator()
+            let registered = try await client.register("alice", with: authenticator)
+            let bearer = try #require(registered.json["sessionToken"] as? String)
+            let options = try await client.post("/attestation/options", ["username": "alice"], bearer: bearer)
+            #expect(options.isOK, "\(options.text)")
+            // The deletion lands between the options' reading of the user and their saving of the challenge, so the
+            // challenge outlives it (the deletion removes the user's pending ceremonies).
+            let challengeText = try #require(options.json["challenge"] as? String)
+            let challenge = try #require(Base64URL.decode(challengeText))
+            let pending = try #require(try harness.store.takePendingCeremony(challengeHash: Digest.sha256(challenge)))
+            #expect(try await client.send(.delete, "/admin/v1/users/alice", headers: Self.admin(key)).isOK)
+            try harness.store.savePendingCeremony(pending)
+
+            let result = try await client.post("/attestation/result", try TestAuthenticator().register(options.json), bearer: bearer)
+            #expect(result.status == .forbidden, "\(result.text)")
+            #expect(result.errorMessage == #"the account "alice" was deleted while this passkey was being registered; start again"#)
+            #expect(try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key)).status == .notFound)
+            // A new registration makes a new account, with a new handle.
+            let again = try await client.register("alice", with: TestAuthenticator())
+            #expect(again.isOK, "\(again.text)")
+            let user = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key)).json["user"] as? [String: Any]
+            #expect(user?["userHandle"] as? String != (options.json["user"] as? [String: Any])?["id"] as? String)
+        }
+    }
+
     /// A phone is lost: the backend sees its device key among the user's keys and removes it, and it no longer signs in.
     @Test func theBackendRemovesADeviceKeyOfALostPhone() async throws {
         let (harness, key) = try await Self.harness()

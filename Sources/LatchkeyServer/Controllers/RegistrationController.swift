@@ -151,6 +151,12 @@ struct RegistrationController: Sendable {
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)
         if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
+        // A new user's handle is made with the options and has no history; one with a history belonged to the
+        // account the options were for, deleted since (its deletion is an event), which must not come back.
+        if existing == nil, try await !services.store.securityEvents(SecurityEventQuery(userHandle: userHandle, limit: 1)).isEmpty {
+            throw APIError(
+                .forbidden, "the account \(username.debugDescription) was deleted while this passkey was being registered; start again")
+        }
         // A passkey added through a session needs the session still live, and its sign-in still recent, when the
         // result comes: signing out, or the backend ending the sessions, stops a registration already under way, and
         // options asked for just inside `reauthenticateAfter` do not stretch it by the challenge's lifetime.
