@@ -115,6 +115,22 @@ def test_renaming_a_device_key_is_an_event_with_the_new_name(hooked, receiver):
     assert [p["data"]["id"] for p in events_of(receiver, username)] == [e["id"] for e in reversed(mine)]
 
 
+def test_a_burst_of_one_persons_events_reaches_the_receiver_at_once_in_order(hooked, receiver):
+    """A person's events go out one at a time, in order, but one after the other, not one a poll (a second):
+    a burst of renames (which a stolen session may make) must not delay the next alert by as many seconds."""
+    username = new_username()
+    client, _, cred, _ = register(hooked, hooked.authenticator(), username)
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 2, 30, "the registration's events")
+    started = time.monotonic()
+    for index in range(30):
+        assert_ok(client.patch(f"/credentials/{cred['id']}", {"name": f"Name {index}"}))
+    receiver.wait_for(lambda r: len(events_of(r, username)) >= 32, 30, "the 30 renames")
+    took = time.monotonic() - started
+    assert took < 10, f"30 events of one person took {took:.1f} s to arrive"
+    details = [p["data"]["detail"] for p in events_of(receiver, username)[2:]]
+    assert details == [f'renamed to "Name {index}"' for index in range(30)], details
+
+
 def test_events_never_hold_secrets(hooked, receiver):
     auth = hooked.authenticator()
     username = new_username()

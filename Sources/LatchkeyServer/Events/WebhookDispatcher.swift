@@ -124,8 +124,9 @@ struct WebhookDispatcher: Service {
             } catch {
                 logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
             }
-            // A full batch means more may be due at once.
-            if claimed < Self.batchSize {
+            // Each user's deliveries are claimed one at a time, in order: after a batch, the next of each may be
+            // due at once, so only an empty claim waits for the next poll.
+            if claimed == 0 {
                 do { try await Task.sleep(for: interval) } catch { return }
             }
         }
