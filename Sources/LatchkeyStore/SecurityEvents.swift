@@ -225,8 +225,9 @@ public protocol SecurityEventStore: Sendable {
     func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool
     /// Deliveries in `state` (all when nil), newest first, older than the delivery `before`.
     func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery]
-    /// Makes a delivery pending again, due now and retried until `retryUntil`; nil when there is
-    /// no such delivery, and the delivery unchanged when it is pending already.
+    /// Makes a delivery pending again, due now and retried until `retryUntil` (one pending already,
+    /// waiting for its next attempt, too); nil when there is no such delivery, and the delivery
+    /// unchanged while a sender holds it (an attempt in flight).
     func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery?
     /// How many deliveries are pending, and since when.
     func webhookOutboxStatus() async throws -> WebhookOutboxStatus

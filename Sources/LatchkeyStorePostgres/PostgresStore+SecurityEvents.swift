@@ -181,7 +181,7 @@ extension PostgresStore {
             try await Self.execute("""
                 UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = \(now), retry_until = \(retryUntil),
                     lease_owner = NULL, lease_until = NULL
-                WHERE id = \(id) AND state <> 'pending'
+                WHERE id = \(id) AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= \(now))
                 """, on: connection)
             return try await Self.rows(
                 "SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d WHERE d.id = \(id)", on: connection

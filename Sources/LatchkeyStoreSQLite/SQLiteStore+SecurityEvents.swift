@@ -47,7 +47,7 @@ extension SQLiteStore {
         """
     private static let retryDelivery = """
         UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?1, retry_until = ?2, lease_owner = NULL, lease_until = NULL
-        WHERE id = ?3 AND state <> 'pending'
+        WHERE id = ?3 AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= ?1)
         """
     private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
     private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1 AND state = 'pending'"

@@ -60,6 +60,8 @@ struct MetricsRouteTests {
                 #"latchkey_ceremonies_total{ceremony="authentication-options",outcome="ok"} 2"#,
                 #"latchkey_verification_duration_seconds_count{ceremony="authentication-result"} 2"#,
                 #"latchkey_store_duration_seconds_count{operation="signInLookup"} 2"#,
+                // Writable from the start, though nobody asked /readyz.
+                "latchkey_store_writable 1",
             ] {
                 #expect(text.contains(line), "missing \(line)")
             }

@@ -264,6 +264,17 @@ extension StoreContractTests {
         let retried = try #require(try await store.retryWebhookDelivery(id: dead.id, now: now.addingTimeInterval(70), retryUntil: now.addingTimeInterval(99_999)))
         #expect(retried.state == .pending && retried.nextAttemptAt == now.addingTimeInterval(70))
         #expect(try await store.retryWebhookDelivery(id: 987_654, now: now, retryUntil: now) == nil)
+
+        // One waiting for its next attempt is due at once, with a new window; one a sender holds is left to it.
+        let waiting = try #require(try await store.webhookDeliveries(state: .pending, before: nil, limit: 10).first { $0.eventID == "evt_sign_in.succeeded_1" })
+        #expect(try await store.finishWebhookDelivery(
+            id: waiting.id, owner: "two", outcome: .retry(at: now.addingTimeInterval(600), error: "HTTP 500"), now: now.addingTimeInterval(62)))
+        let hurried = try #require(try await store.retryWebhookDelivery(id: waiting.id, now: now.addingTimeInterval(63), retryUntil: now.addingTimeInterval(99_999)))
+        #expect(hurried.nextAttemptAt == now.addingTimeInterval(63) && hurried.retryUntil == now.addingTimeInterval(99_999))
+        #expect(try await claim("three", at: now.addingTimeInterval(71)) == ["evt_sign_in.succeeded_0"], "the retried dead one, alice's oldest")
+        let held = try #require(try await store.webhookDeliveries(state: .pending, before: nil, limit: 10).first { $0.eventID == "evt_sign_in.succeeded_0" })
+        let untouched = try #require(try await store.retryWebhookDelivery(id: held.id, now: now.addingTimeInterval(72), retryUntil: now.addingTimeInterval(5)))
+        #expect(untouched.retryUntil == held.retryUntil, "an attempt in flight is not disturbed")
     }
 
     @Test(arguments: StoreBackend.all)

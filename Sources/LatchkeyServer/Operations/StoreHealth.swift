@@ -29,10 +29,13 @@ final class StoreHealth: Sendable {
 
     private let last = Mutex<(verdict: Verdict, at: ContinuousClock.Instant)?>(nil)
 
+    /// The store took writes when it was opened (migrations, signing keys), so the gauge starts at 1, not
+    /// at 0 until someone asks `/readyz`.
     init(store: any LatchkeyStore, timeout: Duration, metrics: LatchkeyMetrics) {
         self.store = store
         self.timeout = timeout
         self.metrics = metrics
+        metrics.recordStoreWritable(true)
     }
 
     /// The verdict of a probe made within ``reuseInterval``, or of a new one (bounded by `timeout`).
