@@ -40,7 +40,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the admin keys: name, created, last used (never the key).")
 
         func run() async throws {
-            let keys = try await withStore { try await $0.adminKeys() }
+            let keys = try await withStore(creatingIfMissing: false) { try await $0.adminKeys() }
             guard !keys.isEmpty else {
                 print("no admin keys; make one with: latchkey admin-keys create --name NAME")
                 return
@@ -66,7 +66,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            try await withStore { store in
+            try await withStore(creatingIfMissing: false) { store in
                 guard try await AdminKeys.revoke(named: name, in: store) else {
                     throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65)  // EX_DATAERR
                 }
@@ -116,11 +116,24 @@ struct CommandFailure: Error {
 }
 
 /// Opens the configured store, runs `body` and closes the store; a bad configuration or an
-/// unreachable store is exit 78 with its message, a ``CommandFailure`` its own.
-func withStore<T: Sendable>(_ body: (any LatchkeyStore) async throws -> T) async throws -> T {
+/// unreachable store is exit 78 with its message, a ``CommandFailure`` its own. A SQLite file that
+/// is not there (a mistyped `LATCHKEY_DATABASE`, say) is made only for a command that writes
+/// (`creatingIfMissing`), and the operator is told; a command that reads or changes what is there
+/// refuses.
+func withStore<T: Sendable>(creatingIfMissing: Bool = true, _ body: (any LatchkeyStore) async throws -> T) async throws -> T {
     let settings = try loadConfiguration().configuration
     var logger = Logger(label: "latchkey")
     logger.logLevel = .warning
+    let isNewSQLiteFile = !settings.database.contains("://") && !FileManager.default.fileExists(atPath: settings.database)
+    if isNewSQLiteFile, !creatingIfMissing {
+        FileHandle.standardError.write(Data(
+            "latchkey: there is no store at \(settings.database) (LATCHKEY_DATABASE); `latchkey serve` makes it when it first starts\n".utf8))
+        throw ExitCode(78)
+    }
+    if isNewSQLiteFile {
+        FileHandle.standardError.write(Data(
+            "latchkey: no store was at \(settings.database) (LATCHKEY_DATABASE): made a new, empty one\n".utf8))
+    }
     let store: any LatchkeyStore
     do {
         store = try await StoreBackend.open(settings, logger: logger)

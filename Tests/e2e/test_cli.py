@@ -59,3 +59,20 @@ def test_an_unresolvable_host_is_one_line_and_a_configuration_error(tmp_path):
     assert lines[0].startswith('latchkey: configuration error: host (LATCHKEY_HOST): "no-such-host.invalid" '
                                "does not resolve ("), done.stderr
     assert "SocketAddressError" not in done.stderr
+
+
+def test_a_missing_sqlite_store_is_made_only_by_a_command_that_writes_and_it_says_so(tmp_path):
+    """A mistyped LATCHKEY_DATABASE must not pass unnoticed: listing or revoking refuses a store that is not
+    there; creating a key makes one (as on a fresh install, before the first start) and says so."""
+    env = {"LATCHKEY_DATABASE": str(tmp_path / "typo.sqlite")}
+    for args in (["admin-keys", "list"], ["admin-keys", "revoke", "shop"]):
+        done = run(*args, env_extra=env)
+        assert done.returncode == 78, (args, done.stderr)
+        assert done.stderr == f"latchkey: there is no store at {tmp_path / 'typo.sqlite'} (LATCHKEY_DATABASE); " \
+                              "`latchkey serve` makes it when it first starts\n", done.stderr
+        assert not (tmp_path / "typo.sqlite").exists(), "nothing was made"
+    made = run("admin-keys", "create", "--name", "shop", env_extra=env)
+    assert made.returncode == 0 and made.stdout.startswith("lk_admin_"), made.stderr
+    assert made.stderr.startswith(f"latchkey: no store was at {tmp_path / 'typo.sqlite'} (LATCHKEY_DATABASE): made a new, empty one\n")
+    listed = run("admin-keys", "list", env_extra=env)
+    assert listed.returncode == 0 and "shop" in listed.stdout and listed.stderr == "", listed.stderr
