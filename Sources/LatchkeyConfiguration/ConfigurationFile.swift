@@ -28,6 +28,10 @@ struct ConfigurationFile {
         guard case .object(let members) = parsed else {
             throw ConfigurationError("\(path): the configuration file must hold one JSON object")
         }
+        // JSON readers differ on which of two copies counts; a reviewer's may not be this one.
+        if case .repeatedMember(let name)? = Self.strictProblem(in: data) {
+            throw ConfigurationError("\(path): \(name.debugDescription) is given twice in one object; keep one")
+        }
         self.path = path
         // Keys starting with `_` are comments: checked for nothing, and not handed on.
         for (name, value) in members.sorted(by: { $0.key < $1.key }) where !name.hasPrefix("_") {
@@ -42,6 +46,17 @@ struct ConfigurationFile {
                 continue
             }
             values[AbsoluteConfigKey([name])] = ConfigValue(content, isSecret: key.isSecret)
+        }
+    }
+
+    static func strictProblem(in data: Data) -> StrictJSONProblem? {
+        data.withUnsafeBytes { bytes in
+            do throws(StrictJSONProblem) {
+                try StrictJSON.check(bytes)
+                return nil
+            } catch {
+                return error
+            }
         }
     }
 

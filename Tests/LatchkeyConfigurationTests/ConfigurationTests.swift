@@ -171,6 +171,7 @@ struct ConfigurationTests {
         ([:], #"{"port": 9000"#, "FILE: not valid JSON"),
         ([:], "{\n  \"port\": 9000,\n  \"rpID\": example.com\n}", "FILE: not valid JSON (line 3, column 11: invalid value)"),
         ([:], #"[{"port": 9000}]"#, "FILE: the configuration file must hold one JSON object"),
+        ([:], #"{"registration": "open", "registration": "tickets"}"#, #"FILE: "registration" is given twice in one object; keep one"#),
         ([:], #"{"port": 9000, "prot": 9000}"#, #"FILE: unknown configuration key "prot"; did you mean "port"?"#),
         ([:], #"{"rpId": "example.com"}"#, #"FILE: unknown configuration key "rpId"; did you mean "rpID"?"#),
         ([:], #"{"RPID": "example.com"}"#, #"FILE: unknown configuration key "RPID"; did you mean "rpID"?"#),
