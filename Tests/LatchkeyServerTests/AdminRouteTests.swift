@@ -361,10 +361,13 @@ struct AdminRouteTests {
             }
             let withTicket = try await client.post("/attestation/options", ["enrollmentTicket": ticket])
             #expect(withTicket.status == .forbidden && withTicket.json["reason"] as? String == "accountDisabled", "\(withTicket.text)")
+            let newTicket = try await client.send(.post, "/admin/v1/users/alice/enrollment-tickets", headers: Self.admin(key))
+            #expect(newTicket.status == .conflict && newTicket.json["reason"] as? String == "accountDisabled", "\(newTicket.text)")
             let late = try await client.post("/attestation/result", try TestAuthenticator().register(pendingTicketOptions.json))
             #expect(late.status == .forbidden && late.json["reason"] as? String == "accountDisabled", "\(late.text)")
             let events = try await client.send(.get, "/admin/v1/events?user=alice", headers: Self.admin(key)).json["events"] as? [[String: Any]] ?? []
             #expect(events.first { $0["type"] as? String == "user.updated" }?["detail"] as? String == "disabled the account")
+            #expect(events.first { $0["type"] as? String == "session.ended" }?["detail"] as? String == "every session ended: the account was disabled")
             #expect(events.filter { $0["type"] as? String == "sign_in.refused" }.count == 2, "refusals after a valid signature are recorded")
 
             let enabled = try await client.send(.patch, "/admin/v1/users/alice", json: ["disabled": false], headers: Self.admin(key))

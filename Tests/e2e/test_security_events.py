@@ -274,6 +274,10 @@ def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):
             down.wait_for(
                 lambda r: backend.admin("GET", "/webhook-deliveries?state=pending").json()["deliveries"] == [], 120,
                 "an empty outbox")
+            # The log told the operator when the receiver began failing, once, and when it came back.
+            logs = srv.logs(limit=10_000_000)
+            assert 1 <= logs.count("webhook receiver failing") <= 3, logs[-3000:]
+            assert "webhook receiver accepts deliveries again" in logs
         finally:
             down.stop()
 

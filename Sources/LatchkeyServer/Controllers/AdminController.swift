@@ -122,7 +122,11 @@ struct AdminController: Sendable {
         // Done also when it was disabled already (a retry after a failed ending), and when it is enabled again:
         // a sign-in verified while the account was being disabled may have left a session since.
         if let disabled = body.disabled, disabled || user.disabled {
-            _ = try await services.store.deleteSessions(ofUser: user.handle)
+            // Disabling ends the sessions as the admin route that ends them does, and is recorded the same way.
+            let ending = disabled
+                ? [try services.events.event(.sessionEnded, context.eventOrigin(request), user: updated, detail: "every session ended: the account was disabled")]
+                : []
+            _ = try await services.store.deleteSessions(ofUser: user.handle, recording: ending)
         }
         return try await userReply(updated)
     }
@@ -211,6 +215,12 @@ struct AdminController: Sendable {
         // No body, or an empty one whatever its type, asks for the default lifetime.
         let hasNoBody = (request.headers[.contentLength] ?? "0") == "0" && request.headers[.transferEncoding] == nil
         let body = hasNoBody ? EnrollmentTicketRequest() : try await request.decode(as: EnrollmentTicketRequest.self, context: context)
+        // It could never be used: a disabled account adds no key.
+        guard !user.disabled else {
+            throw APIError(
+                .conflict, "user \(user.username.debugDescription) is disabled; enable the account (\"disabled\": false) before issuing a ticket",
+                reason: .accountDisabled)
+        }
         let lifetime = body.expiresIn ?? EnrollmentTickets.defaultLifetime
         guard EnrollmentTickets.lifetimes.contains(lifetime) else {
             throw APIError.badRequest(

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import Synchronization
 
 /// Sends the webhook outbox: claims due deliveries from the store under a lease, POSTs each with
 /// its Standard Webhooks signature, and records the outcome, retrying failures with exponential
@@ -35,6 +36,8 @@ struct WebhookDispatcher: Service {
     let receivers: [String: WebhookReceiver]
     /// What sends deliveries; nil without receivers.
     let sender: Sender?
+    /// Which receivers failed their last attempt, so that the log tells when one starts and stops failing.
+    let failing = ReceiverFailures()
 
     /// Signs deliveries and POSTs them.
     struct Sender {
@@ -165,14 +168,29 @@ struct WebhookDispatcher: Service {
         // Shutting down: the attempt did not happen as far as the outbox knows; its lease runs out.
         guard !Task.isCancelled else { return }
         let now = Date()
+        let receiver = ConfigurationRedaction.redactingURLPassword(delivery.receiver)
         switch outcome {
-        case .delivered: metrics.recordWebhookAttempt("delivered")
-        case .retry: metrics.recordWebhookAttempt("failed")
+        case .delivered:
+            metrics.recordWebhookAttempt("delivered")
+            if failing.record(receiver, failed: false) == .recovered {
+                logger.notice("webhook receiver accepts deliveries again", metadata: ["receiver": "\(receiver)"])
+            }
+        case .retry(let next, let error):
+            metrics.recordWebhookAttempt("failed")
+            // Every failed attempt at debug; at warning the first of a run of them (at most one a minute), not one per retry.
+            let metadata: Logger.Metadata = [
+                "receiver": "\(receiver)", "event": "\(event.id)", "attempts": "\(delivery.attempts + 1)", "error": "\(error)",
+                "nextAttemptAt": "\(next.formatted(.iso8601))",
+            ]
+            if failing.record(receiver, failed: true) == .startedFailing {
+                logger.warning("webhook receiver failing: its deliveries are retried with backoff", metadata: metadata)
+            } else {
+                logger.debug("webhook delivery attempt failed", metadata: metadata)
+            }
         case .dead(let error):
             metrics.recordWebhookAttempt("dead")
             logger.error("webhook delivery dead: its retry window passed, or its receiver is no longer configured", metadata: [
-                "event": "\(event.id)", "receiver": "\(ConfigurationRedaction.redactingURLPassword(delivery.receiver))",
-                "error": "\(error)",
+                "event": "\(event.id)", "receiver": "\(receiver)", "error": "\(error)",
             ])
         }
         do {
@@ -240,4 +258,34 @@ struct WebhookDispatcher: Service {
 /// What ServiceLifecycle logs when it starts and stops the dispatcher: the receivers' names, never their secrets.
 extension WebhookDispatcher: CustomStringConvertible {
     var description: String { "WebhookDispatcher(receivers: \(receivers.keys.sorted()))" }
+}
+
+/// Whether each receiver's last attempt failed, for the log: a receiver that starts failing is told at
+/// most once a minute (one coming back under load may fail and succeed by turns), and its recovery
+/// only after its failing was told.
+final class ReceiverFailures: Sendable {
+    enum Change: Equatable { case startedFailing, recovered }
+
+    private struct State {
+        var failing = false
+        var toldFailing = false
+        var toldAt: ContinuousClock.Instant?
+    }
+
+    private let states = Mutex<[String: State]>([:])
+    static let quietInterval: Duration = .seconds(60)
+
+    /// Records an attempt's outcome; what of it to tell, if anything.
+    func record(_ receiver: String, failed: Bool, now: ContinuousClock.Instant = .now) -> Change? {
+        states.withLock { states in
+            var state = states[receiver, default: State()]
+            defer { states[receiver] = state }
+            guard failed != state.failing else { return nil }
+            state.failing = failed
+            guard failed else { return state.toldFailing ? .recovered : nil }
+            state.toldFailing = state.toldAt.map { now - $0 >= Self.quietInterval } ?? true
+            if state.toldFailing { state.toldAt = now }
+            return state.toldFailing ? .startedFailing : nil
+        }
+    }
 }

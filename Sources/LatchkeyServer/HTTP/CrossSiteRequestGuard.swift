@@ -20,7 +20,8 @@ struct CrossSiteRequestGuard<Context: RequestContext>: RouterMiddleware {
             // One of the relying party's own pages, on this site or (a related origin) another.
             return try await next(request, context)
         }
-        if let name = HTTPField.Name("Sec-Fetch-Site"), request.headers[name] == "cross-site" {
+        // Any copy of the header, in any case: what browsers never send is no reason to let it through.
+        if let name = HTTPField.Name("Sec-Fetch-Site"), request.headers[values: name].contains(where: { $0.lowercased() == "cross-site" }) {
             throw APIError(.forbidden, "cross-site request refused (Sec-Fetch-Site: cross-site)")
         }
         return try await next(request, context)

@@ -37,10 +37,11 @@ struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     static var preflightMaxAge: String { "600" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin], !request.uri.path.hasPrefix(Self.uncoveredPathPrefix) else {
+        guard !request.uri.path.hasPrefix(Self.uncoveredPathPrefix) else {
             return try await next(request, context)
         }
-        guard allowed.allow(origin) else {
+        guard let origin = request.headers[.origin], allowed.allow(origin) else {
+            // The reply to an allowed origin differs: a shared cache (of /.well-known/jwks.json, say) keeps them apart.
             var response = try await next(request, context)
             response.headers[values: .vary].append("Origin")
             return response
