@@ -39,6 +39,16 @@ def register(server, auth, username: str):
     return client.post("/attestation/result", auth.create(options.json()), timeout=10)
 
 
+def assert_recovers(server, auth, username: str, what: str, within: float) -> None:
+    """/readyz turns 200 again within `within` seconds, without a restart, and `username` signs in."""
+    deadline = time.monotonic() + within
+    while requests.get(server.url + "/readyz", timeout=10).status_code != 200:
+        assert time.monotonic() < deadline, f"/readyz must turn 200 again once {what}"
+        time.sleep(0.3)
+    options = server.client().post("/assertion/options", {"username": username}, timeout=10)
+    assert server.client().post("/assertion/result", auth.get(options.json()), timeout=10).status_code == 200
+
+
 def assert_unavailable(reply: requests.Response) -> None:
     assert reply.status_code == 503, (reply.status_code, reply.text)
     body = reply.json()
@@ -164,13 +174,7 @@ def test_a_lock_another_process_holds_on_sqlite_is_a_503_within_the_bound_and_st
         holder.execute("ROLLBACK")
         holder.close()
 
-    # The lock released: writes and readiness come back without a restart.
-    deadline = time.monotonic() + 10
-    while requests.get(server.url + "/readyz", timeout=10).status_code != 200:
-        assert time.monotonic() < deadline, "/readyz must turn 200 again once the lock is released"
-        time.sleep(0.3)
-    options = server.client().post("/assertion/options", {"username": username}, timeout=10)
-    assert server.client().post("/assertion/result", auth.get(options.json()), timeout=10).status_code == 200
+    assert_recovers(server, auth, username, "the lock is released", within=10)
     logs = server.logs(limit=10_000_000)
     assert "the store stopped taking writes" in logs and "the store takes writes again" in logs
     assert "unexpected error" not in logs and "store failure" not in logs, "a lock held elsewhere must not be a 500"
@@ -204,12 +208,7 @@ def test_postgresql_down_is_a_503_within_the_bound_and_comes_back(server_factory
         assert requests.get(server.url + "/healthz", timeout=5).status_code == 200
 
         subprocess.run([script, "resume", folder], check=True, timeout=60)
-        deadline = time.monotonic() + 30
-        while requests.get(server.url + "/readyz", timeout=10).status_code != 200:
-            assert time.monotonic() < deadline, "/readyz must turn 200 again once PostgreSQL is back"
-            time.sleep(0.5)
-        options = server.client().post("/assertion/options", {"username": username}, timeout=10)
-        assert server.client().post("/assertion/result", auth.get(options.json()), timeout=10).status_code == 200
+        assert_recovers(server, auth, username, "PostgreSQL is back", within=30)
         logs = server.logs(limit=10_000_000)
         assert "unexpected error" not in logs
         assert urllib.parse.urlsplit(url).password not in logs, "the database password must never be logged"
