@@ -105,8 +105,12 @@ struct CeremonyRouteTests {
             let excluded = owner.json["excludeCredentials"] as? [[String: Any]] ?? []
             #expect(excluded.compactMap { $0["id"] as? String } == [Base64URL.encode(first.credentials[0].id)])
             // The result needs the session too: once it has ended, a registration under way stops.
+            // Sent without it, the reply says to send it; with a session that has ended, that it ended.
             let unsigned = try await client.post("/attestation/result", try first.register(owner.json))
-            #expect(unsigned.status == .forbidden && unsigned.errorMessage.contains("needs that user's session"), "\(unsigned.text)")
+            #expect(unsigned.status == .forbidden && unsigned.errorMessage.contains("needs that user's session with the result too"), "\(unsigned.text)")
+            let another = try await client.post("/attestation/options", ["username": "frank"], bearer: token)
+            let ended = try await client.post("/attestation/result", try first.register(another.json), bearer: Base64URL.encode(Array(repeating: 7, count: 32)))
+            #expect(ended.status == .forbidden && ended.errorMessage.contains("and it has ended"), "\(ended.text)")
             let again = try await client.post("/attestation/options", ["username": "frank"], bearer: token)
             let second = try await client.post("/attestation/result", try first.register(again.json), bearer: token)
             #expect(second.isOK, "\(second.text)")

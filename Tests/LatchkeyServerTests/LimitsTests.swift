@@ -160,6 +160,13 @@ import Testing
             #expect(throws: Never.self, "\(name)") { try UserNames.username(name) }
         }
         #expect(try UserNames.lookupNames("P\u{430}ypal") == ["p\u{430}ypal"], "an account kept before is still found")
+        // Spaces only inside: `alice ` would look like `alice` (found by a walkthrough of the docs); earlier accounts are still found.
+        for name in ["alice ", " alice", "alice\u{3000}", "\u{A0}bob"] {
+            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            #expect(error?.message.hasPrefix("username starts or ends with a space (U+") == true, "\(name): \(error?.message ?? "")")
+        }
+        #expect(try UserNames.spelling("Ann Lee") == "Ann Lee")
+        #expect(try UserNames.lookupNames("alice ") == ["alice "], "an account kept before is still found")
         for dots in [".", ".."] {
             let error = #expect(throws: APIError.self) { try UserNames.username(dots) }
             #expect(error?.message == "username may not be \"\(dots)\", which a URL path cannot carry")

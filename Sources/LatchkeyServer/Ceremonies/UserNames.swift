@@ -58,6 +58,10 @@ enum UserNames {
         guard name != ".", name != ".." else {
             throw APIError.badRequest("username may not be \"\(name)\", which a URL path cannot carry")
         }
+        // `alice ` would be an account beside `alice` that looks the same.
+        if let edge = [name.unicodeScalars.first, name.unicodeScalars.last].compactMap({ $0 }).first(where: \.properties.isWhitespace) {
+            throw APIError.badRequest("username starts or ends with a space (\(PrintableText.codePoint(edge))); remove it")
+        }
         return name
     }
 

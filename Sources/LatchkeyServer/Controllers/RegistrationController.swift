@@ -162,9 +162,14 @@ struct RegistrationController: Sendable {
         // options asked for just inside `reauthenticateAfter` do not stretch it by the challenge's lifetime.
         if let existing, pending.enrollmentTicketHash == nil, services.policy.existingUsernameRegistration == .ownerSignedIn {
             guard let identity = context.identity, identity.user.handle == existing.handle else {
-                throw APIError(
-                    .forbidden,
-                    "adding a passkey to \(existing.username.debugDescription) needs that user's session, and it has ended (signed out, or ended by the service); sign in and start again")
+                // The commonest cause first: a client that sent its session with the options only.
+                throw services.sessions.tokenHashes(in: request).isEmpty
+                    ? APIError(
+                        .forbidden,
+                        "adding a passkey to \(existing.username.debugDescription) needs that user's session with the result too: send the session that asked for the options (Authorization: Bearer, or its cookie)")
+                    : APIError(
+                        .forbidden,
+                        "adding a passkey to \(existing.username.debugDescription) needs that user's session, and it has ended (signed out, or ended by the service); sign in and start again")
             }
             try services.policy.requireRecentSignIn(of: identity.session, now: now, adding: "a passkey")
         }

@@ -23,7 +23,12 @@ public struct AppAttestAssertionVerifier: Sendable {
         }
         let key = try PublicKey.elliptic(curve: .p256, x: Array(point[1..<33]), y: Array(point[33..<65]))
         let nonce = Digest.sha256(data + clientDataHash)
-        try key.verify(signature: signature, over: nonce, algorithm: .es256)
+        do {
+            try key.verify(signature: signature, over: nonce, algorithm: .es256)
+        } catch let error as WebAuthnError where error.code == .invalidSignature {
+            throw WebAuthnError(
+                .invalidSignature, "App Attest assertion: the signature does not verify with the attested key over this client data")
+        }
         guard appIDs.contains(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
             throw WebAuthnError(.rpIDMismatch, "App Attest assertion: the RP ID hash is not the SHA-256 of \(appIDs.joined(separator: " or "))")
         }

@@ -59,6 +59,10 @@ public struct DeviceKeySignature: Sendable {
         } catch {
             throw WebAuthnError(.malformedPublicKey, "the device key is not a point on P-256")
         }
-        try key.verify(signature: signature, over: message, algorithm: .es256)
+        do {
+            try key.verify(signature: signature, over: message, algorithm: .es256)
+        } catch let error as WebAuthnError where error.code == .invalidSignature {
+            throw WebAuthnError(.invalidSignature, "the device key's signature does not verify (ES256 by publicKey over the message docs/IOS.md lays out)")
+        }
     }
 }
