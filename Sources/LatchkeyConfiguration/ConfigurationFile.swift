@@ -2,8 +2,9 @@ import Configuration
 import Foundation
 import WebAuthn
 
-/// The JSON configuration file, decoded once and checked strictly (known keys, JSON types): its good members become
-/// swift-configuration values, its bad ones problems.
+/// The JSON configuration file, decoded once into values and checked strictly (known keys, JSON types, no key given
+/// twice, which takes a second, strict reading of its bytes): its good members become swift-configuration values,
+/// its bad ones problems.
 struct ConfigurationFile {
     let path: String
     /// The members of the right type, by key.
@@ -49,6 +50,8 @@ struct ConfigurationFile {
         }
     }
 
+    /// What ``StrictJSON`` refuses in `data`, if anything: Foundation's decoder keeps one copy of a key given twice
+    /// without saying so.
     static func strictProblem(in data: Data) -> StrictJSONProblem? {
         data.withUnsafeBytes { bytes in
             do throws(StrictJSONProblem) {
