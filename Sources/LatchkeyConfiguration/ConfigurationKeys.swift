@@ -52,7 +52,7 @@ extension LatchkeyConfiguration {
         Key("eventLoops", \.eventLoops,
             "`one` (the default) or `perCore`: the event loop threads that serve connections and run their requests (and the PostgreSQL pool's connections). One thread serves about 1,500 sign-ins a second at the least CPU for each; on a 2-core machine one thread per core cost a quarter more CPU per sign-in (BENCHMARKS.md), spent waking threads. Choose `perCore` when the server's one thread is busy most of the time."),
         Key("storeTimeout", \.storeTimeout, check: within(1...30, "between 1 and 30 seconds"),
-            "Seconds a request waits for a PostgreSQL connection, and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
+            "Seconds a request waits for a PostgreSQL connection or for a lock another process or session holds (SQLite's write lock, PostgreSQL's `lock_timeout`), and `/readyz` for its probe write, before answering 503 with `Retry-After` (1-30). `/readyz` is 503 whenever the store cannot take a write (a full disk, an I/O error, a read-only file or replica, an unreachable server); ceremonies then answer 503 too, never a 500."),
         .path("publicDirectory", \.publicDirectory, .folder, required: .always, "Folder served at `/`; must exist."),
         Key("allowCrossOrigin", \.allowCrossOrigin, "Accept ceremonies from cross-origin iframes (`crossOrigin: true`)."),
         Key("topOrigins", \.topOrigins, "Top-level origins accepted for cross-origin ceremonies."),

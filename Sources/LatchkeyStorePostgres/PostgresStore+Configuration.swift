@@ -39,6 +39,10 @@ extension PostgresStore {
         /// How long a call waits for a pooled connection before it fails as unavailable: short,
         /// so that requests and readiness checks answer 503 while the server is down.
         public var leaseTimeout: Duration = .seconds(2)
+        /// How long a statement waits for a lock another session holds (PostgreSQL's `lock_timeout`)
+        /// before it fails as busy, so that an operator's open transaction or a stuck client cannot
+        /// hold requests indefinitely; nil: as long as it takes.
+        public var lockTimeout: Duration?
         /// After how long idle a pooled connection sends a `SELECT 1` (to keep a NAT or load
         /// balancer from dropping it); nil: never.
         public var keepAliveIdle: Duration?
@@ -160,6 +164,10 @@ extension PostgresStore {
             // Off unless asked for, as libpq's own keep-alives are left to the system's defaults.
             configuration.options.keepAliveBehavior = keepAliveIdle.map { .init(frequency: $0) }
             configuration.options.minimumConnections = minimumConnections
+            if let lockTimeout {
+                let milliseconds = max(1, Int((lockTimeout / .milliseconds(1)).rounded(.up)))
+                configuration.options.additionalStartupParameters = [("lock_timeout", "\(milliseconds)ms")]
+            }
             return configuration
         }
 

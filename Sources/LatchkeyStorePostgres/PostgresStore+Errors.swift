@@ -67,11 +67,12 @@ extension PostgresStore {
     /// 53300 too many connections count as unavailable), a server that cannot take writes or
     /// connections now (25006 a read-only transaction, as on a replica; 57P0x shutting down or
     /// starting; class 08, connection exceptions), a transaction rolled back to end a deadlock
-    /// (40P01) or a serialization conflict (40001), which may simply be made again, or anything else.
+    /// (40P01), a serialization conflict (40001) or a lock not granted within `lock_timeout` (55P03),
+    /// which may simply be made again, or anything else.
     static func code(ofState state: String) -> StoreError.Code {
         switch state {
         case "53100": .full
-        case "40P01", "40001": .busy
+        case "40P01", "40001", "55P03": .busy
         case "25006", "53200", "53300", "57P01", "57P02", "57P03": .unavailable
         case _ where state.hasPrefix("08"): .unavailable
         default: .database

@@ -20,6 +20,7 @@ import requests
 from conftest import REPO
 from test_http_api import new_username
 from test_postgres import SKIPPED as POSTGRES_SKIPPED
+from test_postgres import postgres_url, psql  # noqa: F401 (postgres_url is a fixture)
 
 BOUND = 2.0  # storeTimeout's default: the most a load balancer waits for a verdict
 
@@ -214,6 +215,41 @@ def test_postgresql_down_is_a_503_within_the_bound_and_comes_back(server_factory
         assert urllib.parse.urlsplit(url).password not in logs, "the database password must never be logged"
     finally:
         subprocess.run([script, "stop", folder], timeout=60)
+
+
+def test_a_lock_another_session_holds_on_postgresql_is_a_503_within_the_bound(server_factory, postgres_url):
+    """An operator's `psql` holds a table lock in an open transaction: a request waits for it at most
+    `storeTimeout` (PostgreSQL's `lock_timeout`), then answers 503, and succeeds once it is released."""
+    server = server_factory("faults-postgres-locked", {"LATCHKEY_DATABASE": postgres_url})
+    auth = server.authenticator()
+    username = new_username()
+    assert register(server, auth, username).status_code == 200
+
+    holder = subprocess.Popen(
+        ["psql", postgres_url, "-v", "ON_ERROR_STOP=1", "-q", "-c",
+         "BEGIN; LOCK TABLE pending_ceremonies IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(12); COMMIT;"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while "AccessExclusiveLock" not in subprocess.run(
+                ["psql", postgres_url, "-At", "-c", "SELECT mode FROM pg_locks WHERE relation = 'pending_ceremonies'::regclass"],
+                capture_output=True, text=True, timeout=10).stdout:
+            assert holder.poll() is None and time.monotonic() < deadline, "psql must take the lock"
+            time.sleep(0.1)
+        for path, body in (("/attestation/options", {"username": new_username()}), ("/assertion/options", {"username": username})):
+            reply, took = timed(lambda: server.client().post(path, body, timeout=15))
+            print(f"\nPostgreSQL table locked: {path} {reply.status_code} in {took * 1000:.0f} ms")
+            assert_unavailable(reply)
+            assert took < BOUND + 0.5, (path, took)
+        assert requests.get(server.url + "/healthz", timeout=5).status_code == 200
+    finally:
+        # Ending psql alone would leave its backend asleep, holding the lock.
+        psql(postgres_url, "SELECT pg_terminate_backend(pid) FROM pg_locks "
+                           "WHERE relation = 'pending_ceremonies'::regclass AND mode = 'AccessExclusiveLock'")
+        holder.wait(timeout=10)
+
+    assert_recovers(server, auth, username, "the lock is released", within=10)
+    assert "unexpected error" not in server.logs(limit=10_000_000), "a lock held elsewhere must not be a 500"
 
 
 def cpu_seconds(pid: int) -> float:
