@@ -26,7 +26,7 @@ extension LatchkeyConfiguration {
         Key("appAttestEnvironment", \.appAttestEnvironment,
             "Which App Attest keys are accepted: `production` (App Store, TestFlight and enterprise builds), `development` (builds signed for development) or `both`."),
         .path("appAttestTestRoots", \.appAttestTestRoots, .folder, required: .when { !$0.appAttestTestRoots.isEmpty },
-            "For tests only: a folder of PEM roots App Attest chains may end in besides Apple's App Attestation Root CA (shipped in `Config/roots/apple-appattest`), such as the CA of `latchkey authenticator app-attest`. The server warns on start when it is set."),
+            "For tests only: a folder of PEM roots App Attest chains may end in besides Apple's App Attestation Root CA (shipped in `Config/roots/apple-appattest`), such as the CA of `latchkey authenticator app-attest`. The server and `check-config` warn when it is set."),
         Key("androidApps", \.androidApps, check: each(identityProblem(AndroidApp.init(parsing:))),
             "Android apps as `PACKAGE@SHA256_FINGERPRINT` (the signing certificate's SHA-256, 32 hex bytes separated by colons; a package may be listed once per certificate). Served in `/.well-known/assetlinks.json` (`get_login_creds` and `handle_all_urls`), and each certificate's origin `android:apk-key-hash:...` is accepted in clientDataJSON."),
         Key("relatedOrigins", \.relatedOrigins, check: each(webOriginProblem),

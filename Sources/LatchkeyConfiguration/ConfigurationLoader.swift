@@ -90,6 +90,11 @@ public enum ConfigurationLoader {
                     + "production: anyone may add a passkey to an existing username, assertions without user presence pass and "
                     + "the cross-site request guard is off")
             }
+            if !loaded.configuration.appAttestTestRoots.isEmpty {
+                let source = loaded.sources["appAttestTestRoots"] ?? .defaultValue
+                loaded.warnings.append("appAttestTestRoots is set (\(source)): it is for tests only: App Attest keys chaining to "
+                    + "its roots are accepted as if Apple had attested them")
+            }
             return loaded
         } catch var error as ConfigurationError {
             error.warnings = warnings

@@ -208,4 +208,12 @@ extension ConfigurationTests {
         #expect(warnings.count == 1)
         #expect(warnings.first?.hasPrefix("conformanceMode is on (LATCHKEY_CONFORMANCE_MODE): it is for the FIDO conformance tools only, never for production") == true)
     }
+
+    @Test func appAttestTestRootsAreWarnedAbout() throws {
+        let installation = try Installation()
+        try installation.make("test-ca")
+        let warnings = try installation.load(["LATCHKEY_APP_ATTEST_TEST_ROOTS": "test-ca"]).warnings
+        #expect(warnings == ["appAttestTestRoots is set (LATCHKEY_APP_ATTEST_TEST_ROOTS): it is for tests only: App Attest keys "
+            + "chaining to its roots are accepted as if Apple had attested them"])
+    }
 }

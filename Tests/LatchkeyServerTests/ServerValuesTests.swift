@@ -1,4 +1,6 @@
+import Foundation
 import LatchkeyConfiguration
+import LatchkeyStore
 import Testing
 import WebAuthn
 @testable import LatchkeyServer
@@ -34,5 +36,17 @@ struct ServerValuesTests {
         ])
         let defaults = try loaded([:]).configuration.relyingParty
         #expect(defaults.origins == ["http://localhost:8080"] && !defaults.algorithms.contains(.rs1), "RS1 is off by default")
+    }
+
+    @Test func aSessionTooOldToAddAKeyIsToldHowOldInWords() throws {
+        var policy = ServerPolicy.standard
+        policy.addingKeysNeedsSignInWithin = 1
+        let signedIn = Date(timeIntervalSince1970: 1_000_000)
+        let session = SessionRecord(tokenHash: [1], userHandle: [2], createdAt: signedIn, expiresAt: signedIn + 3_600)
+        try policy.requireRecentSignIn(of: session, now: signedIn + 1, adding: "a passkey")
+        let refusal = #expect(throws: APIError.self) {
+            try policy.requireRecentSignIn(of: session, now: signedIn + 2, adding: "a passkey")
+        }
+        #expect(refusal?.message == "sign in again to add a passkey: this session signed in 2 seconds ago, and adding one needs a sign-in within the last 1 second")
     }
 }

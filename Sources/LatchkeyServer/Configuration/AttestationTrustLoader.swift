@@ -75,9 +75,8 @@ public enum AttestationTrustLoader {
         if !configuration.appAttestTestRoots.isEmpty {
             let testRoots = try anchors(in: [configuration.appAttestTestRoots], for: "appAttestTestRoots").certificates
             roots += testRoots
-            logger.warning(
-                "appAttestTestRoots is set: App Attest keys chaining to these test roots are accepted as if Apple had attested them",
-                metadata: ["roots": "\(testRoots.count)", "folder": "\(configuration.appAttestTestRoots)"])
+            // The configuration's warnings say what this means; the log says how many.
+            logger.info("App Attest test roots loaded", metadata: ["roots": "\(testRoots.count)", "folder": "\(configuration.appAttestTestRoots)"])
         }
         return roots
     }

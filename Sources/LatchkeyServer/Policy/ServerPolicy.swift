@@ -85,9 +85,12 @@ public struct ServerPolicy: Sendable, Equatable {
         guard age > window else { return }
         throw APIError(
             .forbidden,
-            "sign in again to add \(key): this session signed in \(Int(age)) seconds ago, and adding one needs a sign-in within the last \(Int(window)) seconds",
+            "sign in again to add \(key): this session signed in \(Self.seconds(Int(age))) ago, and adding one needs a sign-in within the last \(Self.seconds(Int(window)))",
             reason: .reauthenticationRequired)
     }
+
+    /// `1 second`, `300 seconds`.
+    static func seconds(_ count: Int) -> String { count == 1 ? "1 second" : "\(count) seconds" }
 
     /// Production behaviour, with the default ceremony minimums.
     public static let standard = ServerPolicy(
