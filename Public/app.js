@@ -590,7 +590,8 @@
         return dashed(detail === 'conditional' ? 'Passkey added automatically by your browser' : 'Passkey added');
       case 'passkey.renamed': {
         const name = newName(detail);
-        return name !== null ? `Passkey renamed to “${name}”` : dashed('Passkey renamed');
+        if (name !== null) return `Passkey renamed to “${name}”`;
+        return dashed(detail === 'name removed' ? 'Passkey name removed' : 'Passkey renamed');
       }
       case 'passkey.removed':
         return dashed('Passkey removed');

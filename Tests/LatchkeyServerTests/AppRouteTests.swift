@@ -86,9 +86,14 @@ struct AppRouteTests {
             let renamed = try await rename(keyID, to: "Grace \"phone\"")
             #expect(renamed.status == .ok, "\(renamed.text)")
             #expect(try await rename(keyID, to: "").status == .ok)
+            #expect(try await rename(keyID, to: "Grace").status == .ok)
+            let nulled = try await client.send(.patch, "/device-keys/\(keyID)", raw: #"{"name":null}"#, headers: [.authorization: "Bearer \(bearer)"])
+            #expect(nulled.status == .ok && (nulled.json["deviceKey"] as? [String: Any])?["name"] is NSNull, "\(nulled.text)")
 
             let events = try await client.adminEvents("device_key.renamed", key: key)
-            #expect(events.map { $0["detail"] as? String } == ["name removed", #"renamed to "Grace \"phone\"""#])
+            #expect(events.map { $0["detail"] as? String } == [
+                "name removed", #"renamed to "Grace""#, "name removed", #"renamed to "Grace \"phone\"""#,
+            ])
             #expect(events.allSatisfy { $0["credentialId"] as? String == keyID && ($0["actor"] as? [String: Any])?["type"] as? String == "user" })
             #expect((events.first?["user"] as? [String: Any])?["username"] as? String == "grace")
         }

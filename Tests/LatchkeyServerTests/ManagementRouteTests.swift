@@ -118,6 +118,11 @@ struct ManagementRouteTests {
             let list = try await client.send(.get, "/credentials", headers: try Self.bearer(again))
             let names = (list.json["credentials"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
             #expect(names == ["Caf\u{E9} phone"])
+
+            // `"name": null` removes it: the provider's name shows again.
+            let cleared = try await client.send(.patch, "/credentials/\(id)", raw: #"{"name":null}"#, headers: alice)
+            #expect((cleared.json["credential"] as? [String: Any])?["name"] as? String == "Passkey", "\(cleared.text)")
+            #expect(try harness.store.credential(id: alices.credentials[0].id)?.name == nil)
         }
     }
 

@@ -30,7 +30,7 @@ struct CredentialsController: Sendable {
         let user = try context.requireIdentity().user
         let id = try Self.credentialID(context)
         let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
-        let name = try UserNames.displayName(body.name, member: "name")
+        let name = try body.name.map { try UserNames.displayName($0, member: "name") }
         guard let current = try await services.store.credential(id: id), current.userHandle == user.handle else { throw Self.notFound }
         let event = try services.events.event(
             .passkeyRenamed, context.eventOrigin(request), user: user, credential: current,

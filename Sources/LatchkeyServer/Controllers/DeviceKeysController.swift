@@ -104,7 +104,8 @@ struct DeviceKeysController: Sendable {
     @Sendable func rename(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try context.requireIdentity().user
         let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
-        let name = try body.name.isEmpty ? nil : UserNames.displayName(body.name, member: "name")
+        // An empty name removes it, as null does.
+        let name = try body.name.flatMap { $0.isEmpty ? nil : try UserNames.displayName($0, member: "name") }
         guard let text = context.parameters.get("keyId"), let id = Base64URL.decode(text), !id.isEmpty else {
             throw APIError(.notFound, "no device key with this id")
         }

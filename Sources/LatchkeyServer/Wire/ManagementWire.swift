@@ -83,5 +83,17 @@ struct CredentialReply: Encodable, Sendable {
 
 /// The body of `PATCH /credentials/{id}`.
 struct RenameCredentialRequest: Decodable, Sendable {
-    var name: String
+    /// The new name; nil (`"name": null`) removes the name its owner gave, so the provider's shows again.
+    var name: String?
+
+    enum CodingKeys: String, CodingKey { case name }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Required, but may be null: a missing name is a mistake, not a wish to remove it.
+        guard container.contains(.name) else {
+            throw DecodingError.keyNotFound(CodingKeys.name, .init(codingPath: [], debugDescription: "name is required"))
+        }
+        name = try container.decodeNil(forKey: .name) ? nil : container.decode(String.self, forKey: .name)
+    }
 }
