@@ -155,7 +155,7 @@ public protocol DeviceKeyStore: Sendable {
     /// Renames a key of `owner` (nil: no name); nil when no such key is theirs.
     func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> DeviceKeyRecord?
-    /// Removes a key of `owner`; false when no such key is theirs.
+    /// Removes a key of `owner` and ends the sessions it signed in; false when no such key is theirs.
     func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool
     /// Records a sign-in with a key, starts its session and ends the sessions whose token hashes are
     /// in `endingSessions` (those the request carried), in one transaction; false (writing nothing)

@@ -214,6 +214,11 @@ enum PostgresSchema {
         ["ALTER TABLE pending_ceremonies ADD COLUMN nonce bytea"],
         // 0.9: an account the backend disabled.
         ["ALTER TABLE users ADD COLUMN disabled boolean NOT NULL DEFAULT false"],
+        // 0.9: the device key a session signed in with, whose removal ends it.
+        [
+            "ALTER TABLE sessions ADD COLUMN device_key_id bytea",
+            "CREATE INDEX sessions_by_device_key ON sessions (device_key_id) WHERE device_key_id IS NOT NULL",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -44,8 +44,17 @@ extension PostgresStore {
     }
 
     public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
-        try await count(
-            "DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", recording: events) > 0
+        let outbox = webhooks
+        return try await transaction { connection in
+            let deleted = try await Self.rows(
+                "DELETE FROM device_keys WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", on: connection) { _ in true }
+            guard !deleted.isEmpty else { return false }
+            // The sessions it signed in end with it: a lost phone's key is removed to sign the phone out.
+            try await Self.execute(
+                "DELETE FROM sessions WHERE device_key_id = \(id.bytea) AND user_handle = \(owner.bytea)", on: connection)
+            try await Self.insert(events, outbox: outbox, on: connection)
+            return true
+        }
     }
 
     public func recordDeviceKeySignIn(
@@ -57,7 +66,7 @@ extension PostgresStore {
                 UPDATE device_keys SET last_used_at = \(at) WHERE id = \(id.bytea) AND user_handle = \(session.userHandle.bytea) RETURNING 1
                 """, on: connection) { _ in true }
             guard !marked.isEmpty else { return false }
-            try await Self.insert(session, on: connection)
+            try await Self.insert(session, signedInWith: id, on: connection)
             try await Self.deleteSessions(endingSessions, on: connection)
             try await Self.insert(events, outbox: outbox, on: connection)
             return true

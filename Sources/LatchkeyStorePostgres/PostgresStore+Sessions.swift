@@ -48,10 +48,11 @@ extension PostgresStore {
 
     // MARK: Writes on a connection
 
-    static func insert(_ session: SessionRecord, on connection: PostgresConnection) async throws {
+    /// Inserts `session`; `deviceKeyID` is the device key it signed in with, whose removal ends it.
+    static func insert(_ session: SessionRecord, signedInWith deviceKeyID: [UInt8]? = nil, on connection: PostgresConnection) async throws {
         try await execute("""
-            INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()))
-            VALUES (\(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt))
+            INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()), device_key_id)
+            VALUES (\(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt), \(deviceKeyID?.bytea))
             """, on: connection)
     }
 

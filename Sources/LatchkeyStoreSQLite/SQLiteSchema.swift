@@ -200,6 +200,11 @@ enum SQLiteSchema {
         """
         ALTER TABLE users ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
         """,
+        // 0.9: the device key a session signed in with, whose removal ends it.
+        """
+        ALTER TABLE sessions ADD COLUMN device_key_id BLOB;
+        CREATE INDEX sessions_by_device_key ON sessions(device_key_id) WHERE device_key_id IS NOT NULL;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -9,6 +9,7 @@ extension SQLiteStore {
     private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
     private static let rename = "UPDATE device_keys SET name = ? WHERE id = ? AND user_handle = ? RETURNING \(columns)"
     private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
+    private static let deleteSessionsOfKey = "DELETE FROM sessions WHERE device_key_id = ? AND user_handle = ?"
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
@@ -61,8 +62,14 @@ extension SQLiteStore {
                 try statement.step()
                 return database.changes > 0
             }
-            if deleted { try insert(events, into: database) }
-            return deleted
+            guard deleted else { return false }
+            // The sessions it signed in end with it: a lost phone's key is removed to sign the phone out.
+            try database.withStatement(Self.deleteSessionsOfKey) { statement in
+                try statement.bind(id, owner)
+                try statement.step()
+            }
+            try insert(events, into: database)
+            return true
         }
     }
 
@@ -76,7 +83,7 @@ extension SQLiteStore {
                 return database.changes
             }
             guard marked > 0 else { return false }
-            try Self.insert(session, into: database)
+            try Self.insert(session, signedInWith: id, into: database)
             try Self.deleteSessions(endingSessions, from: database)
             try insert(events, into: database)
             return true

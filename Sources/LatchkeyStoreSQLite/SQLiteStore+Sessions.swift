@@ -3,7 +3,7 @@ import LatchkeyStore
 
 /// Sessions, and the purge of everything expired.
 extension SQLiteStore {
-    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns())) VALUES (?, ?, ?, ?)"
+    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns()), device_key_id) VALUES (?, ?, ?, ?, ?)"
     private static let deleteSession = "DELETE FROM sessions WHERE token_hash = ?"
     private static let liveSessionWithUser = """
         SELECT \(SQLiteRows.sessionColumns("s.")), \(SQLiteRows.userColumns("u."))
@@ -56,9 +56,10 @@ extension SQLiteStore {
 
     // MARK: Writes inside a transaction
 
-    static func insert(_ session: SessionRecord, into database: SQLiteConnection) throws {
+    /// Inserts `session`; `deviceKeyID` is the device key it signed in with, whose removal ends it.
+    static func insert(_ session: SessionRecord, signedInWith deviceKeyID: [UInt8]? = nil, into database: SQLiteConnection) throws {
         try database.withStatement(insertSession) { statement in
-            try statement.bind(session.tokenHash, session.userHandle, session.createdAt, session.expiresAt)
+            try statement.bind(session.tokenHash, session.userHandle, session.createdAt, session.expiresAt, deviceKeyID)
             do {
                 try statement.step()
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {

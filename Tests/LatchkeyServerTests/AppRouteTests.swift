@@ -65,7 +65,10 @@ struct AppRouteTests {
             var forged = try await signInAttempt(stranger)
             forged["keyId"] = keyID
             #expect(try await client.post("/device-keys/sign-in", forged).status == .badRequest)
+            // The phone removes its own key: the session the key signed in ends with it.
+            #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(bearer)"]).isOK)
             #expect(try await client.send(.delete, "/device-keys/\(keyID)", headers: [.authorization: "Bearer \(bearer)"]).isOK)
+            #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(bearer)"]).status == .unauthorized)
             let removed = try await client.post("/device-keys/sign-in/options", ["keyId": keyID])
             #expect(removed.status == .badRequest && removed.json["reason"] as? String == "unknownDeviceKey", "\(removed.text)")
         }

@@ -299,8 +299,13 @@ extension StoreContractTests {
         #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: alice.handle, name: "Work phone") == renamed)
         renamed.name = nil
         #expect(try await store.renameDeviceKey(id: phone.id, ownedBy: alice.handle, name: nil) == renamed)
+        // Removing a key ends the sessions it signed in, and only those.
+        #expect(try await store.recordDeviceKeySignIn(id: pad.id, at: at, session: Fixtures.session(5, of: alice)))
         #expect(try await !store.deleteDeviceKey(id: phone.id, ownedBy: bob.handle))
+        #expect(try await store.hasSession(Fixtures.bytes(4)), "bob cannot end alice's sessions")
         #expect(try await store.deleteDeviceKey(id: phone.id, ownedBy: alice.handle))
+        #expect(try await !store.hasSession(Fixtures.bytes(4)), "the phone's session ends with its key")
+        #expect(try await store.hasSession(Fixtures.bytes(5)), "another key's session stays")
         #expect(try await !store.recordDeviceKeySignIn(id: phone.id, at: at, session: Fixtures.session(3, of: alice)), "a removed key")
         #expect(try await !store.hasSession(Fixtures.bytes(3)))
         _ = try await store.deleteUser(handle: alice.handle)
