@@ -50,7 +50,8 @@ extension PostgresStore {
 
     public func users(after username: String?, limit: Int) async throws -> [UserOverview] {
         try await rows("""
-            SELECT \(unescaped: PostgresRows.userColumns("u.")), count(c.id), max(c.last_used_at)
+            SELECT \(unescaped: PostgresRows.userColumns("u.")), count(c.id),
+                GREATEST(max(c.last_used_at), (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle))
             FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
             WHERE \(username?.utf8Bytea)::bytea IS NULL OR u.username > \(username?.utf8Bytea)
             GROUP BY u.handle ORDER BY u.username LIMIT \(Int64(limit))

@@ -10,7 +10,8 @@ extension SQLiteStore {
         WHERE handle = ? AND username = ? AND display_name = ? AND external_id IS ? AND disabled = ?
         """
     private static let usersPage = """
-        SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at)
+        SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at),
+            (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle)
         FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
         WHERE ?1 IS NULL OR u.username > ?1 GROUP BY u.handle ORDER BY u.username LIMIT ?2
         """
@@ -56,7 +57,9 @@ extension SQLiteStore {
             try row.bind(username, Int64(limit))
             var users: [UserOverview] = []
             while try row.step() {
-                users.append(UserOverview(user: SQLiteRows.user(row), passkeys: Int(row.int64(6)), lastSignInAt: row.optionalDate(7)))
+                users.append(UserOverview(
+                    user: SQLiteRows.user(row), passkeys: Int(row.int64(6)),
+                    lastSignInAt: [row.optionalDate(7), row.optionalDate(8)].compactMap { $0 }.max()))
             }
             return users
         }

@@ -58,6 +58,17 @@ extension StoreContractTests {
         #expect(try await store.users(after: "bob", limit: 2).map(\.user.username) == ["carol", "zoë"])
         #expect(try await store.users(after: "zoë", limit: 2).map(\.user.username) == ["émile"])
         #expect(try await store.users(after: "émile", limit: 2).isEmpty)
+
+        // A device key's sign-in counts as one: bob has only a device key, alice signs in with hers later.
+        let bob = users[1]
+        try await store.saveDeviceKey(Fixtures.deviceKey(1, of: bob), spendingTicket: nil)
+        try await store.saveDeviceKey(Fixtures.deviceKey(2, of: alice), spendingTicket: nil)
+        #expect(try await store.recordDeviceKeySignIn(id: Fixtures.deviceKey(1, of: bob).id, at: Fixtures.now, session: Fixtures.session(1, of: bob)))
+        let later = Fixtures.now.addingTimeInterval(60)
+        #expect(try await store.recordDeviceKeySignIn(id: Fixtures.deviceKey(2, of: alice).id, at: later, session: Fixtures.session(2, of: alice)))
+        let again = try await store.users(after: nil, limit: 2)
+        #expect(again.map(\.lastSignInAt) == [later, Fixtures.now])
+        #expect(again.map(\.passkeys) == [2, 0], "device keys are not passkeys")
     }
 
     @Test(arguments: StoreBackend.all)

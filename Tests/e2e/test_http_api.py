@@ -893,6 +893,27 @@ def test_assertion_ceremony_cookie_must_match(server, alice):
     assert client_b.get("/session").status_code == 401
 
 
+def test_overlapping_sign_ins_in_one_client_each_succeed(server, alice):
+    """A client that keeps cookies (a browser, iOS's URLSession) may have several sign-ins under way:
+    an AutoFill request and the one a button starts. Each challenge is answered with the cookie the
+    later options left, and each succeeds; the fifth one back has left the cookie and is refused."""
+    client = server.client()
+    first, second = assertion_options(client, alice["username"]), assertion_options(client, alice["username"])
+    assert client.cookie("latchkey_signin").count(".") == 1, "the cookie holds both bindings"
+    r = client.post("/assertion/result", alice["auth"].get(first, alice["credential"]))
+    assert r.status_code == 200, r.text
+    r = client.post("/assertion/result", alice["auth"].get(second, alice["credential"]))
+    assert r.status_code == 200, r.text
+
+    oldest = assertion_options(client, alice["username"])
+    for _ in range(4):
+        assertion_options(client, alice["username"])
+    assert client.cookie("latchkey_signin").count(".") == 3, "at most four bindings"
+    r = client.post("/assertion/result", alice["auth"].get(oldest, alice["credential"]))
+    assert_failed(r, server, codes=(400,))
+    assert "cookie does not belong to this challenge" in r.json()["errorMessage"], r.text
+
+
 def test_assertion_challenge_bound_to_user(server, alice):
     """A challenge issued for one username cannot sign in another user's credential."""
     auth_b = server.authenticator()

@@ -6,8 +6,10 @@ import WebAuthn
 /// Issues single-use, expiring challenges and checks the pending ceremony a client answers, found
 /// from the challenge inside its clientDataJSON (so cookie-less clients work). The ceremony's
 /// cookie (`latchkey_registration`, `latchkey_signin` or `latchkey_device_key`), when the client
-/// sends it back, must belong to that challenge; one cookie per ceremony kind lets a registration
-/// and a sign-in run side by side.
+/// sends it back, must hold the binding of that challenge. One cookie per ceremony kind lets a
+/// registration and a sign-in run side by side, and each holds the bindings of the last
+/// ``bindingsPerCookie`` challenges of its kind, so that ceremonies of one kind may overlap too (an
+/// app's AutoFill request beside the one its button starts, two tabs).
 struct ChallengeIssuer: Sendable {
     let store: any LatchkeyStore
     let lifetime: TimeInterval
@@ -15,6 +17,9 @@ struct ChallengeIssuer: Sendable {
     let crossSiteCookies: Bool
     /// Bounds the challenges pending per client address and in all.
     let caps: PendingChallengeCaps
+
+    /// The most challenge bindings one ceremony cookie holds, newest first.
+    static let bindingsPerCookie = 4
 
     /// `latchkey_registration`, `latchkey_signin` or `latchkey_device_key`, with the `__Host-` prefix over https.
     func cookieName(_ kind: CeremonyKind) -> String {
@@ -40,9 +45,10 @@ struct ChallengeIssuer: Sendable {
         }
     }
 
-    /// Issues a challenge to `client`, unless it or the server has too many pending (429, 503).
+    /// Issues a challenge to `client`, unless it or the server has too many pending (429, 503). Its
+    /// cookie keeps the bindings of the newest challenges of this kind that `request` carried.
     func issue(
-        _ kind: CeremonyKind, userHandle: [UInt8]?, username: String?, displayName: String?,
+        _ kind: CeremonyKind, for request: Request, userHandle: [UInt8]?, username: String?, displayName: String?,
         userVerification: UserVerificationRequirement, client: ClientAddress, enrollmentTicketHash: [UInt8]? = nil,
         conditional: Bool = false, nonce: String? = nil, now: Date = Date()
     ) async throws -> Issued {
@@ -65,8 +71,10 @@ struct ChallengeIssuer: Sendable {
             caps.release(challengeHash)
             throw error
         }
+        let earlier = self.bindings(kind, in: request).filter { Base64URL.decode($0)?.count == binding.count }
+        let bindings = [Base64URL.encode(binding)] + earlier.prefix(Self.bindingsPerCookie - 1)
         let cookie = Cookie.make(
-            name: cookieName(kind), value: Base64URL.encode(binding), maxAge: Int(lifetime),
+            name: cookieName(kind), value: bindings.joined(separator: "."), maxAge: Int(lifetime),
             secure: secureCookies, crossSite: crossSiteCookies)
         return Issued(challenge: challenge, cookie: cookie)
     }
@@ -89,7 +97,7 @@ struct ChallengeIssuer: Sendable {
     }
 
     /// Checks a consumed ceremony: it existed, has not expired, is of `kind`, and the ceremony
-    /// cookie, when sent, is the one issued with it.
+    /// cookie, when sent, holds the binding issued with it.
     func check(
         _ pending: PendingCeremony?, kind: CeremonyKind, request: Request, member: String = "clientDataJSON.challenge", now: Date = Date()
     ) throws -> PendingCeremony {
@@ -103,12 +111,20 @@ struct ChallengeIssuer: Sendable {
         guard pending.kind == kind else {
             throw APIError.badRequest("the challenge was issued for \(Self.article(pending.kind)), not \(Self.article(kind))")
         }
-        if let cookie = request.cookieValue(named: cookieName(kind)), !cookie.isEmpty, let bindingHash = pending.bindingHash {
-            guard let binding = Base64URL.decode(cookie), constantTimeEquals(Digest.sha256(binding), bindingHash) else {
+        let bindings = self.bindings(kind, in: request)
+        if !bindings.isEmpty, let bindingHash = pending.bindingHash {
+            guard bindings.contains(where: { constantTimeEquals(Digest.sha256(Base64URL.decode($0) ?? []), bindingHash) }) else {
                 throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }
         }
         return pending
+    }
+
+    /// The bindings the ceremony cookie of `kind` in `request` holds, newest first (a cookie that is
+    /// there but holds nothing usable still counts, as one that belongs to no challenge).
+    private func bindings(_ kind: CeremonyKind, in request: Request) -> [String] {
+        guard let cookie = request.cookieValue(named: cookieName(kind)), !cookie.isEmpty else { return [] }
+        return cookie.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The reply to a challenge the caps refused: 429 for one client's, 503 for the server's.

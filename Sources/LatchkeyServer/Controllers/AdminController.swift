@@ -39,7 +39,7 @@ struct AdminController: Sendable {
             externalId: externalId)
         try await services.store.createUser(user, recording: [services.events.event(.userCreated, context.eventOrigin(request), user: user)])
         context.logger.notice("user created by the admin API", metadata: ["user": "\(username.debugDescription)"])
-        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [])), status: .created)
+        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [], deviceKeys: [])), status: .created)
     }
 
     /// `GET /admin/v1/users?externalId=...`: the user a backend knows by its own identifier. Without one,
@@ -259,7 +259,8 @@ struct AdminController: Sendable {
 
     private func userReply(_ user: UserRecord) async throws -> Response {
         let credentials = try await services.store.credentials(ofUser: user.handle)
-        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: credentials)))
+        let deviceKeys = try await services.store.deviceKeys(ofUser: user.handle)
+        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: credentials, deviceKeys: deviceKeys)))
     }
 
     /// The user the `{username}` path segment names (percent-decoded, folded as usernames are), or a 404.

@@ -16,7 +16,7 @@ struct AppAttestController: Sendable {
 
     @Sendable func challenge(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let issued = try await services.challenges.issue(
-            .appAttest, userHandle: nil, username: nil, displayName: nil, userVerification: .discouraged, client: context.clientAddress)
+            .appAttest, for: request, userHandle: nil, username: nil, displayName: nil, userVerification: .discouraged, client: context.clientAddress)
         return issued.response(AppAttestChallengeReply(challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds))
     }
 

@@ -52,7 +52,7 @@ struct AuthenticationController: Sendable {
             }
         }
         let issued = try await services.challenges.issue(
-            .authentication, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
+            .authentication, for: request, userHandle: userHandle, username: userHandle == nil ? nil : username, displayName: nil,
             userVerification: userVerification, client: context.clientAddress, nonce: nonce)
         return issued.response(RequestOptionsReply(
             challenge: Base64URLBytes(issued.challenge), timeout: services.timeoutMilliseconds,

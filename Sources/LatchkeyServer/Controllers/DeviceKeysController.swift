@@ -41,7 +41,7 @@ struct DeviceKeysController: Sendable {
             (ticket, user) = (usable, try await services.tickets.holder(usable.userHandle))
         }
         let issued = try await services.challenges.issue(
-            .deviceKeyEnrolment, userHandle: user.handle, username: user.username, displayName: nil,
+            .deviceKeyEnrolment, for: request, userHandle: user.handle, username: user.username, displayName: nil,
             userVerification: .preferred, client: context.clientAddress, enrollmentTicketHash: ticket?.hash)
         return issued.response(options(issued.challenge))
     }
@@ -151,7 +151,7 @@ struct DeviceKeysController: Sendable {
             throw APIError.unknownDeviceKey(body.keyId.bytes)
         }
         let issued = try await services.challenges.issue(
-            .deviceKeySignIn, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
+            .deviceKeySignIn, for: request, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
             client: context.clientAddress, nonce: nonce)
         return issued.response(options(issued.challenge))
     }
@@ -166,7 +166,7 @@ struct DeviceKeysController: Sendable {
               let owner = try await services.store.user(handle: key.userHandle)
         else { throw APIError.unknownDeviceKey(body.keyId.bytes) }
         guard let expected = pending.userHandle, constantTimeEquals(expected, key.userHandle) else {
-            throw APIError.badRequest("this challenge was issued for another device key")
+            throw APIError.badRequest("this challenge was issued for another user's device key")
         }
         let signed = DeviceKeySignature(purpose: .signIn, rpID: services.relyingParty.id, challenge: body.challenge.bytes, publicKey: key.publicKey)
         try signed.verify(body.signature.bytes)

@@ -48,7 +48,7 @@ struct RegistrationController: Sendable {
         let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
-            .registration, userHandle: userHandle, username: existing?.username ?? username,
+            .registration, for: request, userHandle: userHandle, username: existing?.username ?? username,
             displayName: existing?.displayName ?? displayName, userVerification: userVerification, client: context.clientAddress,
             enrollmentTicketHash: ticket?.hash, conditional: conditional, nonce: nonce)
 

@@ -41,13 +41,14 @@ struct AdminUser: Encodable, Sendable {
     /// How many passkeys they have.
     var passkeys: Int
     var createdAt: Date
-    /// The last use of any of their passkeys; nil when they never signed in.
+    /// The last use of any of their passkeys and device keys; nil when they never signed in.
     var lastSignInAt: Date?
     /// Whether the backend disabled the account.
     var disabled: Bool
 
-    init(_ user: UserRecord, credentials: [CredentialRecord]) {
-        self.init(UserOverview(user: user, passkeys: credentials.count, lastSignInAt: credentials.compactMap(\.lastUsedAt).max()))
+    init(_ user: UserRecord, credentials: [CredentialRecord], deviceKeys: [DeviceKeyRecord]) {
+        let lastUses = credentials.compactMap(\.lastUsedAt) + deviceKeys.compactMap(\.lastUsedAt)
+        self.init(UserOverview(user: user, passkeys: credentials.count, lastSignInAt: lastUses.max()))
     }
 
     init(_ overview: UserOverview) {
