@@ -55,4 +55,24 @@ struct DeviceKeySignatureTests {
         }
         #expect(offCurveError?.message == "the device key is not a point on P-256" && offCurveError?.code == .malformedPublicKey)
     }
+
+    /// CryptoKit's `rawRepresentation` of the same signature, r ‖ s, is refused saying which form to send.
+    @Test func aRawSignatureIsToldToBeDER() throws {
+        let key = try TestKey.p256()
+        let signed = DeviceKeySignature(purpose: .signIn, rpID: "example.com", challenge: try SecureRandom.bytes(count: 32), publicKey: try Self.point(of: key))
+        let der = try key.signDER(signed.message)
+        // SEQUENCE { INTEGER r, INTEGER s }, each integer without its sign byte and padded to 32 bytes.
+        var integers: [[UInt8]] = []
+        var offset = 2
+        while offset < der.count, der[offset] == 0x02 {
+            let length = Int(der[offset + 1])
+            let value = der[(offset + 2)..<(offset + 2 + length)].drop { $0 == 0 }
+            integers.append([UInt8](repeating: 0, count: 32 - value.count) + value)
+            offset += 2 + length
+        }
+        let raw = try #require(integers.count == 2 ? integers[0] + integers[1] : nil)
+        let error = #expect(throws: WebAuthnError.self) { try signed.verify(raw) }
+        #expect(error?.message.contains("64 bytes of r ‖ s; send it DER-encoded") == true, "\(error?.message ?? "")")
+        try signed.verify(der)
+    }
 }

@@ -173,6 +173,13 @@ def test_a_registration_needs_an_attested_key_and_a_fresh_assertion_over_its_bod
     bare = json.dumps({"username": "carol"}).encode()
     assert "appAttestChallenge" in assert_failed(client.post("/attestation/options", raw=bare, headers=key.header(bare)), server)["errorMessage"]
     assert_failed(client.post("/attestation/options", raw=bare, headers={"X-Latchkey-App-Attest": "nonsense"}), server, codes=(400,))
+    # A key ID and a dot with no assertion, and an assertion that is not CBOR: each says which.
+    key_id = key.header(bare)["X-Latchkey-App-Attest"].split(".")[0]
+    empty = assert_failed(client.post("/attestation/options", raw=bare, headers={"X-Latchkey-App-Attest": key_id + "."}), server, codes=(400,))
+    assert "has no assertion after the key ID" in empty["errorMessage"], empty
+    carrying = signed_body(server, {"username": "dave"})
+    garbage = assert_failed(client.post("/attestation/options", raw=carrying, headers={"X-Latchkey-App-Attest": key_id + ".AAAA"}), server, codes=(400,))
+    assert garbage["errorMessage"].startswith("App Attest assertion: "), garbage
 
 
 def test_attestations_are_refused_for_each_broken_step(required_server, ca, tmp_path):

@@ -86,6 +86,7 @@ struct AppAttestKeys: Sendable {
         guard parts.count == 2, let keyID = AppAttestKeyID.bytes(String(parts[0])), let assertion = Base64URL.decode(String(parts[1])) else {
             throw APIError.badRequest("\(Self.header) is not KEYID.ASSERTION (the key ID in base64, the assertion in base64url)")
         }
+        guard !assertion.isEmpty else { throw APIError.badRequest("\(Self.header) has no assertion after the key ID and the dot") }
         return try await verify(keyID: keyID, assertion: assertion, clientData: Array(buffer: body), request: request)
     }
 }

@@ -13,7 +13,12 @@ public struct AppAttestAssertionVerifier: Sendable {
 
     /// Returns the assertion's counter, to store in place of `previousCounter`.
     public func verify(assertion: [UInt8], publicKey point: [UInt8], clientDataHash: [UInt8], previousCounter: UInt32) throws -> UInt32 {
-        let object = try CBORDecoder().decode(assertion)
+        let object: CBORValue
+        do {
+            object = try CBORDecoder().decode(assertion)
+        } catch let error as WebAuthnError {
+            throw WebAuthnError(error.code, "App Attest assertion: \(error.message)")
+        }
         guard let signature = object[textKey: "signature"]?.byteString, let data = object[textKey: "authenticatorData"]?.byteString else {
             throw WebAuthnError(.malformedInput, "App Attest assertion: signature or authenticatorData is missing")
         }

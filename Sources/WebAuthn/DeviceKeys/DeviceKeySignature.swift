@@ -59,6 +59,12 @@ public struct DeviceKeySignature: Sendable {
         } catch {
             throw WebAuthnError(.malformedPublicKey, "the device key is not a point on P-256")
         }
+        // CryptoKit's `rawRepresentation` (r ‖ s) is the commonest mistake: it is 64 bytes and never DER.
+        if signature.count == 64, signature.first != 0x30 {
+            throw WebAuthnError(
+                .invalidSignature,
+                "the device key's signature is 64 bytes of r ‖ s; send it DER-encoded (X9.62), as SecKeyCreateSignature makes it or CryptoKit's derRepresentation")
+        }
         do {
             try key.verify(signature: signature, over: message, algorithm: .es256)
         } catch let error as WebAuthnError where error.code == .invalidSignature {
