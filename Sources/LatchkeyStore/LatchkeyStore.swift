@@ -25,6 +25,8 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])?
     /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
+    /// How the registered passkeys look in aggregate (two scans of the credentials): for decoys.
+    func passkeyShapes() async throws -> PasskeyShapes
 
     /// Stores a verified credential and its `events`, in one transaction: creates `newUser` first when given
     /// (throws ``StoreError/Code/usernameTaken`` if the username exists by then), refuses a

@@ -40,6 +40,30 @@ public struct UserOverview: Sendable, Equatable {
     }
 }
 
+/// How the registered passkeys look, in aggregate: what decoys for unknown usernames imitate.
+public struct PasskeyShapes: Sendable, Equatable {
+    /// What a passkey shows in `allowCredentials`, besides its ID's bytes.
+    public struct Shape: Sendable, Hashable {
+        public var idLength: Int
+        public var transports: [AuthenticatorTransport]
+
+        public init(idLength: Int, transports: [AuthenticatorTransport]) {
+            self.idLength = idLength
+            self.transports = transports
+        }
+    }
+
+    /// How many passkeys have each shape.
+    public var passkeys: [Shape: Int]
+    /// How many users have each number of passkeys, from one up.
+    public var usersByPasskeyCount: [Int: Int]
+
+    public init(passkeys: [Shape: Int] = [:], usersByPasskeyCount: [Int: Int] = [:]) {
+        self.passkeys = passkeys
+        self.usersByPasskeyCount = usersByPasskeyCount
+    }
+}
+
 /// A registered passkey: what §7.1 step 27 says to keep, plus bookkeeping.
 public struct CredentialRecord: Sendable, Equatable {
     public var id: [UInt8]

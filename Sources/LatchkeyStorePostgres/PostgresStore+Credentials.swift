@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyStore
 import PostgresNIO
+import WebAuthn
 
 /// Users and credentials: reads, registration and sign-in bookkeeping.
 extension PostgresStore {
@@ -33,6 +34,20 @@ extension PostgresStore {
         try await firstRow("SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials WHERE id = \(id.bytea)") {
             try PostgresRows.credential(&$0)
         }
+    }
+
+    public func passkeyShapes() async throws -> PasskeyShapes {
+        let passkeys = try await rows("SELECT octet_length(id)::bigint, transports, count(*) FROM credentials GROUP BY 1, 2") { row in
+            let idLength = Int(try row.next(Int64.self))
+            let transports = try row.next([String].self).compactMap(AuthenticatorTransport.init(rawValue:))
+            return (PasskeyShapes.Shape(idLength: idLength, transports: transports), Int(try row.next(Int64.self)))
+        }
+        let users = try await rows("""
+            SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) AS counts GROUP BY n
+            """) { row in (Int(try row.next(Int64.self)), Int(try row.next(Int64.self))) }
+        var shapes = PasskeyShapes(usersByPasskeyCount: Dictionary(users, uniquingKeysWith: +))
+        for (shape, count) in passkeys { shapes.passkeys[shape, default: 0] += count }
+        return shapes
     }
 
     public func register(_ registration: NewRegistration) async throws {

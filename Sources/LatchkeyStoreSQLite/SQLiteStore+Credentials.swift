@@ -75,6 +75,20 @@ extension SQLiteStore {
         }
     }
 
+    public func passkeyShapes() throws -> PasskeyShapes {
+        var shapes = PasskeyShapes()
+        try withStatement("SELECT length(id), transports, count(*) FROM credentials GROUP BY 1, 2") { row in
+            while try row.step() {
+                let shape = PasskeyShapes.Shape(idLength: Int(row.int64(0)), transports: row.withText(1, SQLiteRows.transports))
+                shapes.passkeys[shape, default: 0] += Int(row.int64(2))
+            }
+        }
+        try withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) GROUP BY n") { row in
+            while try row.step() { shapes.usersByPasskeyCount[Int(row.int64(0))] = Int(row.int64(1)) }
+        }
+        return shapes
+    }
+
     public func register(_ registration: NewRegistration) throws {
         let credential = registration.credential
         if let newUser = registration.newUser, newUser.handle != credential.userHandle {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyStore
 import Testing
 import WebAuthn
 
@@ -21,10 +22,12 @@ struct PrivacyRouteTests {
 
             let decoys = try #require(unknown.json["allowCredentials"] as? [[String: Any]])
             let real = try #require(known.json["allowCredentials"] as? [[String: Any]])
+            // Alice's is the only passkey there is, so the decoy imitates it.
             #expect(decoys.count == real.count)
             #expect(Set(decoys[0].keys) == Set(real[0].keys))
             #expect(decoys[0]["type"] as? String == "public-key")
-            #expect((decoys[0]["id"] as? String).flatMap(Base64URL.decode)?.count == 32)
+            #expect((decoys[0]["id"] as? String).flatMap(Base64URL.decode)?.count == (real[0]["id"] as? String).flatMap(Base64URL.decode)?.count)
+            #expect(decoys[0]["transports"] as? [String] == real[0]["transports"] as? [String])
 
             // Stable for one username, different for another, and never a real credential.
             let again = try await client.post("/assertion/options", ["username": "nobody"])
@@ -52,6 +55,46 @@ struct PrivacyRouteTests {
             let nobody = try await client.post("/assertion/options", ["username": "nobody"])
             let lists = [carol, nobody].map { $0.json["allowCredentials"] as? [[String: Any]] }
             #expect(lists.map { $0?.count } == [1, 1], "\(carol.text)")
+        }
+    }
+
+    /// Two users with one 20-byte passkey each (an iPhone's, no transports) and one with two 64-byte
+    /// security keys: decoys have one entry twice as often as two, and each entry one of those shapes,
+    /// about as often as the passkeys have it.
+    @Test func decoysImitateTheRegisteredPasskeys() async throws {
+        let harness = try RouteHarness { $0.hideUnknownUsers = true }
+        let now = Date()
+        func passkey(_ tag: UInt8, of owner: UserRecord, length: Int, transports: [AuthenticatorTransport]) -> CredentialRecord {
+            CredentialRecord(
+                id: [UInt8](repeating: tag, count: length), userHandle: owner.handle, publicKey: [tag], algorithm: .es256, signCount: 0,
+                transports: transports, aaguid: [UInt8](repeating: 0, count: 16), attestationFormat: .none, attestationType: .none,
+                backupEligible: false, backedUp: false, residentKey: true, userVerified: true, createdAt: now)
+        }
+        for (tag, name) in [(UInt8(1), "ann"), (2, "ben"), (3, "cat")] {
+            let user = UserRecord(handle: [UInt8](repeating: tag, count: 16), username: name, displayName: name, createdAt: now)
+            let keys = tag == 3
+                ? [passkey(30, of: user, length: 64, transports: [.nfc, .usb]), passkey(31, of: user, length: 64, transports: [.nfc, .usb])]
+                : [passkey(tag, of: user, length: 20, transports: [])]
+            try harness.store.register(NewRegistration(credential: keys[0], newUser: user))
+            for key in keys.dropFirst() { try harness.store.register(NewRegistration(credential: key, newUser: nil)) }
+        }
+        try await harness.run { client in
+            var lists: [Int: Int] = [:]
+            var shapes: [String: Int] = [:]
+            for index in 0..<300 {
+                let reply = try await client.post("/assertion/options", ["username": "nobody-\(index)"])
+                let entries = try #require(reply.json["allowCredentials"] as? [[String: Any]], "\(reply.text)")
+                lists[entries.count, default: 0] += 1
+                for entry in entries {
+                    let length = (entry["id"] as? String).flatMap(Base64URL.decode)?.count ?? 0
+                    shapes["\(length) \((entry["transports"] as? [String])?.joined(separator: ",") ?? "-")", default: 0] += 1
+                }
+            }
+            #expect(Set(lists.keys) == [1, 2] && Set(shapes.keys) == ["20 -", "64 nfc,usb"], "\(lists) \(shapes)")
+            // 200 and 100 expected; far outside these bounds only once in millions of runs.
+            #expect((150...250).contains(lists[1] ?? 0), "\(lists)")
+            let total = shapes.values.reduce(0, +)
+            #expect((0.35...0.65).contains(Double(shapes["20 -"] ?? 0) / Double(total)), "\(shapes)")
         }
     }
 

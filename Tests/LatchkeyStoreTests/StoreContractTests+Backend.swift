@@ -72,6 +72,24 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func passkeyShapesCountEachIDLengthAndTransportListAndEachUsersPasskeys(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        #expect(try await store.passkeyShapes() == PasskeyShapes())
+        let (alice, bob, carol) = (Fixtures.user("alice", handle: 1), Fixtures.user("bob", handle: 2), Fixtures.user("carol", handle: 3))
+        try await store.registerNew(alice, with: Fixtures.credential(1, of: alice))
+        try await store.register(NewRegistration(credential: Fixtures.detailedCredential(2, of: alice), newUser: nil))
+        try await store.registerNew(bob, with: Fixtures.credential(Fixtures.bytes(3, count: 20), of: bob))
+        try await store.createUser(carol)
+        #expect(try await store.passkeyShapes() == PasskeyShapes(
+            passkeys: [
+                .init(idLength: 16, transports: [.internal, .hybrid]): 1,
+                .init(idLength: 16, transports: [.usb, .nfc, .ble, .smartCard, .hybrid, .internal]): 1,
+                .init(idLength: 20, transports: [.internal, .hybrid]): 1,
+            ],
+            usersByPasskeyCount: [2: 1, 1: 1]))
+    }
+
+    @Test(arguments: StoreBackend.all)
     func aUserIsUpdatedWithItsEventOrNotAtAll(backend: StoreBackend) async throws {
         let store = try await backend.make()
         var alice = Fixtures.user("alice", handle: 1)

@@ -49,6 +49,9 @@ struct ServerStore: LatchkeyStore {
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await call("credential") { try await base.credential(id: id) }
     }
+    func passkeyShapes() async throws -> PasskeyShapes {
+        try await call("passkeyShapes") { try await base.passkeyShapes() }
+    }
     func register(_ registration: NewRegistration) async throws {
         try await call("register") { try await base.register(registration) }
     }
