@@ -39,14 +39,18 @@ final class UnknownUserDecoys: Sendable {
         func hmac(_ label: String) throws -> [UInt8] {
             try HMAC.sha256(key: key, message: Array("\(label)\u{0}\(username)".utf8))
         }
-        func draw(_ label: String) throws -> UInt64 {
-            try hmac(label).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // Eight bytes per draw (the count's, then each entry's shape's), from as few HMACs as can be:
+        // an unknown username's options must take no longer than a known one's.
+        var draws = try hmac("draws")
+        func draw(_ index: Int) throws -> UInt64 {
+            while draws.count < (index + 1) * 8 { draws += try hmac("draws \(draws.count / 32)") }
+            return draws[(index * 8)..<(index * 8 + 8)].reduce(0) { $0 << 8 | UInt64($1) }
         }
 
-        let count = Self.pick(try draw("count"), from: counts) ?? 1
+        let count = Self.pick(try draw(0), from: counts) ?? 1
         var allowCredentials: [CredentialDescriptor] = []
         for index in 0..<count {
-            let shape = Self.pick(try draw("shape \(index)"), from: entries) ?? Self.emptyStoreShape
+            let shape = Self.pick(try draw(index + 1), from: entries) ?? Self.emptyStoreShape
             var id: [UInt8] = []
             var block = 0
             while id.count < shape.idLength {
