@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "LatchkeyStore", "LatchkeyStoreSQL", "WebAuthn",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The pool's own errors (its circuit breaker), which postgres-nio passes on as they are.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -117,6 +119,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres", "WebAuthn",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
         ),

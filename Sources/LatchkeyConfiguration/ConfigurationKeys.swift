@@ -70,7 +70,7 @@ extension LatchkeyConfiguration {
         Key("rateLimitBurst", \.rateLimitBurst, check: within(1...1_000_000, "between 1 and 1000000"),
             "Requests a client address may make to those endpoints at once, after a quiet spell (the token bucket's size)."),
         Key("pendingChallengesPerClient", \.pendingChallengesPerClient, check: within(0...1_000_000, "between 0 and 1000000"),
-            "Challenges (options not yet answered, not expired) one client address may have pending in each instance; beyond it, options get 429. 0: no cap. Not applied in conformance mode."),
+            "Challenges (options not yet answered, not expired) one client address may have pending in each instance; beyond it, options get 429. Each instance counts those it issued; when the cap is reached it asks the store which were answered through another instance, and stops counting them. 0: no cap. Not applied in conformance mode."),
         Key("pendingChallengesTotal", \.pendingChallengesTotal, check: within(0...100_000_000, "between 0 and 100000000"),
             "Challenges that may be pending in all in each instance (so at most N times this in a store N instances share); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         Key("adminAddress", \.adminAddress, check: single(listenAddressProblem),

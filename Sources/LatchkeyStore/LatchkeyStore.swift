@@ -76,6 +76,9 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// consuming it: ``recordSignIn(_:)`` does, or the caller with ``takePendingCeremony(challengeHash:)``
     /// when the sign-in fails) and the credential with its owner.
     func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup
+    /// Which of these challenge hashes still have a pending ceremony (not yet taken, expired or not):
+    /// what an instance asks about the challenges it issued that another may have answered.
+    func pendingChallenges(among challengeHashes: [[UInt8]]) async throws -> Set<[UInt8]>
 
     // MARK: Sessions
 

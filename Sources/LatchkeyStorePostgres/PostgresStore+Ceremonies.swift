@@ -17,6 +17,13 @@ extension PostgresStore {
             """) { try PostgresRows.ceremony(&$0) }
     }
 
+    public func pendingChallenges(among challengeHashes: [[UInt8]]) async throws -> Set<[UInt8]> {
+        guard !challengeHashes.isEmpty else { return [] }
+        return Set(try await rows("""
+            SELECT challenge_hash FROM pending_ceremonies WHERE challenge_hash = ANY(\(challengeHashes.map(\.bytea)))
+            """) { try $0.bytes() })
+    }
+
     /// One statement (``SignInStatements/SignInLookupStatement``): the ceremony and the credential
     /// with its owner; the LEFT JOINs give one row whatever is missing.
     public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {

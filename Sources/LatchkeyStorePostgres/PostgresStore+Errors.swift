@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyStore
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// What PostgreSQL and postgres-nio throw, as ``StoreError``s: a constraint the database enforced
 /// becomes the same code SQLite gives, anything else a `.database` error whose message names the
@@ -21,6 +22,14 @@ extension PostgresStore {
                 .database, "PostgreSQL column \(error.columnName) holds a \(error.postgresType) that cannot be read as \(error.targetType)")
         case is CancellationError:
             return StoreError(.database, "the PostgreSQL call was cancelled")
+        case let error as ConnectionPoolError:
+            // After a minute of failed connection attempts the pool fails every call at once (its circuit
+            // breaker) until one succeeds: the server is away, not broken.
+            switch error {
+            case .poolShutdown: return StoreError(.unavailable, "the store is closed")
+            case .requestCancelled: return StoreError(.database, "the PostgreSQL call was cancelled")
+            default: return StoreError(.unavailable, "cannot use PostgreSQL at \(configuration.server): no connection could be made for a while")
+            }
         default:
             return StoreError(.database, configuration.redacting("PostgreSQL at \(configuration.server): \(error)"))
         }

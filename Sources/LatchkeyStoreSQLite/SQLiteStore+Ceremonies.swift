@@ -10,6 +10,7 @@ extension SQLiteStore {
     private static let takeCeremony = """
         DELETE FROM pending_ceremonies WHERE challenge_hash = ? RETURNING \(SQLiteRows.ceremonyColumns)
         """
+    private static let ceremonyExists = "SELECT 1 FROM pending_ceremonies WHERE challenge_hash = ?"
     private static let ceremonyByChallenge = """
         SELECT \(SQLiteRows.ceremonyColumns) FROM pending_ceremonies WHERE challenge_hash = ?
         """
@@ -36,6 +37,20 @@ extension SQLiteStore {
 
     public func takePendingCeremony(challengeHash: [UInt8]) throws -> PendingCeremony? {
         try withDatabase { try Self.takeCeremony(challengeHash, from: $0) }
+    }
+
+    public func pendingChallenges(among challengeHashes: [[UInt8]]) throws -> Set<[UInt8]> {
+        try withDatabase { database in
+            var pending: Set<[UInt8]> = []
+            for hash in challengeHashes {
+                let exists = try database.withStatement(Self.ceremonyExists) { row in
+                    try row.bind(hash)
+                    return try row.step()
+                }
+                if exists { pending.insert(hash) }
+            }
+            return pending
+        }
     }
 
     public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {

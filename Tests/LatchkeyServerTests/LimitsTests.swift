@@ -68,6 +68,26 @@ import Testing
         #expect(caps.counts(for: Self.client) == (client: 0, total: 1))
     }
 
+    /// A full cap hands over what it counts, soonest to expire first, and forgets those the store no longer
+    /// holds (answered through another instance); after a check that freed nothing, not again for a second.
+    @Test func aFullCapForgetsChallengesTheStoreNoLongerHolds() throws {
+        let caps = PendingChallengeCaps(perClient: 3, total: 0)
+        let now = Date()
+        for (hash, lifetime) in [([UInt8(1)], 90.0), ([2], 30), ([3], 60)] {
+            try caps.reserve(hash, for: Self.client, expiresAt: now + lifetime, now: now)
+        }
+        let refusal = PendingChallengeCaps.Refusal.client(Self.client, limit: 3)
+        #expect(throws: refusal) { try caps.reserve([4], for: Self.client, expiresAt: now + 60, now: now) }
+        let checked = caps.challengesToCheck(for: refusal, now: now)
+        #expect(checked == [[2], [3], [1]])
+        #expect(caps.forget(checked, except: [[1], [3]], now: now) == 1)
+        try caps.reserve([4], for: Self.client, expiresAt: now + 60, now: now)
+        #expect(caps.counts(for: Self.client) == (client: 3, total: 3))
+        #expect(caps.forget(caps.challengesToCheck(for: refusal, now: now), except: [[1], [3], [4]], now: now) == 0)
+        #expect(caps.challengesToCheck(for: refusal, now: now + 0.5).isEmpty, "a second after a fruitless check")
+        #expect(caps.challengesToCheck(for: refusal, now: now + 1).count == 3)
+    }
+
     @Test func theRateLimitAnswers429WithRetryAfterOnTheCeremonyEndpointsOnly() async throws {
         let harness = try RouteHarness { configuration in
             configuration.rateLimit = 1

@@ -43,6 +43,41 @@ struct PrivacyRouteTests {
         }
     }
 
+    /// A made-up answer naming a listed ID is refused as an answer to a decoy is, whatever it gets wrong:
+    /// otherwise one such answer tells a real account's list from a decoy. An answer the passkey did sign
+    /// is its owner's, and is told what is wrong.
+    @Test func aMadeUpAnswerToAKnownUsersOptionsIsRefusedAsADecoysIs() async throws {
+        let harness = try RouteHarness { $0.hideUnknownUsers = true }
+        try await harness.run { client in
+            let alices = TestAuthenticator()
+            #expect(try await client.register("alice", with: alices).isOK)
+
+            var forged = try alices.assert(try await client.post("/assertion/options", ["username": "alice"]).json)
+            var response = try #require(forged["response"] as? [String: Any])
+            var signature = try #require((response["signature"] as? String).flatMap(Base64URL.decode))
+            signature[signature.count - 1] ^= 0x01
+            response["signature"] = Base64URL.encode(signature)
+            forged["response"] = response
+            let known = try await client.post("/assertion/result", forged)
+
+            let decoyOptions = try await client.post("/assertion/options", ["username": "nobody"]).json
+            var decoyAnswer = try alices.assert(decoyOptions)
+            let decoyID = try #require((decoyOptions["allowCredentials"] as? [[String: Any]])?.first?["id"] as? String)
+            (decoyAnswer["id"], decoyAnswer["rawId"]) = (decoyID, decoyID)
+            let unknown = try await client.post("/assertion/result", decoyAnswer)
+
+            for reply in [known, unknown] {
+                #expect(reply.status == .badRequest && reply.json["reason"] as? String == "unknownCredential", "\(reply.text)")
+            }
+            #expect(known.errorMessage == unknown.errorMessage)
+
+            let wrongOrigin = try alices.assert(
+                try await client.post("/assertion/options", ["username": "alice"]).json, clientDataOrigin: "https://evil.example")
+            let told = try await client.post("/assertion/result", wrongOrigin)
+            #expect(told.status == .badRequest && told.json["reason"] == nil && told.errorMessage.contains("origin"), "\(told.text)")
+        }
+    }
+
     /// An account made ahead through the admin API has no passkey yet; an empty allow list would set it
     /// apart from the names nobody has, so it gets a decoy too.
     @Test func anAccountWithoutAPasskeyLooksLikeTheOthers() async throws {

@@ -1,5 +1,6 @@
 import LatchkeyStore
 import Testing
+import _ConnectionPoolModule
 
 @testable import LatchkeyStorePostgres
 
@@ -109,5 +110,19 @@ struct PostgresConfigurationTests {
         let warning = try PostgresStore.Configuration(url: url).transportWarning
         #expect((warning != nil) == warned, "\(url): \(warning ?? "no warning")")
         #expect(warning.map { $0.contains("verify-full") && !$0.contains("app@") } ?? true)
+    }
+
+    /// The pool's circuit breaker (a minute of failed connections) is an unavailable server, a 503, not a 500;
+    /// so is a lock not granted within `lock_timeout`, which is also made again.
+    @Test func thePoolsOwnErrorsAndALockTimeoutAreUnavailableOrBusy() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app:pw@db.example/latchkey")
+        let tripped = PostgresStore.storeError(ConnectionPoolError.connectionCreationCircuitBreakerTripped, configuration: configuration)
+        #expect(tripped.code == .unavailable && tripped.message.contains("db.example") && !tripped.message.contains("pw"))
+        #expect(PostgresStore.storeError(ConnectionPoolError.poolShutdown, configuration: configuration).code == .unavailable)
+        #expect(PostgresStore.code(ofState: "55P03") == .busy)
+        #expect(configuration.clientConfiguration.options.additionalStartupParameters.isEmpty, "no lock_timeout unless set")
+        var bounded = configuration
+        bounded.lockTimeout = .milliseconds(1500)
+        #expect(bounded.clientConfiguration.options.additionalStartupParameters.map { "\($0.0)=\($0.1)" } == ["lock_timeout=1500ms"])
     }
 }

@@ -88,3 +88,22 @@ def test_a_passkey_removed_on_one_instance_is_unknown_on_the_other(server_factor
     body = assert_failed(requests.post(b.url + "/assertion/result", json=authenticator.get(options, removed), timeout=10),
                          b, codes=(400,))
     assert body["reason"] == "unknownCredential" and body["credentialId"] == first["credentialId"]
+
+
+def test_challenges_answered_on_the_other_instance_do_not_fill_this_ones_cap(server_factory, postgres_url):
+    """Each instance caps the challenges it issued that are still pending; one answered through the
+    other instance is no longer pending, so a client behind a balancer is not refused for it."""
+    env = {"LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": ORIGIN, "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "3"}
+    a, b = server_factory("capped-a", env), server_factory("capped-b", env)
+    authenticator = SoftAuthenticator(origin=ORIGIN, rp_id="localhost")
+    username = new_username()
+    options = assert_ok(requests.post(a.url + "/attestation/options", json={"username": username}, timeout=10))
+    assert_ok(requests.post(b.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    for _ in range(6):
+        options = assert_ok(requests.post(a.url + "/assertion/options", json={"username": username}, timeout=10))
+        assert_ok(requests.post(b.url + "/assertion/result", json=authenticator.get(options), timeout=10))
+    # Three unanswered ones do fill it.
+    for _ in range(3):
+        assert_ok(requests.post(a.url + "/assertion/options", json={"username": username}, timeout=10))
+    assert_failed(requests.post(a.url + "/assertion/options", json={"username": username}, timeout=10), a, codes=(429,))
+

@@ -59,7 +59,16 @@ struct ChallengeIssuer: Sendable {
         do throws(PendingChallengeCaps.Refusal) {
             try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
         } catch {
-            throw refusal(error)
+            // Full, perhaps of challenges another instance answered: the store says which are gone.
+            let checked = caps.challengesToCheck(for: error, now: now)
+            guard !checked.isEmpty, caps.forget(checked, except: try await store.pendingChallenges(among: checked), now: now) > 0 else {
+                throw refusal(error)
+            }
+            do throws(PendingChallengeCaps.Refusal) {
+                try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
+            } catch {
+                throw refusal(error)
+            }
         }
         do {
             try await store.savePendingCeremony(PendingCeremony(

@@ -130,9 +130,17 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
-            if answersLiveChallenge, let credential = lookup.credential, let owner = lookup.owner, !(error is StoreError),
-               services.authenticationVerifier.isSigned(answer, byKey: credential.publicKey) {
+            let signed = answersLiveChallenge && !(error is StoreError)
+                && lookup.credential.map { services.authenticationVerifier.isSigned(answer, byKey: $0.publicKey) } == true
+            if signed, let credential = lookup.credential, let owner = lookup.owner {
                 await services.recordRefusedSignIn(of: owner, credential: credential, because: error, origin: origin, logger: context.logger)
+            }
+            // A decoy's answer can only be refused as an unknown passkey; an answer its passkey did not sign, to
+            // options that named a user, is refused the same way, or a made-up answer with a listed ID would
+            // tell a real account's list (refused for the signature, the origin...) from a decoy.
+            if services.configuration.hideUnknownUsers, answersLiveChallenge, !signed, lookup.ceremony?.userHandle != nil,
+               !(error is StoreError) {
+                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
             throw error
         }

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Bounds the challenges this process has issued that are still pending (neither answered here
-/// nor expired): at most `perClient` for one client address and `total` in all, so that nobody can
-/// fill the store with unanswered challenges. A challenge answered through another instance
-/// counts here until it expires. Zero turns a cap off.
+/// Bounds the challenges this process has issued that are still pending (neither answered nor
+/// expired): at most `perClient` for one client address and `total` in all, so that nobody can
+/// fill the store with unanswered challenges. A challenge answered through another instance counts
+/// here until a full cap has the store say which are gone (``challengesToCheck(for:now:)``). Zero
+/// turns a cap off.
 final class PendingChallengeCaps: Sendable {
     let perClient: Int
     let total: Int
@@ -19,6 +20,8 @@ final class PendingChallengeCaps: Sendable {
         var entries: [[UInt8]: Entry] = [:]
         var perClient: [ClientAddress: Int] = [:]
         var lastSweep = Date.distantPast
+        /// When a check last found every challenge it asked about still pending.
+        var lastFruitlessCheck = Date.distantPast
 
         mutating func remove(_ challengeHash: [UInt8]) {
             guard let entry = entries.removeValue(forKey: challengeHash) else { return }
@@ -62,6 +65,34 @@ final class PendingChallengeCaps: Sendable {
             return nil
         }
         if let refusal { throw refusal }
+    }
+
+    /// The most challenges one check asks the store about.
+    static let checkBatch = 10_000
+
+    /// When `refusal`'s cap is full: the challenges it counts (the client's, or all), soonest to expire
+    /// first, to ask the store which another instance has answered. Empty within a second of a check
+    /// that found all still pending, so that a flood of refused options costs few store reads.
+    func challengesToCheck(for refusal: Refusal, now: Date = Date()) -> [[UInt8]] {
+        state.withLock { state in
+            guard now.timeIntervalSince(state.lastFruitlessCheck) >= 1 else { return [] }
+            let counted = switch refusal {
+            case .client(let client, _): state.entries.filter { $0.value.client == client }
+            case .total: state.entries
+            }
+            return counted.sorted { $0.value.expiresAt < $1.value.expiresAt }.prefix(Self.checkBatch).map(\.key)
+        }
+    }
+
+    /// Stops counting those of `checked` that are no longer pending in the store; returns how many.
+    @discardableResult
+    func forget(_ checked: [[UInt8]], except stillPending: Set<[UInt8]>, now: Date = Date()) -> Int {
+        let answered = checked.filter { !stillPending.contains($0) }
+        state.withLock { state in
+            for hash in answered { state.remove(hash) }
+            if answered.isEmpty { state.lastFruitlessCheck = now }
+        }
+        return answered.count
     }
 
     /// Stops counting a challenge: answered (successfully or not) or never stored.

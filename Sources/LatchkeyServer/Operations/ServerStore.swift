@@ -76,6 +76,9 @@ struct ServerStore: LatchkeyStore {
     func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony? {
         try await call("takePendingCeremony") { try await base.takePendingCeremony(challengeHash: challengeHash) }
     }
+    func pendingChallenges(among challengeHashes: [[UInt8]]) async throws -> Set<[UInt8]> {
+        try await call("pendingChallenges") { try await base.pendingChallenges(among: challengeHashes) }
+    }
     func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
         try await call("signInLookup") {
             try await base.signInLookup(challengeHash: challengeHash, credentialID: credentialID)
