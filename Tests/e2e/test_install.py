@@ -45,6 +45,14 @@ def test_the_installed_server_runs_without_a_swift_toolchain(tmp_path):
     version = subprocess.run([str(binary), "--version"], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True)
     assert version.stdout.strip()[0].isdigit()
 
+    # An upgrade (installing again) keeps the operator's configuration file, the shipped one beside it.
+    settings = prefix / "Config" / "latchkey.json"
+    settings.write_text('{"rpName": "Operator settings"}\n')
+    again = subprocess.run(["scripts/install", str(prefix)], cwd=REPO, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-4000:]
+    assert settings.read_text() == '{"rpName": "Operator settings"}\n'
+    assert (prefix / "Config" / "latchkey.json.shipped").read_text() == (REPO / "Config" / "latchkey.json").read_text()
+
 
 def test_a_backup_of_a_live_store_restores_and_signs_in(tmp_path):
     copy = tmp_path / "backup.sqlite"

@@ -5,11 +5,10 @@ import Hummingbird
 /// added on the way out included), and logs each refused request at info (method, route, status
 /// and the message the client got). Hummingbird's plain-text errors get a JSON body too. The route
 /// is the matched template (`/credentials/{credentialId}`), so no credential ID or ticket in a path
-/// reaches the log; only a request no route matched is logged with its path.
+/// reaches the log; a request no route matched is logged with its path cut short (``loggedRoute(of:)``).
 struct ErrorReplyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Set before any router middleware runs; nil when no route matched.
-        let route = context.endpointPath ?? request.uri.path
+        let route = context.loggedRoute(of: request)
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -36,5 +35,17 @@ struct ErrorReplyMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.error("unexpected error", metadata: ["route": "\(route)", "error": "\(error)"])
             return JSONResponse.failed("internal error", status: .internalServerError)
         }
+    }
+}
+
+extension RequestContext {
+    /// What log lines name a request by: the matched route template (set before any router
+    /// middleware runs), or for a path no route matched, the path with each segment longer than 12
+    /// characters cut to its first 8, so that a token or credential ID sent in a path is not logged whole.
+    func loggedRoute(of request: Request) -> String {
+        if let endpointPath { return endpointPath }
+        return request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.count > 12 ? $0.prefix(8) + "…" : $0 }
+            .joined(separator: "/")
     }
 }

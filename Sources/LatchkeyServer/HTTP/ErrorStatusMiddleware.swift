@@ -21,7 +21,7 @@ struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             throw error
         } catch let error as WebAuthnError where error.code == .cryptoFailure {
-            context.logger.error("cryptography failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+            context.logger.error("cryptography failure", metadata: ["route": "\(context.loggedRoute(of: request))", "error": "\(error.message)"])
             throw APIError(.internalServerError, "internal cryptography error")
         } catch let error as WebAuthnError {
             // Logged at info by ``ErrorReplyMiddleware``, with the message that names the check.
@@ -34,7 +34,7 @@ struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
                 throw APIError(.forbidden, error.message)
             case .unavailable, .busy, .full:
                 // Fail fast and say so: a 503 a balancer and a client can retry, not a 500.
-                context.logger.error("store fault", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+                context.logger.error("store fault", metadata: ["route": "\(context.loggedRoute(of: request))", "error": "\(error.message)"])
                 health?.recordFault(error, logger: context.logger)
                 throw error.code == .full
                     ? APIError(.serviceUnavailable, "storage full; try again later", headers: [.retryAfter: Self.fullRetryAfter])
@@ -42,11 +42,11 @@ struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
             case .userNotFound:
                 throw APIError(.notFound, error.message)
             default:
-                context.logger.error("store failure", metadata: ["path": "\(request.uri.path)", "error": "\(error.message)"])
+                context.logger.error("store failure", metadata: ["route": "\(context.loggedRoute(of: request))", "error": "\(error.message)"])
                 throw APIError(.internalServerError, "internal storage error")
             }
         } catch {
-            context.logger.error("unexpected error", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+            context.logger.error("unexpected error", metadata: ["route": "\(context.loggedRoute(of: request))", "error": "\(error)"])
             throw APIError(.internalServerError, "internal error")
         }
     }

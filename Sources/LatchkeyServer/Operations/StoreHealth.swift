@@ -69,10 +69,12 @@ final class StoreHealth: Sendable {
             return last?.verdict
         }
         metrics.recordStoreWritable(verdict.writable)
-        if let previous, previous.writable != verdict.writable {
-            logger.notice(verdict.writable ? "the store takes writes again" : "the store stopped taking writes", metadata: [
-                "reason": "\(verdict.reason)",
-            ])
+        // The store took writes when the server started (it migrated it), so the first fault is a change too.
+        guard (previous?.writable ?? true) != verdict.writable else { return }
+        if verdict.writable {
+            logger.notice("the store takes writes again")
+        } else {
+            logger.notice("the store stopped taking writes", metadata: ["reason": "\(verdict.reason)"])
         }
     }
 
