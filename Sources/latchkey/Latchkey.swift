@@ -105,8 +105,8 @@ struct Serve: AsyncParsableCommand {
         do {
             try await application.runService()
         } catch {
-            if let failure = ListenFailure(error) {
-                FileHandle.standardError.write(Data("latchkey: cannot listen on \(settings.host):\(settings.port): \(failure.reason)\n".utf8))
+            if let failure = await ListenFailure.diagnose(error, listeners: ListenFailure.Listener.all(of: settings)) {
+                FileHandle.standardError.write(Data(failure.line.utf8))
                 throw ExitCode(69)  // EX_UNAVAILABLE
             }
             throw error

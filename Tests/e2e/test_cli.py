@@ -49,6 +49,18 @@ def test_a_port_in_use_is_one_line_and_a_failure(server, tmp_path):
     server.assert_alive()
 
 
+def test_an_admin_or_metrics_port_in_use_is_named_with_its_variable(server, tmp_path):
+    main = free_port()
+    for variable in ("LATCHKEY_ADMIN_ADDRESS", "LATCHKEY_METRICS_ADDRESS"):
+        done = run("serve", env_extra={"LATCHKEY_PORT": str(main), variable: f"127.0.0.1:{server.port}",
+                                       "LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")})
+        assert done.returncode == 69, done.stderr
+        failures = [line for line in done.stderr.splitlines() if line.startswith("latchkey:")]
+        assert failures == [f"latchkey: cannot listen on 127.0.0.1:{server.port}: the port is already in use "
+                            f"(another latchkey or another server); choose another with {variable}"], done.stderr
+    server.assert_alive()
+
+
 def test_an_unresolvable_host_is_one_line_and_a_configuration_error(tmp_path):
     # The configuration check resolves the host before serve binds, as check-config does.
     done = run("serve", env_extra={"LATCHKEY_HOST": "no-such-host.invalid", "LATCHKEY_PORT": str(free_port()),
