@@ -62,6 +62,8 @@ struct MetricsRouteTests {
                 #"latchkey_store_duration_seconds_count{operation="signInLookup"} 2"#,
                 // Writable from the start, though nobody asked /readyz.
                 "latchkey_store_writable 1",
+                // At 0 before any fault, so that an alert on its increase sees the first.
+                #"latchkey_store_faults_total{reason="unavailable"} 0"#, #"latchkey_store_faults_total{reason="full"} 0"#,
             ] {
                 #expect(text.contains(line), "missing \(line)")
             }

@@ -59,6 +59,8 @@ public final class LatchkeyMetrics: Sendable {
         })
         webhookOutboxDepth = Gauge(label: "latchkey_webhook_outbox_depth", dimensions: [], factory: factory)
         webhookOldestPendingAge = Gauge(label: "latchkey_webhook_oldest_pending_seconds", dimensions: [], factory: factory)
+        // Exported at 0 from the start, so that an alert on `increase()` sees the first fault.
+        for code in [StoreError.Code.unavailable, .full, .busy] { _ = storeFaultCounter(code.description) }
     }
 
     /// Counts one webhook delivery attempt: `delivered`, `failed` or `dead`.
@@ -119,13 +121,16 @@ public final class LatchkeyMetrics: Sendable {
     /// A store fault that made a request or probe fail (`latchkey_store_faults_total`, by `reason`:
     /// `unavailable`, `full`, ...).
     func recordStoreFault(_ reason: String) {
-        let counter = storeFailures.withLock { counters in
+        storeFaultCounter(reason).increment()
+    }
+
+    private func storeFaultCounter(_ reason: String) -> Counter {
+        storeFailures.withLock { counters in
             if let counter = counters[reason] { return counter }
             let counter = Counter(label: "latchkey_store_faults_total", dimensions: [("reason", reason)], factory: factory)
             counters[reason] = counter
             return counter
         }
-        counter.increment()
     }
 
     func recordLiveRecords(_ counts: LiveRecordCounts) {
