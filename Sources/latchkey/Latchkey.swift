@@ -121,9 +121,14 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         let loaded = try loadConfiguration()
         let settings = loaded.configuration
+        let format = settings.logFormat
+        LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format) }
+        // The summary says what loaded; the log adds only warnings, in the configured format.
+        var logger = Logger(label: "latchkey")
+        logger.logLevel = max(settings.logLevel, .warning)
         let storeSummary: String
         do {
-            _ = try AttestationTrustLoader.load(settings, logger: Logger(label: "latchkey"))
+            _ = try AttestationTrustLoader.load(settings, logger: logger)
             storeSummary = try await StoreBackend.check(settings)
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
