@@ -66,10 +66,17 @@ struct PrivacyRouteTests {
             (decoyAnswer["id"], decoyAnswer["rawId"]) = (decoyID, decoyID)
             let unknown = try await client.post("/assertion/result", decoyAnswer)
 
-            for reply in [known, unknown] {
+            // Alice's listed ID, made up for a name nobody has: not "another user's passkey".
+            var misdirected = try alices.assert(try await client.post("/assertion/options", ["username": "nobody-else"]).json)
+            var misdirectedResponse = try #require(misdirected["response"] as? [String: Any])
+            misdirectedResponse["signature"] = response["signature"]
+            misdirected["response"] = misdirectedResponse
+            let elsewhere = try await client.post("/assertion/result", misdirected)
+
+            for reply in [known, unknown, elsewhere] {
                 #expect(reply.status == .badRequest && reply.json["reason"] as? String == "unknownCredential", "\(reply.text)")
             }
-            #expect(known.errorMessage == unknown.errorMessage)
+            #expect(known.errorMessage == unknown.errorMessage && elsewhere.errorMessage == unknown.errorMessage)
 
             let wrongOrigin = try alices.assert(
                 try await client.post("/assertion/options", ["username": "alice"]).json, clientDataOrigin: "https://evil.example")

@@ -130,16 +130,16 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
-            let signed = answersLiveChallenge && !(error is StoreError)
+            let signed = !(error is StoreError)
                 && lookup.credential.map { services.authenticationVerifier.isSigned(answer, byKey: $0.publicKey) } == true
-            if signed, let credential = lookup.credential, let owner = lookup.owner {
+            if answersLiveChallenge, signed, let credential = lookup.credential, let owner = lookup.owner {
                 await services.recordRefusedSignIn(of: owner, credential: credential, because: error, origin: origin, logger: context.logger)
             }
             // A decoy's answer can only be refused as an unknown passkey; an answer its passkey did not sign, to
             // options that named a user, is refused the same way, or a made-up answer with a listed ID would
-            // tell a real account's list (refused for the signature, the origin...) from a decoy.
-            if services.configuration.hideUnknownUsers, answersLiveChallenge, !signed, lookup.ceremony?.userHandle != nil,
-               !(error is StoreError) {
+            // tell a real account's list from a decoy (refused for the signature, the origin, or as another
+            // user's passkey when sent to a name nobody has).
+            if services.configuration.hideUnknownUsers, lookup.ceremony?.userHandle != nil, !signed, !(error is StoreError) {
                 throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
             throw error
