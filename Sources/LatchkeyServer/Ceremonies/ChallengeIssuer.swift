@@ -56,20 +56,7 @@ struct ChallengeIssuer: Sendable {
         let binding = try SecureRandom.bytes(count: 32)
         let challengeHash = Digest.sha256(challenge)
         let expiresAt = now.addingTimeInterval(lifetime)
-        do throws(PendingChallengeCaps.Refusal) {
-            try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
-        } catch {
-            // Full, perhaps of challenges another instance answered: the store says which are gone.
-            let checked = caps.challengesToCheck(for: error, now: now)
-            guard !checked.isEmpty, caps.forget(checked, except: try await store.pendingChallenges(among: checked), now: now) > 0 else {
-                throw refusal(error)
-            }
-            do throws(PendingChallengeCaps.Refusal) {
-                try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
-            } catch {
-                throw refusal(error)
-            }
-        }
+        try await reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
         do {
             try await store.savePendingCeremony(PendingCeremony(
                 challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
@@ -80,10 +67,10 @@ struct ChallengeIssuer: Sendable {
             caps.release(challengeHash)
             throw error
         }
-        let earlier = self.bindings(kind, in: request).filter { Base64URL.decode($0)?.count == binding.count }
-        let bindings = [Base64URL.encode(binding)] + earlier.prefix(Self.bindingsPerCookie - 1)
+        let earlier = self.bindings(kind, in: request).filter { $0.count == binding.count }
+        let bindings = [binding] + earlier.prefix(Self.bindingsPerCookie - 1)
         let cookie = Cookie.make(
-            name: cookieName(kind), value: bindings.joined(separator: "."), maxAge: Int(lifetime),
+            name: cookieName(kind), value: bindings.map(Base64URL.encode).joined(separator: "."), maxAge: Int(lifetime),
             secure: secureCookies, crossSite: crossSiteCookies)
         return Issued(challenge: challenge, cookie: cookie)
     }
@@ -122,18 +109,39 @@ struct ChallengeIssuer: Sendable {
         }
         let bindings = self.bindings(kind, in: request)
         if !bindings.isEmpty, let bindingHash = pending.bindingHash {
-            guard bindings.contains(where: { constantTimeEquals(Digest.sha256(Base64URL.decode($0) ?? []), bindingHash) }) else {
+            guard bindings.contains(where: { constantTimeEquals(Digest.sha256($0), bindingHash) }) else {
                 throw APIError.badRequest("the \(cookieName(kind)) cookie does not belong to this challenge")
             }
         }
         return pending
     }
 
-    /// The bindings the ceremony cookie of `kind` in `request` holds, newest first (a cookie that is
-    /// there but holds nothing usable still counts, as one that belongs to no challenge).
-    private func bindings(_ kind: CeremonyKind, in request: Request) -> [String] {
+    /// The bindings the ceremony cookie of `kind` in `request` holds, newest first, decoded (a part
+    /// that is not base64url is empty: a cookie that is there but holds nothing usable still counts,
+    /// as one that belongs to no challenge).
+    private func bindings(_ kind: CeremonyKind, in request: Request) -> [[UInt8]] {
         guard let cookie = request.cookieValue(named: cookieName(kind)), !cookie.isEmpty else { return [] }
-        return cookie.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        return cookie.split(separator: ".", omittingEmptySubsequences: false).map { Base64URL.decode(String($0)) ?? [] }
+    }
+
+    /// Counts the challenge in the caps. A full cap may be full of challenges another instance
+    /// answered: the store says which are gone, and the caps try once more without them.
+    private func reserve(_ challengeHash: [UInt8], for client: ClientAddress, expiresAt: Date, now: Date) async throws {
+        let refused: PendingChallengeCaps.Refusal
+        do throws(PendingChallengeCaps.Refusal) {
+            return try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
+        } catch {
+            refused = error
+        }
+        let checked = caps.challengesToCheck(for: refused, now: now)
+        guard !checked.isEmpty, caps.forget(checked, except: try await store.pendingChallenges(among: checked), now: now) > 0 else {
+            throw refusal(refused)
+        }
+        do throws(PendingChallengeCaps.Refusal) {
+            try caps.reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
+        } catch {
+            throw refusal(error)
+        }
     }
 
     /// The reply to a challenge the caps refused: 429 for one client's, 503 for the server's.

@@ -49,12 +49,12 @@ extension LatchkeyConfiguration {
     var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
 
     /// ``metricsAddress`` as host and port, or nil when it is empty.
-    var metricsListenAddress: (host: String, port: Int)? {
+    public var metricsListenAddress: (host: String, port: Int)? {
         get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
     }
 
     /// ``adminAddress`` as host and port, or nil when it is empty.
-    var adminListenAddress: (host: String, port: Int)? {
+    public var adminListenAddress: (host: String, port: Int)? {
         get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
     }
 }

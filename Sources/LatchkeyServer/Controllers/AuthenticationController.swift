@@ -130,7 +130,11 @@ struct AuthenticationController: Sendable {
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
-            let signed = !(error is StoreError)
+            // A store failure is the server's; a refusal is the owner's only when their passkey signed the
+            // answer (a signature check more, made only when it matters).
+            guard !(error is StoreError) else { throw error }
+            let hidesUsers = services.configuration.hideUnknownUsers && lookup.ceremony?.userHandle != nil
+            let signed = (answersLiveChallenge || hidesUsers)
                 && lookup.credential.map { services.authenticationVerifier.isSigned(answer, byKey: $0.publicKey) } == true
             if answersLiveChallenge, signed, let credential = lookup.credential, let owner = lookup.owner {
                 await services.recordRefusedSignIn(of: owner, credential: credential, because: error, origin: origin, logger: context.logger)
@@ -139,9 +143,7 @@ struct AuthenticationController: Sendable {
             // options that named a user, is refused the same way, or a made-up answer with a listed ID would
             // tell a real account's list from a decoy (refused for the signature, the origin, or as another
             // user's passkey when sent to a name nobody has).
-            if services.configuration.hideUnknownUsers, lookup.ceremony?.userHandle != nil, !signed, !(error is StoreError) {
-                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
-            }
+            if hidesUsers, !signed { throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id) }
             throw error
         }
         context.logger.info("signed in", metadata: [

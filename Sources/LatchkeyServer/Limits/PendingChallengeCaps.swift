@@ -70,17 +70,18 @@ final class PendingChallengeCaps: Sendable {
     /// The most challenges one check asks the store about.
     static let checkBatch = 10_000
 
-    /// When `refusal`'s cap is full: the challenges it counts (the client's, or all), soonest to expire
-    /// first, to ask the store which another instance has answered. Empty within a second of a check
-    /// that found all still pending, so that a flood of refused options costs few store reads.
+    /// When `refusal`'s cap is full: the challenges it counts (the client's, or all; at most
+    /// ``checkBatch``), to ask the store which another instance has answered. Empty within a second of
+    /// a check that found all still pending, so that a flood of refused options costs few store reads.
     func challengesToCheck(for refusal: Refusal, now: Date = Date()) -> [[UInt8]] {
         state.withLock { state in
             guard now.timeIntervalSince(state.lastFruitlessCheck) >= 1 else { return [] }
-            let counted = switch refusal {
-            case .client(let client, _): state.entries.filter { $0.value.client == client }
-            case .total: state.entries
+            var counted: [[UInt8]] = []
+            for (hash, entry) in state.entries where counted.count < Self.checkBatch {
+                if case .client(let client, _) = refusal, entry.client != client { continue }
+                counted.append(hash)
             }
-            return counted.sorted { $0.value.expiresAt < $1.value.expiresAt }.prefix(Self.checkBatch).map(\.key)
+            return counted
         }
     }
 
