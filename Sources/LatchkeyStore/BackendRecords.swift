@@ -109,14 +109,16 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
     public var environment: String
     /// Apple's receipt, kept for fraud-risk queries.
     public var receipt: [UInt8]
-    /// The counter of the last accepted assertion (0 after the attestation).
+    /// The highest counter of an accepted assertion (0 after the attestation).
     public var counter: UInt32
+    /// Bit `k` set: the counter `counter - k` was accepted (the window of `AppAttestCounters`; 1 after the attestation).
+    public var acceptedCounters: UInt64
     public var createdAt: Date
     public var lastUsedAt: Date?
 
     public init(
         keyID: [UInt8], publicKey: [UInt8], appID: String, environment: String, receipt: [UInt8], counter: UInt32 = 0,
-        createdAt: Date, lastUsedAt: Date? = nil
+        acceptedCounters: UInt64 = 1, createdAt: Date, lastUsedAt: Date? = nil
     ) {
         self.keyID = keyID
         self.publicKey = publicKey
@@ -124,6 +126,7 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
         self.environment = environment
         self.receipt = receipt
         self.counter = counter
+        self.acceptedCounters = acceptedCounters
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
     }
@@ -134,10 +137,12 @@ public protocol AppAttestStore: Sendable {
     /// Stores an attested key; ``StoreError/Code/credentialAlreadyRegistered`` when it is stored already.
     func saveAppAttestKey(_ key: AppAttestKeyRecord) async throws
     func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord?
-    /// Moves a key's counter up to `counter` if it is still below it, in one statement, so that of
-    /// two racing assertions with the same counter one wins; false (writing nothing) otherwise or
-    /// when the key is gone.
-    func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) async throws -> Bool
+    /// Sets a key's counters (its highest counter and the window of accepted ones below it) to `new` if they are still
+    /// `old`, in one statement, so that of two racing assertions that read the same counters one wins; false
+    /// (writing nothing) otherwise or when the key is gone.
+    func updateAppAttestCounters(
+        id: [UInt8], from old: (counter: UInt32, accepted: UInt64), to new: (counter: UInt32, accepted: UInt64), at: Date
+    ) async throws -> Bool
 }
 
 /// The store's device keys.

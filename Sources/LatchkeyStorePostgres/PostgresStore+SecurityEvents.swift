@@ -23,17 +23,27 @@ extension PostgresStore {
     /// The class of the advisory locks that keep each ordering key's deliveries in commit order (`lkwd`).
     static let deliveryOrderLockClass: Int32 = 0x6C6B_7764
 
-    /// A CTE's query that locks the ordering key of the `event` CTE's row until the transaction ends, before its
-    /// deliveries draw their IDs: of two transactions writing deliveries for one user, the one that draws the lower IDs
-    /// commits first, so a claim never sees a later delivery while an earlier one is still uncommitted. It runs after
-    /// the change's own writes (it reads `event`), and a transaction writes one user's events only, so it is the last
-    /// lock a transaction takes and cannot be part of a deadlock.
+    /// The lock on one user's ordering key that a transaction takes before it writes that user's events, and holds
+    /// until it ends: of two transactions writing events for one user, the one that takes it first draws the lower
+    /// event sequence numbers and delivery IDs and commits first, so the user's events are listed, claimed and sent
+    /// in the order their changes committed, and a claim never sees a later delivery while an earlier one is still
+    /// uncommitted. Taken after the change's own writes, and a transaction writes one user's events only, so it is
+    /// the last lock a transaction takes and cannot be part of a deadlock. `key` is the SQL of the key's bytes.
     static func deliveryOrderLock(key: String) -> String {
-        "SELECT pg_advisory_xact_lock(\(deliveryOrderLockClass), hashtext(encode(\(key), 'hex'))) FROM event"
+        "pg_advisory_xact_lock(\(deliveryOrderLockClass), hashtext(encode(\(key), 'hex')))"
     }
 
-    /// Writes `events` and one pending delivery of each per receiver of `outbox`, one statement per event.
+    /// Writes `events` and one pending delivery of each per receiver of `outbox`, one statement per event, inside
+    /// the caller's transaction; with receivers, after taking each user's ``deliveryOrderLock(key:)``.
     static func insert(_ events: [SecurityEvent], outbox: WebhookOutbox, on connection: PostgresConnection) async throws {
+        if !outbox.receivers.isEmpty {
+            var locked: Set<[UInt8]> = []
+            for key in events.map({ $0.userHandle ?? [] }) where locked.insert(key).inserted {
+                var lock = PostgresQuery(unsafeSQL: "SELECT " + deliveryOrderLock(key: "$1::bytea"))
+                lock.binds.append(ByteBuffer(bytes: key))
+                try await execute(lock, on: connection)
+            }
+        }
         for event in events {
             let values: PostgresQuery = """
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name,
@@ -51,10 +61,10 @@ extension PostgresStore {
             query.binds = values.binds
             let key = "$\(query.binds.count + 1)::bytea"
             query.sql += """
-                 RETURNING id, occurred_at), serialized AS (\(deliveryOrderLock(key: key)))
+                 RETURNING id, occurred_at)
                 INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
                 SELECT event.id, receiver, \(key), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2)
-                FROM event, serialized, unnest($\(query.binds.count + 3)::text[]) AS receiver
+                FROM event, unnest($\(query.binds.count + 3)::text[]) AS receiver
                 """
             query.binds.append(ByteBuffer(bytes: event.userHandle ?? []))
             query.binds.append(event.occurredAt.addingTimeInterval(outbox.retryWindow))
@@ -94,7 +104,8 @@ extension PostgresStore {
 
     public func recordEvent(_ event: SecurityEvent) async throws {
         let outbox = webhooks
-        try await withConnection { connection in try await Self.insert([event], outbox: outbox, on: connection) }
+        // A transaction: with receivers, the user's ordering lock is held until the event is written.
+        try await transaction { connection in try await Self.insert([event], outbox: outbox, on: connection) }
     }
 
     // MARK: Reading events

@@ -114,7 +114,7 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v4"
+        static let name = "latchkey_record_sign_in_v5"
         static let sql = """
             WITH consumed AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $12 RETURNING 1
@@ -128,17 +128,19 @@ enum SignInStatements {
                 SELECT $8, user_handle, $9, $10 FROM signed_in
             ), ended AS (
                 DELETE FROM sessions WHERE token_hash = ANY($11) AND EXISTS (SELECT FROM signed_in)
+            ), serialized AS (
+                SELECT \(PostgresStore.deliveryOrderLock(key: "user_handle")) FROM signed_in WHERE cardinality($24::text[]) > 0
             ), event AS (
+                -- The qualification, so the lock, is evaluated before the row draws its sequence number.
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid,
                     authenticator_name, client_address, user_agent, request_id, actor, detail)
-                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22 FROM signed_in WHERE $13 IS NOT NULL
+                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22 FROM signed_in
+                WHERE $13 IS NOT NULL AND (cardinality($24::text[]) = 0 OR EXISTS (SELECT FROM serialized))
                 RETURNING id, occurred_at, user_handle
-            ), serialized AS (
-                \(PostgresStore.deliveryOrderLock(key: "event.user_handle")) WHERE cardinality($24::text[]) > 0
             ), deliveries AS (
                 INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
                 SELECT event.id, receiver, event.user_handle, 'pending', event.occurred_at, event.occurred_at, $23
-                FROM event, serialized, unnest($24::text[]) AS receiver
+                FROM event, unnest($24::text[]) AS receiver
             )
             SELECT EXISTS (SELECT FROM consumed), EXISTS (SELECT FROM signed_in), c.user_handle
             FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5

@@ -16,7 +16,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an admin key and print it on standard output; it is never shown again.")
 
-        @Option(help: "A name for the key (1-64 letters, digits, '.', '_', '-'), to list and revoke it by.")
+        @Option(parsing: .unconditional, help: "A name for the key (1-64 letters, digits, '.', '_', '-'), to list and revoke it by.")
         var name: String
 
         func run() async throws {
@@ -156,5 +156,53 @@ func withStore<T: Sendable>(creatingIfMissing: Bool = true, _ body: (any Latchke
         await StoreBackend.close(store)
         FileHandle.standardError.write(Data("latchkey: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
         throw ExitCode(74)  // EX_IOERR
+    }
+}
+
+/// `latchkey users ...`: accounts the admin API cannot name.
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Find and rename accounts whose usernames no admin route can address (kept before such names were refused).",
+        subcommands: [Unaddressable.self, Rename.self])
+
+    /// `latchkey users unaddressable`: one username a line; exit 1 when there is any.
+    struct Unaddressable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the accounts whose usernames have a \".\" or \"..\" segment (\"../bob\"), which no /admin/v1/users/{username} route can name; exit 1 when there is any.")
+
+        func run() async throws {
+            let users = try await withStore(creatingIfMissing: false) { try await UnaddressableUsernames.list(in: $0) }
+            guard !users.isEmpty else {
+                print("every username can be addressed by the admin API")
+                return
+            }
+            for user in users { print(user.username.debugDescription) }
+            FileHandle.standardError.write(Data(
+                "latchkey: \(users.count) account\(users.count == 1 ? "" : "s") the admin API cannot name; give each a new username with: latchkey users rename OLD NEW\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// `latchkey users rename OLD NEW`.
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an account a new username (its passkeys, sessions and token subject stay); recorded as user.updated.")
+
+        @Argument(help: "The username as the account is kept (as `latchkey users unaddressable` prints it, without the quotes; after `--` when it starts with '-').")
+        var old: String
+        @Argument(help: "The new username, checked as every new username is.")
+        var new: String
+
+        func run() async throws {
+            let renamed = try await withStore(creatingIfMissing: false) { store in
+                do {
+                    return try await UnaddressableUsernames.rename(old, to: new, in: store)
+                } catch let error as UsernameRenameError {
+                    throw CommandFailure(error.message, exitCode: 65)  // EX_DATAERR
+                }
+            }
+            print("account \(old.debugDescription) is now \(renamed.username.debugDescription)")
+        }
     }
 }

@@ -67,7 +67,7 @@ struct AuthenticatorCommand: ParsableCommand {
         @Option(help: "The origin the client data carries, such as https://example.com (http only for localhost).")
         var origin: String
 
-        @Option(help: "Use a credential of this username (default: the most recently created that matches).")
+        @Option(parsing: .unconditional, help: "Use a credential of this username (default: the most recently created that matches).")
         var user: String?
 
         func run() throws {
@@ -164,7 +164,8 @@ struct AppAttestCommand: ParsableCommand {
         @Option(help: "The key file made by attest.")
         var key: String
 
-        @Option(help: "The challenge of a POST /app-attest/challenge reply (base64url).")
+        // Unconditional: one challenge in 64 starts with "-", which is still the value, not an option.
+        @Option(parsing: .unconditional, help: "The challenge of a POST /app-attest/challenge reply (base64url; it may start with '-').")
         var challenge: String
 
         @Option(name: .customLong("header-file"), help: "Write the X-Latchkey-App-Attest header line here, and the body to send on stdout.")

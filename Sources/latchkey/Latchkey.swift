@@ -36,7 +36,7 @@ struct Latchkey: AsyncParsableCommand {
         abstract: "A WebAuthn / passkey relying-party server.",
         version: LatchkeyServer.version,
         subcommands: [
-            Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, MDSCommand.self, BackupCommand.self,
+            Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, UsersCommand.self, MDSCommand.self, BackupCommand.self,
             AuthenticatorCommand.self,
         ])
 }

@@ -31,6 +31,7 @@ struct AppAttestStandInTests {
         }
 
         let assertionVerifier = AppAttestAssertionVerifier(appIDs: [Self.appID])
+        var counters = AppAttestCounters(highest: 0)
         var counter: UInt32 = 0
         for _ in 0..<2 {
             let asserted = try stand.assert(body: Array(#"{"a":1}"#.utf8), challenge: Base64URL.encode(challenge))
@@ -38,7 +39,8 @@ struct AppAttestStandInTests {
             #expect(parts.count == 2 && Base64URL.decode(String(parts[0])) == keyID)
             let assertion = try #require(Base64URL.decode(String(parts[1])))
             counter = try assertionVerifier.verify(
-                assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(asserted.body), previousCounter: counter)
+                assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(asserted.body), counters: counters)
+            counters = try #require(counters.accepting(counter))
         }
         #expect(counter == 2)
     }

@@ -189,7 +189,15 @@ import Testing
         #expect(try UserNames.lookupNames("alice ") == ["alice "], "an account kept before is still found")
         for dots in [".", ".."] {
             let error = #expect(throws: APIError.self) { try UserNames.username(dots) }
-            #expect(error?.message == "username may not be \"\(dots)\", which a URL path cannot carry")
+            #expect(error?.message.hasPrefix("username may not have \"\(dots)\" as the whole name, which a URL path cannot carry") == true)
+        }
+        // Every name a route cannot address (found by an attacker: `../bob` was made, then no admin route reached it).
+        for (name, segment) in [("../bob", ".."), ("alice/..", ".."), ("a/./b", "."), ("./x", "."), ("x/.", "."), ("a/../../b", "..")] {
+            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            #expect(error?.message.hasPrefix("username may not have \"\(segment)\" between slashes") == true, "\(name): \(error?.message ?? "")")
+        }
+        for name in ["team/alice", "a.b/c", "x/...", "/x", "x//y", ".alice", "..bob", "a/.b"] {
+            #expect(throws: Never.self, "\(name)") { try UserNames.username(name) }
         }
         // An account kept under the earlier rules is still found: today's name first, then the earlier one.
         #expect(try UserNames.lookupNames("Alice") == ["alice"])

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import Testing
@@ -33,5 +34,16 @@ import Testing
         let timestamp = try #require(expected.split(separator: " ", maxSplits: 1).first)
         #expect(timestamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}/) != nil)
         #expect(line.dropFirst("TIME".count) == expected.dropFirst(timestamp.count))
+    }
+
+    /// A username is quoted and escaped once in a text line, and is its own characters in a JSON line (it was
+    /// `"user":"\"alice\""`, quoted twice).
+    @Test func quotedNamesAreQuotedOnceInTextAndNotAtAllInJSON() throws {
+        let metadata: Logger.Metadata = ["user": .quoted("al\"ice\nforged=1")]
+        let text = LineLogHandler.textLine(timestamp: "TIME", level: .notice, label: "latchkey", metadata: metadata, source: "S", message: "m")
+        #expect(text == #"TIME notice latchkey: user="al\"ice\nforged=1" [S] m"# + "\n")
+        let json = LineLogHandler.jsonLine(time: Date(timeIntervalSince1970: 0), level: .notice, label: "latchkey", message: "m", metadata: metadata)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json)) as? [String: Any])
+        #expect(object["user"] as? String == "al\"ice\nforged=1")
     }
 }

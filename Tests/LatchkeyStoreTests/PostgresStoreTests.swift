@@ -176,6 +176,62 @@ struct PostgresStoreTests {
         #expect(try await claim().map(\.event.id) == [later.id])
     }
 
+    /// A change that reaches its user's ordering lock while another change for the user holds it waits before its
+    /// event draws its sequence number, so a user's events are listed in the order they are sent (once the lock was
+    /// taken after the event's row: the waiting event had the lower number and was sent second).
+    @Test(arguments: LaterChange.allCases)
+    func oneUsersEventsAreNumberedInTheOrderTheyAreSent(waiting kind: LaterChange) async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
+        let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
+        let alice = Fixtures.user("alice", handle: 1)
+        let passkey = Fixtures.credential(1, of: alice, signCount: 3)
+        try await first.registerNew(alice, with: passkey)
+        let holder = StoreContractTests.event(.passkeyRenamed, 1, user: alice)
+        let waiter = StoreContractTests.event(.signInSucceeded, 2, user: alice)
+        var answered = Fixtures.signIn(passkey, from: 3, to: 4, session: Fixtures.session(1, of: alice))
+        answered.events = [waiter]
+        let signIn = answered
+        try await first.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+
+        let (locked, lockedSignal) = AsyncStream.makeStream(of: Void.self)
+        let (write, writeSignal) = AsyncStream.makeStream(of: Void.self)
+        // The holder's change has taken alice's ordering lock, as writing its event does, and is about to write it.
+        async let holding: Void = second.transaction { connection in
+            var lock = PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(PostgresStore.deliveryOrderLockClass), hashtext(encode($1::bytea, 'hex')))")
+            lock.binds.append(ByteBuffer(bytes: alice.handle))
+            try await PostgresStore.execute(lock, on: connection)
+            lockedSignal.yield()
+            for await _ in write { break }
+            try await PostgresStore.insert([holder], outbox: outbox, on: connection)
+        }
+        for await _ in locked { break }
+        @Sendable func makeWaitingChange() async throws {
+            switch kind {
+            case .event: try await first.recordEvent(waiter)
+            case .signIn: #expect(try await first.recordSignIn(signIn) == .recorded)
+            }
+        }
+        async let waiting: Void = makeWaitingChange()
+        try await Task.sleep(for: .milliseconds(500))
+        writeSignal.yield()
+        try await holding
+        try await waiting
+
+        let listed = try await first.securityEvents(SecurityEventQuery(userHandle: alice.handle)).reversed().map(\.id)
+        #expect(listed.filter { [holder.id, waiter.id].contains($0) } == [holder.id, waiter.id], "numbered in the order they committed")
+        let now = Fixtures.now.addingTimeInterval(10)
+        var sent: [String] = []
+        for _ in 0..<2 {
+            let head = try await second.claimWebhookDeliveries(owner: "sender", now: now, leaseUntil: now.addingTimeInterval(30), limit: 10, receivers: .all)
+            for (delivery, event) in head {
+                sent.append(event.id)
+                #expect(try await second.finishWebhookDelivery(id: delivery.id, owner: "sender", outcome: .delivered, now: now))
+            }
+        }
+        #expect(sent == [holder.id, waiter.id], "sent in the same order")
+    }
+
     @Test func instancesShareOneSecret() async throws {
         let (first, second) = try await twoInstances()
         async let a = first.secret(named: "decoys")

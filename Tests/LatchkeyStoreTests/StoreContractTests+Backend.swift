@@ -367,7 +367,7 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
-    func anAppAttestCounterOnlyMovesUpAndOneOfTwoRacersWins(backend: StoreBackend) async throws {
+    func anAppAttestKeysCountersChangeOnlyFromWhatWasReadAndOneOfTwoRacersWins(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let key = AppAttestKeyRecord(
             keyID: Fixtures.bytes(1), publicKey: [4] + Fixtures.bytes(2, count: 64), appID: "ABCDE12345.com.example.app",
@@ -375,20 +375,23 @@ extension StoreContractTests {
         try await store.saveAppAttestKey(key)
         await #expect { try await store.saveAppAttestKey(key) } throws: { ($0 as? StoreError)?.code == .credentialAlreadyRegistered }
         #expect(try await store.appAttestKey(id: key.keyID) == key)
+        #expect(key.acceptedCounters == 1)
         #expect(try await store.appAttestKey(id: Fixtures.bytes(9)) == nil)
 
         let at = Fixtures.now.addingTimeInterval(5)
         let racers = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for _ in 0..<8 { group.addTask { try await store.advanceAppAttestCounter(id: key.keyID, to: 1, at: at) } }
+            for _ in 0..<8 { group.addTask { try await store.updateAppAttestCounters(id: key.keyID, from: (0, 1), to: (1, 3), at: at) } }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        #expect(racers.filter { $0 }.count == 1, "eight assertions with counter 1: one wins")
-        #expect(try await !store.advanceAppAttestCounter(id: key.keyID, to: 1, at: at), "a replayed counter")
-        #expect(try await store.advanceAppAttestCounter(id: key.keyID, to: UInt32.max, at: at))
-        #expect(try await !store.advanceAppAttestCounter(id: key.keyID, to: 7, at: at), "backwards")
-        #expect(try await !store.advanceAppAttestCounter(id: Fixtures.bytes(9), to: 8, at: at), "an unknown key")
+        #expect(racers.filter { $0 }.count == 1, "eight assertions that read the same counters: one wins")
+        #expect(try await !store.updateAppAttestCounters(id: key.keyID, from: (0, 1), to: (2, 5), at: at), "counters read before the win")
+        // Every bit of the window is kept, the top one (a negative 64-bit integer in the database) too.
+        let window = UInt64.max - 4
+        #expect(try await store.updateAppAttestCounters(id: key.keyID, from: (1, 3), to: (UInt32.max, window), at: at))
+        #expect(try await !store.updateAppAttestCounters(id: Fixtures.bytes(9), from: (0, 1), to: (8, 1), at: at), "an unknown key")
         let stored = try await store.appAttestKey(id: key.keyID)
         #expect(stored?.counter == UInt32.max)
+        #expect(stored?.acceptedCounters == window)
         #expect(stored?.lastUsedAt == at)
     }
 }

@@ -57,7 +57,7 @@ struct AppAttestVector: Decodable, Sendable, CustomTestStringConvertible {
             return try verifier.verify(attestationObject: bytes(attestationObject), keyID: bytes(keyId), clientDataHash: bytes(clientDataHash))
         }
         let counter = try AppAttestAssertionVerifier(appIDs: [appId]).verify(
-            assertion: bytes(assertion), publicKey: bytes(publicKey), clientDataHash: bytes(clientDataHash), previousCounter: previousCounter ?? 0)
+            assertion: bytes(assertion), publicKey: bytes(publicKey), clientDataHash: bytes(clientDataHash), counters: AppAttestCounters(highest: previousCounter ?? 0))
         #expect(counter == self.counter)
         return nil
     }
@@ -130,5 +130,36 @@ struct AppAttestVectorTests {
                 clientDataHash: vector.bytes(vector.clientDataHash))
         }
         #expect(error?.code == .untrustedAttestation)
+    }
+}
+
+/// Assertions sent at once reach the server out of order: each counter is accepted once, in any order, within the window.
+@Suite("App Attest counters")
+struct AppAttestCountersTests {
+    @Test func everyCounterIsAcceptedOnceInAnyOrderWithinTheWindow() throws {
+        var counters = AppAttestCounters(highest: 0)
+        #expect(counters.accepting(0) == nil, "the attestation's counter")
+        for counter: UInt32 in [3, 1, 10, 2, 9, 4, 5, 8, 6, 7] {
+            counters = try #require(counters.accepting(counter), "\(counter)")
+        }
+        #expect(counters.highest == 10)
+        for counter: UInt32 in 0...10 {
+            #expect(counters.accepting(counter) == nil, "\(counter) again")
+            #expect(counters.refusal(of: counter).hasSuffix("was accepted before (an assertion is accepted once)"))
+        }
+        #expect(counters.accepting(11)?.highest == 11)
+    }
+
+    @Test func aCounterTooFarBelowTheHighestIsRefused() throws {
+        let counters = try #require(AppAttestCounters(highest: 5).accepting(100))
+        #expect(counters.accepting(37) != nil, "63 below")
+        #expect(counters.accepting(36) == nil, "64 below")
+        #expect(counters.refusal(of: 36) == "App Attest assertion: the counter 36 is 64 or more below the highest accepted, 100")
+        // A jump of the width or more forgets everything below; the stored bit pattern reads back the same.
+        let jumped = try #require(counters.accepting(UInt32.max))
+        #expect(jumped == AppAttestCounters(highest: UInt32.max, accepted: 1))
+        let stored = try #require(jumped.accepting(UInt32.max - 63))
+        #expect(AppAttestCounters(highest: stored.highest, accepted: stored.accepted) == stored)
+        #expect(stored.accepting(UInt32.max - 63) == nil)
     }
 }

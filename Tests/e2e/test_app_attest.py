@@ -1,7 +1,7 @@
 """App Attest against the real binary. The "device" here is built with `cryptography` from Apple's
 description of App Attest ("Validating apps that connect to your server"), not from Latchkey's code:
 a test CA stands in for Apple's App Attestation root (trusted through `appAttestTestRoots`), and
-each key is attested once, then vouches for requests with assertions whose counter only moves up.
+each key is attested once, then vouches for requests with assertions, each counter accepted once.
 
 The real device samples (and their negative variants) are checked by the core's vector tests
 (Tests/WebAuthnTests/AppAttestVectorTests.swift); here the server's flow is: challenges, the
@@ -236,9 +236,14 @@ def test_assertions_are_refused_for_another_key_app_or_an_old_counter(required_s
     assert accepted["counter"] == 1 and accepted["appId"] == APP_ID
     assert "signature" in assert_failed(assertion(signer=ec.generate_private_key(ec.SECP256R1())), server, codes=(400,))["errorMessage"]
     assert "RP ID" in assert_failed(assertion(app_id=OTHER_APP_ID), server, codes=(400,))["errorMessage"]
-    assert "counter" in assert_failed(assertion(counter=1), server, codes=(400,))["errorMessage"]
+    assert "counter 1 was accepted before" in assert_failed(assertion(counter=1), server, codes=(400,))["errorMessage"]
     assert assert_ok(assertion(counter=7))["counter"] == 7
-    assert "counter" in assert_failed(assertion(counter=5), server, codes=(400,))["errorMessage"]
+    # Below the highest but never accepted (sent at once, arrived later): accepted once; the highest stays.
+    assert assert_ok(assertion(counter=5))["counter"] == 5
+    assert "counter 5 was accepted before" in assert_failed(assertion(counter=5), server, codes=(400,))["errorMessage"]
+    assert assert_ok(assertion(counter=100))["counter"] == 100
+    too_old = assert_failed(assertion(counter=36), server, codes=(400,))["errorMessage"]
+    assert "counter 36 is 64 or more below the highest accepted, 100" in too_old
 
     never = AppAttestKey(ca)
     client_data = signed_body(server, {})
@@ -255,6 +260,44 @@ def test_assertions_are_refused_for_another_key_app_or_an_old_counter(required_s
     refused = server.client().post("/app-attest/assertions", {
         "keyId": b64url(key.key_id), "assertion": b64url(key.assertion(number)), "clientData": b64url(number)})
     assert refused.status_code == 400 and "appAttestChallenge must be a string" in refused.json()["errorMessage"], refused.text
+
+
+def test_assertions_sent_at_once_with_their_own_counters_are_all_accepted(required_server, ca):
+    """An app sending ten gated requests at once: the Secure Enclave numbers them n+1...n+10, and they reach
+    the server in any order. Each is accepted once (it was 4 or 5 of 10 when the counter had to rise)."""
+    server = required_server
+    key = AppAttestKey(ca)
+    assert attest(server, key).status_code == 201
+    assert_ok(server.client().post("/app-attest/assertions", {
+        "keyId": b64url(key.key_id), "assertion": b64url(key.assertion(client_data := signed_body(server, {}))),
+        "clientData": b64url(client_data)}))
+    bodies = []
+    for _ in range(10):
+        client_data = signed_body(server, {"parallel": True})
+        bodies.append({"keyId": b64url(key.key_id), "assertion": b64url(key.assertion(client_data)), "clientData": b64url(client_data)})
+    replies: list = []
+    barrier = threading.Barrier(len(bodies))
+
+    def send(body):
+        client = server.client()
+        barrier.wait()
+        replies.append(client.post("/app-attest/assertions", body))
+
+    threads = [threading.Thread(target=send, args=(body,)) for body in reversed(bodies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [reply.status_code for reply in replies] == [200] * 10, [reply.text for reply in replies if reply.status_code != 200]
+    assert sorted(reply.json()["counter"] for reply in replies) == list(range(2, 12))
+    # Each counter once: the same counters again, over new challenges, are all refused.
+    for counter in (2, 6, 11):
+        client_data = signed_body(server, {})
+        again = server.client().post("/app-attest/assertions", {
+            "keyId": b64url(key.key_id), "assertion": b64url(key.assertion(client_data, counter=counter)),
+            "clientData": b64url(client_data)})
+        assert again.status_code == 400 and f"counter {counter} was accepted before" in again.json()["errorMessage"], again.text
+    server.assert_alive()
 
 
 def test_of_racing_assertions_with_one_counter_exactly_one_wins(required_server, ca):
@@ -350,6 +393,10 @@ def test_the_software_stand_in_attests_and_asserts(server_factory, tmp_path):
 
     standalone = run("assert", "--key", str(tmp_path / "app.json"), f"--challenge={challenge(server)}", stdin=b'{"purpose":"payment"}')
     assert assert_ok(client.post("/app-attest/assertions", raw=standalone))["counter"] == 2
+    # One challenge in 64 starts with "-": it is the option's value, written with a space too (it was exit 64).
+    dashed = "-" + challenge(server)[1:]
+    body = run("assert", "--key", str(tmp_path / "app.json"), "--challenge", dashed, stdin=b'{"purpose":"dash"}')
+    assert json.loads(body)["appAttestChallenge"] == dashed
     # The key file was attested once; a second attest into it is refused.
     again = subprocess.run([str(LATCHKEY_BIN), "authenticator", "app-attest", "attest", "--key", str(tmp_path / "app.json"), "--ca",
                             str(ca_folder), "--app-id", APP_ID], input=issued, capture_output=True, timeout=60)

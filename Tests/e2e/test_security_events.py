@@ -311,7 +311,8 @@ def register_users(srv: LatchkeyServer, count: int) -> list[str]:
 
 def assert_each_event_arrived(receiver: Receiver, usernames: list[str]) -> None:
     """Every event of these users arrived at least once; any repeat carried the same webhook-id and
-    body, and no delivery was ever being sent twice at once."""
+    the same body bytes (a restarted sender serialising again once put the members in another order),
+    and no delivery was ever being sent twice at once."""
     receiver.wait_for(lambda r: all(len({p["data"]["id"] for p in events_of(r, u)}) >= 2 for u in usernames), 90,
                       "every user's two events")
     by_id: dict = {}
@@ -322,6 +323,7 @@ def assert_each_event_arrived(receiver: Receiver, usernames: list[str]) -> None:
         first_arrivals = list(dict.fromkeys((p["data"]["id"], p["type"]) for p in events_of(receiver, username)))
         assert [kind for _, kind in first_arrivals][:2] == ["user.created", "passkey.registered"]
     assert receiver.sent_twice_at_once == set()
+    assert receiver.ids_sent_with_other_bytes() == {}, "one delivery sent as two different bodies"
 
 
 def test_a_sender_killed_mid_delivery_loses_nothing_on_sqlite(tmp_path):

@@ -41,6 +41,8 @@ class Receiver:
         # webhook-id -> requests for it being handled right now; any id ever above 1 was sent twice at once.
         self.in_flight: dict[str, int] = {}
         self.sent_twice_at_once: set[str] = set()
+        # webhook-id -> every distinct body received under it, verified or not: one delivery is one body.
+        self.bodies: dict[str, set[bytes]] = {}
         self._server: ThreadingHTTPServer | None = None
 
     def start(self) -> "Receiver":
@@ -53,6 +55,7 @@ class Receiver:
                 delivery_id = self.headers.get("webhook-id", "")
                 with receiver.lock:
                     receiver.requests_seen += 1
+                    receiver.bodies.setdefault(delivery_id, set()).add(body)
                     receiver.in_flight[delivery_id] = receiver.in_flight.get(delivery_id, 0) + 1
                     if receiver.in_flight[delivery_id] > 1:
                         receiver.sent_twice_at_once.add(delivery_id)
@@ -110,6 +113,11 @@ class Receiver:
     def payloads(self) -> list[dict]:
         with self.lock:
             return [payload for _, payload in self.deliveries]
+
+    def ids_sent_with_other_bytes(self) -> dict[str, list[bytes]]:
+        """Deliveries whose attempts did not all send the same bytes (the signature covers bytes)."""
+        with self.lock:
+            return {delivery_id: sorted(bodies) for delivery_id, bodies in self.bodies.items() if len(bodies) > 1}
 
     def wait_for(self, predicate, timeout: float, what: str):
         deadline = time.monotonic() + timeout

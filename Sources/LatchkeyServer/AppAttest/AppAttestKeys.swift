@@ -49,8 +49,12 @@ struct AppAttestKeys: Sendable {
     }
 
     /// Verifies an assertion of `keyID` over `clientData`, spends the challenge `clientData`
-    /// carries and moves the key's counter; of two racing assertions with one counter, one wins.
-    func verify(keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
+    /// carries and records the key's counter as accepted (``AppAttestCounters``: any counter once, in
+    /// any order within the window); of two racing assertions with one counter, one wins. Returns the key as it now
+    /// stands and the assertion's own counter.
+    func verify(
+        keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], request: Request
+    ) async throws -> (key: AppAttestKeyRecord, counter: UInt32) {
         // Read as strictly as a request body, so that nothing else reads another challenge in the same signed bytes.
         let carrier = try WireDecoder.decode(
             AppAttestChallengeCarrier.self, from: ByteBuffer(bytes: clientData), document: "the App Attest client data")
@@ -59,16 +63,30 @@ struct AppAttestKeys: Sendable {
             throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
         }
         _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "appAttestChallenge")
+        var counters = AppAttestCounters(highest: key.counter, accepted: key.acceptedCounters)
         let counter = try assertionVerifier.verify(
-            assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(clientData), previousCounter: key.counter)
+            assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(clientData), counters: counters)
         let now = Date()
-        guard try await store.advanceAppAttestCounter(id: keyID, to: counter, at: now) else {
-            throw APIError.badRequest("App Attest assertion: another assertion with counter \(counter) or above was accepted first")
+        // Assertions sent at once record their counters one after another: one that lost the race reads the
+        // counters again and tries once more, as long as its own counter is still admitted.
+        for _ in 0..<Self.counterUpdateAttempts {
+            guard let accepted = counters.accepting(counter) else { throw APIError.badRequest(counters.refusal(of: counter)) }
+            if try await store.updateAppAttestCounters(
+                id: keyID, from: (counters.highest, counters.accepted), to: (accepted.highest, accepted.accepted), at: now)
+            {
+                key.counter = accepted.highest
+                key.acceptedCounters = accepted.accepted
+                key.lastUsedAt = now
+                return (key, counter)
+            }
+            guard let current = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
+            counters = AppAttestCounters(highest: current.counter, accepted: current.acceptedCounters)
         }
-        key.counter = counter
-        key.lastUsedAt = now
-        return key
+        throw APIError(.serviceUnavailable, "App Attest assertion: too many assertions of this key at once; send it again with a new challenge")
     }
+
+    /// How often an assertion reads its key's counters again after another assertion changed them first.
+    static let counterUpdateAttempts = 16
 
     /// The App Attest key that vouched for this request's `body`, or nil when none did and none
     /// is required; a request whose assertion fails, or that has none under `required`, is refused.
@@ -87,6 +105,6 @@ struct AppAttestKeys: Sendable {
             throw APIError.badRequest("\(Self.header) is not KEYID.ASSERTION (the key ID in base64, the assertion in base64url)")
         }
         guard !assertion.isEmpty else { throw APIError.badRequest("\(Self.header) has no assertion after the key ID and the dot") }
-        return try await verify(keyID: keyID, assertion: assertion, clientData: Array(buffer: body), request: request)
+        return try await verify(keyID: keyID, assertion: assertion, clientData: Array(buffer: body), request: request).key
     }
 }

@@ -55,14 +55,25 @@ enum UserNames {
                 "username mixes \(first.rawValue) and \(second.rawValue) letters in one word (\(PrintableText.codePoint(letter)) is "
                     + "\(second.rawValue)), the way a look-alike of another name does; write each word in one script")
         }
-        guard name != ".", name != ".." else {
-            throw APIError.badRequest("username may not be \"\(name)\", which a URL path cannot carry")
+        if let segment = unaddressableSegment(name) {
+            throw APIError.badRequest(
+                "username may not have \"\(segment)\" \(name.contains("/") ? "between slashes" : "as the whole name"), "
+                    + "which a URL path cannot carry (the admin API names users in its paths)")
         }
         // `alice ` would be an account beside `alice` that looks the same.
         if let edge = [name.unicodeScalars.first, name.unicodeScalars.last].compactMap({ $0 }).first(where: \.properties.isWhitespace) {
             throw APIError.badRequest("username starts or ends with a space (\(PrintableText.codePoint(edge))); remove it")
         }
         return name
+    }
+
+    /// The `.` or `..` that stands as a whole `/`-separated segment of `name` (`..`, `../bob`, `a/./b`), which no
+    /// URL path can carry as it is: HTTP clients and proxies resolve such segments, and the server refuses them
+    /// in any spelling (`%2E`). Nil for a name every route can address. Names with a slash are allowed otherwise
+    /// (`team/alice`, sent as `team%2Falice`).
+    static func unaddressableSegment(_ name: String) -> String? {
+        guard name.utf8.contains(UInt8(ascii: ".")) else { return nil }
+        return name.split(separator: "/", omittingEmptySubsequences: false).first { $0 == "." || $0 == ".." }.map(String.init)
     }
 
     /// Each character of the Halfwidth and Fullwidth Forms block (and the ideographic space) as its

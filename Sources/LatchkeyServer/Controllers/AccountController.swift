@@ -20,7 +20,7 @@ struct AccountController: Sendable {
             services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
         }
         context.logger.notice("account deleted", metadata: [
-            "user": "\(user.username.debugDescription)", "passkeys": "\(removed.count)",
+            "user": .quoted(user.username), "passkeys": "\(removed.count)",
         ])
         var response = JSONResponse.ok()
         response.setCookie(services.sessions.clearingCookie())

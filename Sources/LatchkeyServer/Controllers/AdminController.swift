@@ -38,7 +38,7 @@ struct AdminController: Sendable {
             handle: try SecureRandom.bytes(count: 64), username: username, displayName: displayName, createdAt: Date(),
             externalId: externalId)
         try await services.store.createUser(user, recording: [services.events.event(.userCreated, context.eventOrigin(request), user: user)])
-        context.logger.notice("user created by the admin API", metadata: ["user": "\(username.debugDescription)"])
+        context.logger.notice("user created by the admin API", metadata: ["user": .quoted(username)])
         return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [], deviceKeys: [])), status: .created)
     }
 
@@ -115,7 +115,7 @@ struct AdminController: Sendable {
                 throw APIError(.conflict, "user \(user.username.debugDescription) was changed by another request at the same time; read it again and resend the change")
             }
             context.logger.notice("user updated by the admin API", metadata: [
-                "user": "\(updated.username.debugDescription)", "changed": "\(changes.joined(separator: "; "))",
+                "user": .quoted(updated.username), "changed": "\(changes.joined(separator: "; "))",
             ])
         }
         // A disabled account's sessions already count as none; ending them keeps them from coming back with it.
@@ -151,7 +151,7 @@ struct AdminController: Sendable {
             services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
         }
         context.logger.notice("user deleted by the admin API", metadata: [
-            "user": "\(user.username.debugDescription)", "passkeys": "\(removed.count)",
+            "user": .quoted(user.username), "passkeys": "\(removed.count)",
         ])
         return JSONResponse.ok()
     }
@@ -179,7 +179,7 @@ struct AdminController: Sendable {
         }
         services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
         context.logger.notice("passkey removed by the admin API", metadata: [
-            "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(id))",
+            "user": .quoted(user.username), "credential": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.ok()
     }
@@ -195,7 +195,7 @@ struct AdminController: Sendable {
             throw APIError(.notFound, "user \"\(user.username)\" has no device key with this id")
         }
         context.logger.notice("device key removed by the admin API", metadata: [
-            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
+            "user": .quoted(user.username), "deviceKey": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.ok()
     }
@@ -205,7 +205,7 @@ struct AdminController: Sendable {
         let event = try services.events.event(.sessionEnded, context.eventOrigin(request), user: user, detail: "every session ended by an admin")
         let ended = try await services.store.deleteSessions(ofUser: user.handle, recording: [event])
         context.logger.notice("sessions ended by the admin API", metadata: [
-            "user": "\(user.username.debugDescription)", "sessions": "\(ended)",
+            "user": .quoted(user.username), "sessions": "\(ended)",
         ])
         return JSONResponse.make(EndedSessionsReply(ended: ended))
     }
@@ -231,7 +231,7 @@ struct AdminController: Sendable {
             recording: [services.events.event(
                 .enrollmentTicketIssued, context.eventOrigin(request), user: user, detail: "valid for \(lifetime) seconds")])
         context.logger.notice("enrollment ticket issued", metadata: [
-            "user": "\(user.username.debugDescription)", "expiresIn": "\(lifetime)",
+            "user": .quoted(user.username), "expiresIn": "\(lifetime)",
         ])
         let page = services.configuration.origins.first ?? ""
         return JSONResponse.make(
@@ -250,7 +250,7 @@ struct AdminController: Sendable {
             return [revoking]
         }
         context.logger.notice("enrollment tickets revoked", metadata: [
-            "user": "\(user.username.debugDescription)", "tickets": "\(revoked)",
+            "user": .quoted(user.username), "tickets": "\(revoked)",
         ])
         return JSONResponse.make(RevokedTicketsReply(revoked: revoked))
     }

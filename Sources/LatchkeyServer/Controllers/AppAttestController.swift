@@ -35,9 +35,9 @@ struct AppAttestController: Sendable {
 
     @Sendable func assert(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let body = try await request.decode(as: AppAttestAssertionRequest.self, context: context)
-        let key = try await services.appAttest.verify(
+        let (key, counter) = try await services.appAttest.verify(
             keyID: body.keyId.bytes, assertion: body.assertion.bytes, clientData: body.clientData.bytes, request: request)
-        var response = JSONResponse.make(AppAttestAssertionReply(keyId: Base64URLBytes(key.keyID), appId: key.appID, counter: key.counter))
+        var response = JSONResponse.make(AppAttestAssertionReply(keyId: Base64URLBytes(key.keyID), appId: key.appID, counter: counter))
         response.setCookie(services.challenges.clearingCookie(.appAttest))
         return response
     }

@@ -147,7 +147,7 @@ struct AuthenticationController: Sendable {
             throw error
         }
         context.logger.info("signed in", metadata: [
-            "user": "\(owner.username.debugDescription)", "credential": "\(LatchkeyServices.logID(record.id))",
+            "user": .quoted(owner.username), "credential": "\(LatchkeyServices.logID(record.id))",
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
         let idToken = try await services.tokens.issue(

@@ -39,7 +39,7 @@ struct CredentialsController: Sendable {
             throw Self.notFound
         }
         context.logger.info("passkey renamed", metadata: [
-            "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(id))",
+            "user": .quoted(user.username), "credential": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.make(CredentialReply(credential: CredentialSummary(renamed, names: names)))
     }
@@ -53,7 +53,7 @@ struct CredentialsController: Sendable {
         case .deleted:
             services.authenticationVerifier.keyCache?.invalidate(credentialID: id)
             context.logger.info("passkey removed", metadata: [
-                "user": "\(user.username.debugDescription)", "credential": "\(LatchkeyServices.logID(id))",
+                "user": .quoted(user.username), "credential": "\(LatchkeyServices.logID(id))",
             ])
             return JSONResponse.ok()
         case .notFound:

@@ -87,7 +87,7 @@ struct DeviceKeysController: Sendable {
             throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         }
         context.logger.info("device key enrolled", metadata: [
-            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(keyID))",
+            "user": .quoted(user.username), "deviceKey": "\(LatchkeyServices.logID(keyID))",
             "appAttested": "\(attestedBy != nil)", "enrollmentTicket": "\(ticketHash != nil)",
         ])
         var response = JSONResponse.make(DeviceKeyEnrolledReply(keyId: Base64URLBytes(keyID)), status: .created)
@@ -116,7 +116,7 @@ struct DeviceKeysController: Sendable {
             throw APIError(.notFound, "no device key with this id")
         }
         context.logger.info("device key renamed", metadata: [
-            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
+            "user": .quoted(user.username), "deviceKey": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.make(DeviceKeyReply(deviceKey: DeviceKeySummary(renamed)))
     }
@@ -130,7 +130,7 @@ struct DeviceKeysController: Sendable {
                   recording: [services.events.event(.deviceKeyRemoved, origin, user: user, credentialID: id)])
         else { throw APIError(.notFound, "no device key with this id") }
         context.logger.info("device key removed", metadata: [
-            "user": "\(user.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(id))",
+            "user": .quoted(user.username), "deviceKey": "\(LatchkeyServices.logID(id))",
         ])
         return JSONResponse.ok()
     }
@@ -188,7 +188,7 @@ struct DeviceKeysController: Sendable {
             throw APIError.unknownDeviceKey(key.id)
         }
         context.logger.info("signed in with a device key", metadata: [
-            "user": "\(owner.username.debugDescription)", "deviceKey": "\(LatchkeyServices.logID(key.id))",
+            "user": .quoted(owner.username), "deviceKey": "\(LatchkeyServices.logID(key.id))",
         ])
         // The server saw possession of the key, not how the device guarded it.
         let idToken = try await services.tokens.issue(for: owner, credentialID: key.id, userVerified: false, nonce: pending.nonce, now: now)

@@ -197,7 +197,7 @@ struct RegistrationController: Sendable {
             throw await services.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         }
         context.logger.info("passkey registered", metadata: [
-            "user": "\(username.debugDescription)", "credential": "\(LatchkeyServices.logID(verified.credentialID))",
+            "user": .quoted(username), "credential": "\(LatchkeyServices.logID(verified.credentialID))",
             "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
             "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)", "enrollmentTicket": "\(ticketHash != nil)",
             "conditional": "\(pending.conditional)",

@@ -7,12 +7,9 @@ import WebAuthn
 enum JSONResponse {
     static let contentType = "application/json; charset=utf-8"
 
-    /// One encoder for every reply: JSONEncoder is thread-safe to share once configured.
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
+    /// One encoder for every reply, keeping members in their declared order: the same value is the same bytes in
+    /// every reply and every process (a webhook delivery sent again after a restart signs the same body).
+    private static let encoder = OrderedJSONEncoder()
 
     /// `value` encoded as the body of a reply with `status`.
     static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
@@ -30,8 +27,8 @@ enum JSONResponse {
             text.write(to: &json)
             return ByteBuffer(bytes: json.bytes)
         }
-        let data = (try? encoder.encode(value)) ?? Data(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
-        return ByteBuffer(bytes: data)
+        let bytes = (try? encoder.encode(value)) ?? Array(#"{"status":"failed","errorMessage":"response encoding failed"}"#.utf8)
+        return ByteBuffer(bytes: bytes)
     }
 
     /// `{"status":"ok","errorMessage":""}`.

@@ -78,6 +78,8 @@ public struct LineLogHandler: LogHandler {
     private static func json(_ value: Logger.Metadata.Value) -> Any {
         switch value {
         case .string(let string): string
+        // JSON escapes the text itself: a name is its own characters there, not quoted a second time.
+        case .stringConvertible(let quoted as QuotedLogText): quoted.text
         case .stringConvertible(let convertible): convertible.description
         case .dictionary(let dictionary): dictionary.mapValues(json)
         case .array(let array): array.map(json)
@@ -111,4 +113,16 @@ public struct LineLogHandler: LogHandler {
             }
         }
     }
+}
+
+/// A name a person chose (a username, a passkey's name), logged quoted and escaped as a Swift string literal in
+/// text lines (`user="alice"`, a newline as `\n`, so no name can forge a line), and as itself in JSON lines.
+struct QuotedLogText: CustomStringConvertible, Sendable {
+    let text: String
+    var description: String { text.debugDescription }
+}
+
+extension Logger.MetadataValue {
+    /// `text` as ``QuotedLogText``.
+    static func quoted(_ text: String) -> Logger.MetadataValue { .stringConvertible(QuotedLogText(text: text)) }
 }

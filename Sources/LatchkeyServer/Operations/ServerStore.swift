@@ -190,8 +190,10 @@ struct ServerStore: LatchkeyStore {
     func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord? {
         try await call("appAttestKey") { try await base.appAttestKey(id: id) }
     }
-    func advanceAppAttestCounter(id: [UInt8], to counter: UInt32, at: Date) async throws -> Bool {
-        try await call("advanceAppAttestCounter") { try await base.advanceAppAttestCounter(id: id, to: counter, at: at) }
+    func updateAppAttestCounters(
+        id: [UInt8], from old: (counter: UInt32, accepted: UInt64), to new: (counter: UInt32, accepted: UInt64), at: Date
+    ) async throws -> Bool {
+        try await call("updateAppAttestCounters") { try await base.updateAppAttestCounters(id: id, from: old, to: new, at: at) }
     }
 
     // MARK: Security events

@@ -1,8 +1,8 @@
 /// Verifies an App Attest assertion (`DCAppAttestService.generateAssertion`): the device's ECDSA
 /// signature over nonce = SHA-256(authenticatorData ‖ clientDataHash) (the 32-byte nonce is the
 /// signed message, so the signature's own digest is SHA-256 of it), the RP ID hash of one of the
-/// relying party's apps, and a counter above the one stored. The caller stores the new counter
-/// with a compare-and-set, so that of two racing assertions one wins.
+/// relying party's apps, and a counter the key's ``AppAttestCounters`` still admit. The caller stores the
+/// new window with a compare-and-set, so that of two racing assertions with one counter one wins.
 public struct AppAttestAssertionVerifier: Sendable {
     /// The apps' IDs, `TEAMID.bundle.id` (``AppleAppID`` says what is wrong with one).
     public let appIDs: [String]
@@ -11,8 +11,8 @@ public struct AppAttestAssertionVerifier: Sendable {
         self.appIDs = appIDs
     }
 
-    /// Returns the assertion's counter, to store in place of `previousCounter`.
-    public func verify(assertion: [UInt8], publicKey point: [UInt8], clientDataHash: [UInt8], previousCounter: UInt32) throws -> UInt32 {
+    /// Returns the assertion's counter, which `counters` admit (``AppAttestCounters/accepting(_:)``).
+    public func verify(assertion: [UInt8], publicKey point: [UInt8], clientDataHash: [UInt8], counters: AppAttestCounters) throws -> UInt32 {
         let object: CBORValue
         do {
             object = try CBORDecoder().decode(assertion)
@@ -37,9 +37,8 @@ public struct AppAttestAssertionVerifier: Sendable {
         guard appIDs.contains(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
             throw WebAuthnError(.rpIDMismatch, "App Attest assertion: the RP ID hash is not the SHA-256 of \(appIDs.joined(separator: " or "))")
         }
-        guard authenticatorData.counter > previousCounter else {
-            throw WebAuthnError(
-                .signCountRegression, "App Attest assertion: the counter \(authenticatorData.counter) is not above the stored \(previousCounter)")
+        guard counters.accepting(authenticatorData.counter) != nil else {
+            throw WebAuthnError(.signCountRegression, counters.refusal(of: authenticatorData.counter))
         }
         return authenticatorData.counter
     }

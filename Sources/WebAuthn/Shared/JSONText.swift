@@ -82,21 +82,39 @@ public struct JSONText {
             if let whole = JSONValue.wholeNumber(number) {
                 bytes += Array(String(whole).utf8)
             } else {
-                bytes += (try? Self.encoder.encode(number)).map(Array.init) ?? Array("null".utf8)
+                bytes += Array(Self.doubleText(number).utf8)
             }
         case .string(let text): string(text)
         case .array(let items): array(items) { json, item in json.write(item) }
         case .object(let members):
+            // In the order of the keys: a dictionary's own order differs between processes.
             object { json in
-                for (key, member) in members { json.member(key, member) }
+                for key in members.keys.sorted() { members[key].map { json.member(key, $0) } }
             }
         }
         needsComma = true
     }
 
-    /// A string element of an array.
-    private mutating func element(_ value: String) {
+    /// A string element of an array (inside ``array(_:_:)``'s closure), or a whole document.
+    public mutating func element(_ value: String) {
         string(value)
+    }
+
+    /// A number, `true`, `false` or `null`, written as it is, as an element of an array or a whole document.
+    public mutating func element(literal text: String) {
+        bytes += Array(text.utf8)
+        needsComma = true
+    }
+
+    /// A member whose value is a number, `true`, `false` or `null`, written as it is.
+    public mutating func member(_ key: String, literal text: String) {
+        writeKey(key)
+        element(literal: text)
+    }
+
+    /// `number` as `JSONEncoder` writes a `Double` that is not a whole number; `null` for one JSON cannot write.
+    public static func doubleText(_ number: Double) -> String {
+        (try? encoder.encode(number)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 
     private mutating func writeKey(_ key: String) {

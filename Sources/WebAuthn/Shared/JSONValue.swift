@@ -44,6 +44,7 @@ public enum JSONValue: Codable, Hashable, Sendable {
             }
         case .string(let text): try container.encode(text)
         case .array(let items): try container.encode(items)
+        // A dictionary: encoders that keep members in order (``OrderedJSONEncoder``) sort its keys.
         case .object(let members): try container.encode(members)
         }
     }
