@@ -188,6 +188,21 @@
     }
   }
 
+  /**
+   * The server's errorMessage (a fragment, "user \"alice\" is not registered") as a sentence beside
+   * the page's own: the first letter a capital, a full stop at the end, the words as they are. A
+   * message that starts with a member's name (`displayName is 200 bytes…`) keeps it as spelled.
+   */
+  function serverSentence(message) {
+    const text = message.trim();
+    if (!text) return text;
+    const firstWord = /^[^\s:;,]*/.exec(text)[0];
+    const identifier = /^\p{Ll}+[\p{Lu}\d_.]/u.test(firstWord);
+    const first = String.fromCodePoint(text.codePointAt(0));
+    const capitalised = /^\p{Ll}/u.test(first) && !identifier ? first.toUpperCase() + text.slice(first.length) : text;
+    return /[.!?…]["”’)]*$/.test(capitalised) ? capitalised : `${capitalised}.`;
+  }
+
   async function api(method, path, body, abortSignal) {
     const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' }, signal: abortSignal };
     if (body !== undefined) {
@@ -199,7 +214,9 @@
       response = await fetch(path, init);
     } catch (err) {
       if (abortSignal && abortSignal.aborted) throw err;
-      throw new Error(`Could not reach the server (${err.message}).`);
+      // The browser's words ("Failed to fetch") are for developers: the console has them.
+      console.info(`${method} ${path} did not reach the server:`, err);
+      throw new Error('Could not reach the server. Check your connection and try again.');
     }
     let data = null;
     try {
@@ -208,8 +225,8 @@
       data = null;
     }
     if (!response.ok || !data || data.status !== 'ok') {
-      const message = data && typeof data.errorMessage === 'string' && data.errorMessage
-        ? data.errorMessage
+      const message = data && typeof data.errorMessage === 'string' && data.errorMessage.trim()
+        ? serverSentence(data.errorMessage)
         : `The server answered HTTP ${response.status} ${response.statusText}`.trim() + '.';
       throw new ServerError(response.status, message, data);
     }
@@ -295,11 +312,15 @@
     if (account) statusPlaces.passkeys(status); else topPlace(status);
   }
 
-  /** Shows `message`; `place` (from statusPlaces, passkeyPlace) says where, else it stays put. */
-  function setStatus(state, message, place) {
+  /**
+   * Shows `message`; `place` (from statusPlaces, passkeyPlace) says where, else it stays put.
+   * `code`: the browser's error name behind an error (errorCode), kept out of the words.
+   */
+  function setStatus(state, message, place, code = '') {
     const el = $('status');
     el.textContent = message;
     el.dataset.state = state;
+    el.dataset.error = code;
     placeStatus(place);
     if (state !== 'busy') {
       if (message && typeof el.scrollIntoView === 'function') el.scrollIntoView({ block: 'nearest' });
@@ -308,14 +329,18 @@
     }
   }
 
-  // What a browser's refusal of a passkey request means. Its own message is not shown: it is for
-  // developers (Chromium's points at the W3C specification); the name is kept for support questions.
+  // What a browser's refusal of a passkey request means. Neither its message nor its name is shown:
+  // they are for developers (Chromium's message points at the W3C specification). The name stays
+  // on the status line's data-error and in the console, for support questions.
   const passkeyRequestWords = {
     get: {
-      NotAllowedError: 'No passkey was used. If you have none for this site yet, register one first.',
+      // Browsers say NotAllowedError both when the person cancels and when no passkey of theirs is
+      // for this site, and do not say which.
+      NotAllowedError: 'No passkey was used: the request was cancelled, or no passkey for this site was available. '
+        + 'Try again, or register one first if you have none yet.',
     },
     create: {
-      NotAllowedError: 'No passkey was created: the request was cancelled or timed out.',
+      NotAllowedError: 'No passkey was created: the request was cancelled or timed out. Try again when you are ready.',
       InvalidStateError: 'This authenticator already holds a passkey for this account. '
         + 'Sign in with it, or use another authenticator.',
     },
@@ -355,13 +380,20 @@
     }
   }
 
-  /** Words for a person: what went wrong, without an "Error:" prefix. */
+  /** Words for a person: what went wrong, without an "Error:" prefix or an exception's name. */
   function describeError(err) {
     if (err instanceof ServerError) return err.message;
-    if (err instanceof PasskeyRequestError) return `${err.message} (${err.code})`;
-    if (err instanceof DOMException) return `${passkeyRequestSentence('any', err.name)} (${err.name})`;
+    if (err instanceof PasskeyRequestError) return err.message;
+    if (err instanceof DOMException) return passkeyRequestSentence('any', err.name);
     if (err && typeof err.message === 'string' && err.message) return err.message;
-    return String(err);
+    return 'Something went wrong. Try again.';
+  }
+
+  /** The browser's name for a refused passkey request (NotAllowedError, ...), for support; else ''. */
+  function errorCode(err) {
+    if (err instanceof PasskeyRequestError) return err.code;
+    if (err instanceof DOMException) return err.name;
+    return '';
   }
 
   /** Buttons marked data-locked (Remove on the only passkey) stay disabled. */
@@ -383,6 +415,7 @@
     setStatus('busy', `${label}…`, options.place);
     let state = 'ok';
     let message = '';
+    let code = '';
     try {
       if (!options.fromAutofill) await autofill.stop();
       await upgrade.stop();
@@ -390,6 +423,7 @@
     } catch (err) {
       state = 'error';
       message = describeError(err);
+      code = errorCode(err);
     }
     try {
       const current = await refreshView();
@@ -398,11 +432,12 @@
       if (state === 'ok') {
         state = 'error';
         message = describeError(err);
+        code = errorCode(err);
       }
     }
     setBusy(false);
     // The status is written last, after the view is up to date.
-    setStatus(state, message, options.place);
+    setStatus(state, message, options.place, code);
     if (!account && !(options.fromAutofill && state === 'error')) autofill.start();
     if (account && state === 'ok' && options.signsIn) upgrade.start(account.username);
   }
@@ -410,16 +445,59 @@
   // ---- the signed-in view -----------------------------------------------------------------
 
   const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // With seconds: several events a minute (a sign-in, a rename, a removal) each have their own time.
+  const secondsFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  const day = 24 * 60 * 60 * 1000;
 
-  function showTime(element, rfc3339, absentText) {
+  /**
+   * Shows an RFC 3339 time in local time, to the minute; `recentSeconds`: to the second when it is
+   * less than a day from now. The exact time is the title (shown on hover).
+   */
+  function showTime(element, rfc3339, absentText, recentSeconds = false) {
     if (!rfc3339) {
       element.removeAttribute('datetime');
+      element.removeAttribute('title');
       element.textContent = absentText;
       return;
     }
     const date = new Date(rfc3339);
     element.setAttribute('datetime', rfc3339);
-    element.textContent = Number.isNaN(date.getTime()) ? rfc3339 : dateFormat.format(date);
+    if (Number.isNaN(date.getTime())) {
+      element.removeAttribute('title');
+      element.textContent = rfc3339;
+      return;
+    }
+    const recent = recentSeconds && Math.abs(Date.now() - date.getTime()) < day;
+    element.textContent = (recent ? secondsFormat : dateFormat).format(date);
+    element.title = secondsFormat.format(date);
+  }
+
+  // GET /credentials gives a passkey nobody named its provider's name (`authenticatorName`) as its
+  // `name`, and a provider the server does not know (or the all-zero AAGUID) the name "Passkey"
+  // (docs/HTTP-API.md). Shown as they come, such a passkey reads "Passkey", provider "Passkey".
+  const unknownProviderName = 'Passkey';
+
+  /** The passkey's provider ("iCloud Keychain", a security key's model); '' when unknown. */
+  function providerName(credential) {
+    const name = typeof credential.authenticatorName === 'string' ? credential.authenticatorName.trim() : '';
+    return name === unknownProviderName ? '' : name;
+  }
+
+  /**
+   * The passkey's name as given, else its provider's; '' for an unnamed passkey of an unknown
+   * provider (the server's reply cannot tell it from one a person named "Passkey").
+   */
+  function givenName(credential) {
+    const name = typeof credential.name === 'string' ? credential.name.trim() : '';
+    return name === unknownProviderName && !providerName(credential) ? '' : name;
+  }
+
+  const unnamedPasskey = 'Unnamed passkey';
+
+  /** The passkey for a sentence: `“Laptop”` after `the passkey`, or `the unnamed passkey`. */
+  function thePasskey(credential) {
+    const name = givenName(credential);
+    return name ? `the passkey “${name}”` : 'the unnamed passkey';
   }
 
   function closeItemForms(except) {
@@ -432,9 +510,12 @@
   function passkeyItem(credential, only) {
     const item = $('passkey-template').content.firstElementChild.cloneNode(true);
     item.dataset.credentialId = credential.id;
+    const name = givenName(credential);
+    const provider = providerName(credential);
     item.dataset.name = credential.name;
-    item.querySelector('.passkey-name').textContent = credential.name;
-    item.querySelector('.passkey-provider').textContent = credential.authenticatorName;
+    item.querySelector('.passkey-name').textContent = name || unnamedPasskey;
+    item.querySelector('.passkey-name').classList.toggle('unnamed', !name);
+    item.querySelector('.passkey-provider').textContent = provider || 'unknown';
     item.querySelector('.synced').hidden = !credential.backedUp;
     showTime(item.querySelector('.passkey-created'), credential.createdAt, 'unknown');
     showTime(item.querySelector('.passkey-last-used'), credential.lastUsedAt, 'never');
@@ -445,7 +526,7 @@
 
     item.querySelector('.rename').addEventListener('click', () => {
       closeItemForms(renameForm);
-      renameInput.value = credential.name;
+      renameInput.value = name;
       renameForm.hidden = false;
       renameInput.focus();
       renameInput.select();
@@ -468,7 +549,7 @@
     remove.addEventListener('click', () => {
       closeItemForms(removeConfirm);
       item.querySelector('.remove-question').textContent =
-        `Remove “${credential.name}”? You will no longer be able to sign in with it.`;
+        `Remove ${name ? `“${name}”` : 'this unnamed passkey'}? You will no longer be able to sign in with it.`;
       removeConfirm.hidden = false;
     });
     item.querySelector('.remove-no').addEventListener('click', () => { removeConfirm.hidden = true; });
@@ -568,8 +649,8 @@
   function eventPasskeyName(event) {
     const known = account && event.credentialId
       ? account.credentials.find((c) => c.id === event.credentialId) : null;
-    if (known && known.name) return known.name;
-    return (event.authenticator && event.authenticator.name) || '';
+    if (known) return givenName(known);
+    return event.authenticator ? providerName({ authenticatorName: event.authenticator.name }) : '';
   }
 
   /** The new name a rename event's detail (`renamed to "NAME"`) carries, or null. */
@@ -646,7 +727,7 @@
     item.dataset.eventId = String(event.id);
     if (event.credentialId) item.dataset.credentialId = event.credentialId;
     item.querySelector('.activity-text').textContent = activitySentence(event);
-    showTime(item.querySelector('.activity-time'), event.time, 'unknown time');
+    showTime(item.querySelector('.activity-time'), event.time, 'unknown time', true);
     const client = event.client || {};
     const where = item.querySelector('.activity-client');
     where.textContent = client.address ? `from ${client.address}` : '';
@@ -850,7 +931,7 @@
         this.setState('ended');
         // NotAllowedError: the browser ended the request without a choice; nothing went wrong.
         if (err && err.name === 'NotAllowedError') return;
-        setStatus('error', `Passkey autofill is not available: ${describeError(err)}`, statusPlaces.autofill);
+        setStatus('error', `Passkey autofill is not available: ${describeError(err)}`, statusPlaces.autofill, errorCode(err));
         return;
       }
       this.setState('chosen');
@@ -1007,7 +1088,7 @@
 
   async function removePasskey(credential) {
     await api('DELETE', credentialPath(credential.id));
-    return `Removed the passkey “${credential.name}”.`;
+    return `Removed ${thePasskey(credential)}.`;
   }
 
   async function deleteAccount() {

@@ -4,7 +4,7 @@ virtual authenticator (the fixtures and helpers of test_browser.py):
 1. the outcome of an action is shown next to the control that caused it, not at the card's foot;
 2. the page's own messages have no "Error: " prefix;
 3. a passkey request the browser refuses is a sentence for a person, never the browser's own
-   message (Chromium's carries a W3C link);
+   message (Chromium's carries a W3C link) or its error name;
 4. Remove is not offered on the only passkey (the server would refuse it, 409);
 5. the signed-in user's display name is shown, with the username beside it;
 6. the page has a favicon, served from Public/."""
@@ -24,7 +24,7 @@ from test_browser_activity import save_page  # noqa: E402
 from test_browser import (  # noqa: E402,F401  (driver and page_scripts are fixtures used here)
     Page, browser_server, driver, fresh_authenticator, page_scripts, virtual_credentials)
 
-NO_PASSKEY = "No passkey was used. If you have none for this site yet, register one first."
+NO_PASSKEY = "No passkey was used: the request was cancelled, or no passkey for this site was available."
 
 # Chromium's message for a refused request (the one the newcomer saw), with its link.
 RAW_MESSAGE = ("The operation either timed out or was not allowed. "
@@ -113,11 +113,12 @@ def test_outcomes_show_beside_their_controls_in_plain_words(driver, browser_serv
     state, text = page.click("register")
     assert (state, text) == ("error", "Enter a username first."), text
 
-    # No passkey for this site: a sentence, with the browser's error name for support questions,
-    # but not the browser's message and its link.
+    # No passkey for this site: a sentence, without the browser's message and its link, or its
+    # error name (kept for support questions on the status line's data-error).
     state, text = page.click("signin-discoverable")
     assert state == "error" and text.startswith(NO_PASSKEY), text
-    assert "w3.org" not in text and "http" not in text and "Error:" not in text, text
+    assert "w3.org" not in text and "http" not in text and "Error" not in text, text
+    assert page.el("status").get_attribute("data-error") == "NotAllowedError"
     assert_status_near(page, page.el("signin-discoverable"), "sign in with a passkey")
     save_page(driver, tmp_path / "latchkey-papercuts-no-passkey.png")
 
@@ -135,7 +136,7 @@ def test_outcomes_show_beside_their_controls_in_plain_words(driver, browser_serv
     sentences = {
         ("signin-discoverable", "AbortError"): "The passkey request was cancelled.",
         ("signin-discoverable", "SecurityError"): "This browser does not allow passkeys on this address.",
-        ("register", "NotAllowedError"): "No passkey was created: the request was cancelled or timed out.",
+        ("register", "NotAllowedError"): "No passkey was created: the request was cancelled or timed out. Try again",
         ("register", "InvalidStateError"): "This authenticator already holds a passkey for this account.",
         ("register", "UnknownError"): "The browser could not finish the passkey request.",
     }
@@ -144,7 +145,8 @@ def test_outcomes_show_beside_their_controls_in_plain_words(driver, browser_serv
         if button == "register":
             page.fill("username", "refused-" + uuid.uuid4().hex[:10])
         state, text = page.click(button)
-        assert state == "error" and text.startswith(sentence) and f"({name})" in text, (name, text)
+        assert state == "error" and text.startswith(sentence) and name not in text, (name, text)
+        assert page.el("status").get_attribute("data-error") == name, name
         assert "w3.org" not in text and "timed out or was not allowed" not in text, (name, text)
         assert not text.startswith(("Error", "DOMException", name)), (name, text)
         near = "account-form-actions" if button == "register" else button
@@ -177,10 +179,11 @@ def test_signed_in_outcomes_remove_and_display_name(driver, browser_server, tmp_
     assert where["previous"] == "signed-in-actions", where
 
     # 3. Adding a passkey on the authenticator that already holds one: Chromium says
-    #    InvalidStateError; the page says so in words, beside the button.
+    #    InvalidStateError; the page says so in words (the name only in data-error), beside the button.
     state, text = page.click("add-passkey")
     assert state == "error" and text.startswith("This authenticator already holds a passkey"), text
-    assert "InvalidStateError" in text and "Error:" not in text, text
+    assert "InvalidStateError" not in text and "Error" not in text, text
+    assert page.el("status").get_attribute("data-error") == "InvalidStateError"
     assert_status_near(page, page.el("signed-in-actions"), "add a passkey twice")
 
     # 4. The only passkey: Remove is not offered, and the item says why.
