@@ -92,7 +92,7 @@ extension LatchkeyConfiguration {
         return urls.indices.map { index in
             urlProblem(urls[index], example: "https://backend.example.com/hooks/latchkey",
                        allowsHTTP: { _ in configuration.webhookAllowHTTP },
-                       https: "http only with webhookAllowHTTP, for tests and loopback")
+                       https: "http only with webhookAllowHTTP, LATCHKEY_WEBHOOK_ALLOW_HTTP=true, for tests and loopback")
                 ?? (names[..<index].contains(names[index]) ? "\"\(names[index])\" is listed twice (passwords aside)" : nil)
         }
     }
@@ -154,6 +154,36 @@ extension LatchkeyConfiguration {
 
     static func listenAddressProblem(_ address: String) -> String? {
         address.isEmpty || (try? listenAddress(address, key: "")) != nil ? nil : "\"\(address)\" is not HOST:PORT"
+    }
+
+    static func metricsAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
+        listenAddressProblem(address) ?? sharedListenerProblem(address, with: [("the main listener's", "\(configuration.host):\(configuration.port)")])
+    }
+
+    static func adminAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
+        listenAddressProblem(address) ?? sharedListenerProblem(address, with: [
+            ("the main listener's", "\(configuration.host):\(configuration.port)"), ("metricsAddress's", configuration.metricsAddress),
+        ])
+    }
+
+    /// A second listener on an address another one takes (the same port on the same host, or on every address):
+    /// `serve` could never start, so it is refused here, where `check-config` says it.
+    private static func sharedListenerProblem(_ address: String, with others: [(name: String, address: String)]) -> String? {
+        guard let mine = try? listenAddress(address, key: "") else { return nil }
+        for other in others {
+            guard let theirs = try? listenAddress(other.address, key: ""), theirs.port == mine.port else { continue }
+            let (a, b) = (boundHost(mine.host), boundHost(theirs.host))
+            let everywhere = ["0.0.0.0", "::", "*"]
+            if a == b || everywhere.contains(a) || everywhere.contains(b) {
+                return "\"\(address)\" takes port \(mine.port), which is \(other.name) (\(other.address)); give this listener a port of its own"
+            }
+        }
+        return nil
+    }
+
+    private static func boundHost(_ host: String) -> String {
+        let lowered = host.lowercased()
+        return lowered == "localhost" ? "127.0.0.1" : lowered
     }
 
     /// A host name or address to listen on that resolves (getaddrinfo), as the server will resolve it when it binds.

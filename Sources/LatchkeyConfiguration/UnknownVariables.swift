@@ -9,9 +9,10 @@ extension ConfigurationLoader {
         LatchkeyConfiguration.keys.map(\.environmentName) + [fileVariable, LatchkeyHome.variable]
     }
 
-    /// Variables the project's scripts leave set in a shell that then starts the server: no warning, and no key.
+    /// Variables the project's scripts, and the shell session of docs/USING.md (`LATCHKEY_URL`, the server's address for
+    /// curl), leave set in a shell that then starts the server: no warning, and no key.
     static let toolVariables = [
-        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", benchmarkVariable,
+        "LATCHKEY_POSTGRES_DIR", "LATCHKEY_TEST_POSTGRES_URL", "LATCHKEY_TEST_SKIP_POSTGRES", "LATCHKEY_URL", benchmarkVariable,
     ]
 
     /// One warning per unknown `LATCHKEY_*` variable, sorted by name.

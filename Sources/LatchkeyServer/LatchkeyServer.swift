@@ -108,7 +108,9 @@ public enum LatchkeyServer {
         }
         router.add(middleware: StaticFilePathGuard())
         router.add(middleware: StaticFileMethodsMiddleware(publicDirectory: configuration.publicDirectory))
+        router.add(middleware: RouteNotFoundShield(side: .outsideFileMiddleware))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
+        router.add(middleware: RouteNotFoundShield(side: .insideFileMiddleware))
         router.add(middleware: ErrorStatusMiddleware(health: services.health))
         if services.operations == .on {
             router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
@@ -165,6 +167,7 @@ public enum LatchkeyServer {
             operations: operations, authenticatorNames: names)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         var services: [any Service] = [
+            ShutdownNotice(logger: logger),
             store,
             ExpiredRecordPurger(
                 store: shared.store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),

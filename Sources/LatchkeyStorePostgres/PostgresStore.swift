@@ -33,7 +33,7 @@ public final class PostgresStore: LatchkeyStore {
         eventLoops: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, webhooks: WebhookOutbox = .none
     ) async throws -> PostgresStore {
         try await PostgresSchema.migrate(configuration, logger: logger)
-        return PostgresStore(configuration: configuration, logger: logger, eventLoops: eventLoops, webhooks: webhooks)
+        return await PostgresStore(configuration: configuration, logger: logger, eventLoops: eventLoops, webhooks: webhooks)
     }
 
     /// Reaches the server and reads the schema version of its database (0 before the first start)
@@ -42,7 +42,7 @@ public final class PostgresStore: LatchkeyStore {
         (try await PostgresSchema.version(configuration), PostgresSchema.migrations.count)
     }
 
-    private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup, webhooks: WebhookOutbox) {
+    private init(configuration: Configuration, logger: Logger, eventLoops: any EventLoopGroup, webhooks: WebhookOutbox) async {
         self.configuration = configuration
         self.webhooks = webhooks
         self.eventLoops = eventLoops
@@ -53,8 +53,15 @@ public final class PostgresStore: LatchkeyStore {
         let client = PostgresClient(configuration: configuration.clientConfiguration, eventLoopGroup: eventLoops, backgroundLogger: poolLogger)
         self.client = client
         // Detached: the pool lives as long as the store, not as the caller's task (nor does it
-        // inherit the caller's graceful-shutdown handler); ``close()`` ends it.
-        pool = Mutex(Task.detached { await client.run() })
+        // inherit the caller's graceful-shutdown handler); ``close()`` ends it. The store is handed out once the
+        // task has entered `run()` (which marks the pool running before it first suspends), so that no first call
+        // finds it not running yet (postgres-nio then warned "run() hasn't been called yet" at every start).
+        let (entered, signal) = AsyncStream.makeStream(of: Void.self)
+        pool = Mutex(Task.detached {
+            signal.finish()
+            await client.run()
+        })
+        for await _ in entered {}
     }
 
     deinit {

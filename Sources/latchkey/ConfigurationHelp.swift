@@ -14,10 +14,29 @@ enum ConfigurationHelp {
         for key in LatchkeyConfiguration.keys {
             let value = key.displayValue(in: defaults)
             let shownDefault = key.defaultDescription ?? (value.isEmpty ? "none" : value)
-            lines.append("\(key.environmentName) (\(key.name), default: \(shownDefault))")
-            lines.append("    " + firstSentence(of: key.documentation))
+            let heading = wrapped("\(key.environmentName) (\(key.name), default: \(shownDefault))", width: textWidth + 4)
+            lines += heading.prefix(1) + heading.dropFirst().map { "    " + $0 }
+            lines += wrapped(firstSentence(of: key.documentation), width: textWidth).map { "    " + $0 }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The longest line of a setting's sentence: with its indent and the help's own, it fits 80 columns, so the help
+    /// never wraps it again (which lost the indent of every line after the first).
+    static let textWidth = 72
+
+    /// `text` broken at spaces into lines of at most `width` characters (a longer word stands alone).
+    static func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return line.isEmpty ? lines : lines + [line]
     }
 
     private static func firstSentence(of text: String) -> String {

@@ -79,6 +79,10 @@ struct Serve: AsyncParsableCommand {
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
             "conformanceMode": "\(settings.conformanceMode)", "home": "\(settings.home)",
         ])
+        if let problem = DescriptorBudget.startupProblem() {
+            FileHandle.standardError.write(Data("latchkey: \(problem)\n".utf8))
+            throw ExitCode(69)  // EX_UNAVAILABLE
+        }
         let application: any ApplicationProtocol
         do {
             // The loops that serve: connections, their requests and the store's connections.
@@ -104,6 +108,7 @@ struct Serve: AsyncParsableCommand {
         }
         do {
             try await application.runService()
+            logger.notice("stopped")
         } catch {
             if let failure = await ListenFailure.diagnose(error, listeners: ListenFailure.Listener.all(of: settings)) {
                 FileHandle.standardError.write(Data(failure.line.utf8))

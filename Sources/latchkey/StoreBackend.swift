@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyStore
@@ -23,6 +24,7 @@ enum StoreBackend {
         // Any URL (whatever its scheme's case) names a server, never a file: it must not become a
         // SQLite path, which would put its password into a folder name and error messages.
         guard let schemeEnd = database.range(of: "://") else {
+            if let problem = sqliteWritabilityProblem(database) { throw ConfigurationError(problem) }
             return try SQLiteStore(path: database, webhooks: webhooks, lockWait: sqliteLockWait)
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
@@ -48,6 +50,7 @@ enum StoreBackend {
     static func check(_ configuration: LatchkeyConfiguration) async throws -> String {
         let database = configuration.database
         guard let schemeEnd = database.range(of: "://") else {
+            if let problem = sqliteWritabilityProblem(database) { throw ConfigurationError(problem) }
             return "database: SQLite at \(database)"
         }
         let settings = try postgresSettings(database, schemeEnd: schemeEnd)
@@ -66,6 +69,38 @@ enum StoreBackend {
         let pending = versions.latest - versions.database
         return "database: PostgreSQL at \(settings.server) reachable, schema version \(versions.database) of \(versions.latest)"
             + (pending == 0 ? "" : " (start-up applies \(pending) migration\(pending == 1 ? "" : "s"))")
+    }
+
+    /// Why this process could not make, or write, the SQLite file at `path` and the journal files SQLite keeps beside it
+    /// (checked as the user it runs as, so a unit's `ExecStartPre=latchkey check-config` checks the service user's
+    /// rights); nil when it can. Before, `serve` stopped with Foundation's raw error dump (`NSCocoaErrorDomain Code=513`).
+    static func sqliteWritabilityProblem(_ path: String) -> String? {
+        let user = "this user (\(ProcessInfo.processInfo.userName), uid \(getuid()))"
+        let file = URL(fileURLWithPath: path)
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            if isFolder.boolValue { return "database (LATCHKEY_DATABASE): \(path) is a folder; name a file in it, such as \(path)/latchkey.sqlite" }
+            if access(path, R_OK | W_OK) != 0 {
+                return "database (LATCHKEY_DATABASE): \(path) cannot be read and written by \(user); make it theirs (chown) or run as its owner"
+            }
+        }
+        // SQLite writes its journal beside the file, and the folders up to it are made when missing: the nearest
+        // folder that exists must take new files.
+        var folder = file.deletingLastPathComponent()
+        var status = stat()
+        while stat(folder.path, &status) != 0 {
+            guard errno == ENOENT, folder.path != "/" else {
+                return "database (LATCHKEY_DATABASE): \(path) cannot be reached by \(user): \(folder.path): \(String(cString: strerror(errno))); "
+                    + "let them into the folders above it, or choose a path they can write"
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        guard access(folder.path, W_OK | X_OK) == 0 else {
+            let missing = folder.path == file.deletingLastPathComponent().path ? "" : " (which would hold the folders to make for it)"
+            return "database (LATCHKEY_DATABASE): \(path) cannot be made or written by \(user): the folder \(folder.path)\(missing) "
+                + "does not let them create files; make it theirs (chown), or choose a path they can write"
+        }
+        return nil
     }
 
     private static func postgresSettings(_ database: String, schemeEnd: Range<String.Index>) throws -> PostgresStore.Configuration {

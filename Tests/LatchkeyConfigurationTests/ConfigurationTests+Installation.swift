@@ -176,6 +176,8 @@ extension ConfigurationTests {
             "LATCHKEY_CONFIG_FILE": "x", "PORT": "1",
             // What `eval "$(scripts/postgres start)"` exports is the scripts', not the server's: no warning.
             "LATCHKEY_POSTGRES_DIR": "/tmp/pg", "LATCHKEY_TEST_POSTGRES_URL": "postgres://x@127.0.0.1/postgres",
+            // Nor is the address docs/USING.md's curl session reads.
+            "LATCHKEY_URL": "http://localhost:8080",
         ])
         #expect(loaded.configuration.rpID == "localhost" && loaded.configuration.port == 8080, "an unknown variable sets nothing")
         #expect(loaded.warnings == [

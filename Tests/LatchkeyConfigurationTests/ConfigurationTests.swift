@@ -217,7 +217,11 @@ struct ConfigurationTests {
         (["LATCHKEY_PASSKEY_MANAGE_URL": "ftp://example.com/account"], nil, #"passkeyManageURL (LATCHKEY_PASSKEY_MANAGE_URL): "ftp://example.com/account" is not an absolute URL like https://example.com/account/passkeys"#),
         (["LATCHKEY_WEBHOOK_URLS": "https://hooks.example/latchkey"], nil, "webhookSecret (default): is required when webhookURLs are set"),
         (["LATCHKEY_WEBHOOK_URLS": "http://u:hunter2@hooks.example/latchkey", "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil,
-         #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "http://u:<redacted>@hooks.example/latchkey" must use https (http only with webhookAllowHTTP, for tests and loopback)"#),
+         #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "http://u:<redacted>@hooks.example/latchkey" must use https (http only with webhookAllowHTTP, LATCHKEY_WEBHOOK_ALLOW_HTTP=true, for tests and loopback)"#),
+        // A second listener on the main one's address, or the admin API on the metrics listener's: serve could never start.
+        (["LATCHKEY_ADMIN_ADDRESS": "127.0.0.1:8080"], nil, #"adminAddress (LATCHKEY_ADMIN_ADDRESS): "127.0.0.1:8080" takes port 8080, which is the main listener's (127.0.0.1:8080); give this listener a port of its own"#),
+        (["LATCHKEY_METRICS_ADDRESS": "0.0.0.0:8080"], nil, #"metricsAddress (LATCHKEY_METRICS_ADDRESS): "0.0.0.0:8080" takes port 8080, which is the main listener's (127.0.0.1:8080); give this listener a port of its own"#),
+        (["LATCHKEY_METRICS_ADDRESS": "localhost:9464", "LATCHKEY_ADMIN_ADDRESS": "127.0.0.1:9464"], nil, #"adminAddress (LATCHKEY_ADMIN_ADDRESS): "127.0.0.1:9464" takes port 9464, which is metricsAddress's (localhost:9464); give this listener a port of its own"#),
         (["LATCHKEY_WEBHOOK_URLS": "https://u:hunter2@hooks.example/a,https://hooks.example/b,https://u:hunter3@hooks.example/a",
           "LATCHKEY_WEBHOOK_SECRET": "whsec_" + String(repeating: "A", count: 44)], nil,
          #"webhookURLs (LATCHKEY_WEBHOOK_URLS): "https://u:<redacted>@hooks.example/a" is listed twice (passwords aside)"#),

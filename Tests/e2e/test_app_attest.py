@@ -396,7 +396,8 @@ def test_the_software_stand_in_attests_and_asserts(server_factory, tmp_path):
     # One challenge in 64 starts with "-": it is the option's value, written with a space too (it was exit 64).
     dashed = "-" + challenge(server)[1:]
     body = run("assert", "--key", str(tmp_path / "app.json"), "--challenge", dashed, stdin=b'{"purpose":"dash"}')
-    assert json.loads(body)["appAttestChallenge"] == dashed
+    client_data = json.loads(b64url_decode(json.loads(body)["clientData"]))
+    assert client_data["appAttestChallenge"] == dashed
     # The key file was attested once; a second attest into it is refused.
     again = subprocess.run([str(LATCHKEY_BIN), "authenticator", "app-attest", "attest", "--key", str(tmp_path / "app.json"), "--ca",
                             str(ca_folder), "--app-id", APP_ID], input=issued, capture_output=True, timeout=60)

@@ -8,6 +8,7 @@ instances share users, tickets, admin keys and signing keys."""
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 import urllib.parse
 
@@ -376,3 +377,60 @@ def test_the_readme_snippet_verifies_a_real_token(server_factory):
     head, body, signature = token.split(".")
     with pytest.raises(jwt.InvalidTokenError):
         namespace["signed_in_account"](".".join((head, body, signature[::-1])))
+
+
+UNADDRESSABLE = ["../bob", "alice/..", "a/./b", "./x", "x/.", "..", ".", "a/../../b"]
+
+
+def test_every_username_that_can_be_made_is_reached_by_every_admin_route(tickets_server, backend, server_factory):
+    """A name with a "." or ".." segment (`../bob`) could be made but no /admin/v1/users/{username} route could
+    name it (found by an attacker, under open sign-up too): such names are refused everywhere a name is given."""
+    for name in UNADDRESSABLE:
+        refused = backend.admin("POST", "/users", {"username": name})
+        assert refused.status_code == 400 and "which a URL path cannot carry" in refused.json()["errorMessage"], (name, refused.text)
+    kept = backend.create_user(new_username())["username"]
+    renamed = backend.admin("PATCH", f"/users/{kept}", {"username": "team/../" + kept})
+    assert renamed.status_code == 400 and "between slashes" in renamed.json()["errorMessage"], renamed.text
+    open_server = server_factory("open-sign-up-names")
+    for name in ("../bob", "x/."):
+        options = requests.post(open_server.url + "/attestation/options", json={"username": name}, timeout=10)
+        assert options.status_code == 400 and "which a URL path cannot carry" in options.json()["errorMessage"], options.text
+
+    # Slashes are fine otherwise, and each such account is reached by every route that names a user.
+    suffix = new_username()
+    for name in [f"team/{suffix}", f"/{suffix}", f"{suffix}//x", f"{suffix}/...", f".{suffix}", f"{suffix}/.hidden"]:
+        backend.create_user(name)
+        path = "/users/" + urllib.parse.quote(name, safe="")
+        for method, route, body, status in [
+            ("GET", "", None, 200), ("PATCH", "", {"displayName": "Slashed"}, 200), ("GET", "/credentials", None, 200),
+            ("POST", "/enrollment-tickets", None, 201), ("DELETE", "/enrollment-tickets", None, 200),
+            ("DELETE", "/sessions", None, 200), ("DELETE", "", None, 200),
+        ]:
+            reply = backend.admin(method, path + route, body)
+            assert reply.status_code == status, (name, method, route, reply.text)
+        gone = backend.admin("GET", path)
+        assert gone.status_code == 404, (name, gone.text)
+
+
+def test_accounts_kept_under_an_unaddressable_name_are_listed_and_renamed_at_the_command_line(server_factory):
+    server = server_factory("unaddressable-names", {"LATCHKEY_REGISTRATION": "tickets"})
+    backend = backend_for(server, create_admin_key(server, "names"))
+    assert latchkey_command(server, "users", "unaddressable").stdout.strip() == "every username can be addressed by the admin API"
+    made = backend.create_user(new_username())
+    # An account an earlier version let be made: its row as that version wrote it.
+    with sqlite3.connect(server.env["LATCHKEY_DATABASE"]) as database:
+        database.execute("UPDATE users SET username = ?, display_name = ? WHERE username = ?", ("../legacy", "../legacy", made["username"]))
+    assert backend.admin("GET", "/users/" + urllib.parse.quote("../legacy", safe="")).status_code == 400
+
+    listed = latchkey_command(server, "users", "unaddressable", check=False)
+    assert listed.returncode == 1 and listed.stdout.strip() == '"../legacy"', listed
+    assert "latchkey users rename OLD NEW" in listed.stderr
+    refused = latchkey_command(server, "users", "rename", "../legacy", "../still-bad", check=False)
+    assert refused.returncode == 65 and "between slashes" in refused.stderr, refused
+    done = latchkey_command(server, "users", "rename", "../legacy", "Legacy")
+    assert done.stdout.strip() == 'account "../legacy" is now "legacy"'
+    user = backend.admin("GET", "/users/legacy").json()["user"]
+    assert (user["userHandle"], user["displayName"]) == (made["userHandle"], "Legacy")
+    events = backend.admin("GET", "/events?type=user.updated&user=legacy").json()["events"]
+    assert [(e["detail"], e["actor"]) for e in events] == [('changed username (was "../legacy")', {"type": "system", "name": "cli"})]
+    assert latchkey_command(server, "users", "unaddressable").returncode == 0

@@ -77,7 +77,19 @@ final class AcceptBackoff: ChannelInboundHandler, Sendable {
 }
 
 /// How many connections a listener may hold open, from the process's file descriptor limit.
-enum DescriptorBudget {
+public enum DescriptorBudget {
+    /// The fewest descriptors the server starts with: the reserve and a few connections. Below it the store or a
+    /// listener failed to open with a bare "Too many open files" (a limit under about 28 did).
+    public static let minimum = 64
+
+    /// Raises the limit (``raiseLimit()``) and says why the server cannot start when it is still below ``minimum``.
+    public static func startupProblem() -> String? {
+        let limit = raiseLimit()
+        guard limit < minimum else { return nil }
+        return "the open-file limit (ulimit -n) is \(limit), and Latchkey needs at least \(minimum) descriptors to start: "
+            + "raise it (ulimit -n, or LimitNOFILE= under systemd)"
+    }
+
     /// Descriptors kept for everything but the main listener's connections: the store's files, the
     /// listeners, the event loops, files the server reads, and `otherConnections` (the PostgreSQL
     /// pool, the admin and metrics listeners' connections, webhook requests).
@@ -85,7 +97,7 @@ enum DescriptorBudget {
 
     /// Raises the soft limit on open files to the hard limit (as Go's runtime does), and returns
     /// the soft limit then in force.
-    static func raiseLimit() -> Int {
+    public static func raiseLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {
