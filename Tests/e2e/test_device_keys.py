@@ -103,6 +103,9 @@ def test_a_mistake_in_an_enrolment_is_mended_with_the_same_challenge(server):
     key = DeviceKey()
     options = assert_ok(client.post("/device-keys/options", {}, headers=bearer))
     body = {"challenge": options["challenge"], "publicKey": b64url(key.point), "signature": key.sign(1, options["rpId"], options["challenge"])}
+    # Sent without its session: a 401 that leaves the challenge for the request sent with it (it was spent).
+    unsigned_in = server.client().post("/device-keys", body)
+    assert unsigned_in.status_code == 401 and "not signed in" in unsigned_in.json()["errorMessage"], unsigned_in.text
     too_long = client.post("/device-keys", {**body, "name": "x" * 200}, headers=bearer)
     assert too_long.status_code == 400 and "name" in too_long.json()["errorMessage"], too_long.text
     unsigned = client.post("/device-keys", {**body, "signature": key.sign(2, options["rpId"], options["challenge"])}, headers=bearer)

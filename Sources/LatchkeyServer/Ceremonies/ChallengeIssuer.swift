@@ -75,6 +75,13 @@ struct ChallengeIssuer: Sendable {
         return Issued(challenge: challenge, cookie: cookie)
     }
 
+    /// Puts back a challenge taken for a request that turned out to lack what only the caller could add (its session):
+    /// nothing was decided with it, so the same challenge, with its own expiry, answers the request sent again with it.
+    /// Of two such requests at once, only one took the challenge; the other was refused as for a spent one.
+    func giveBack(_ pending: PendingCeremony) async throws {
+        try await store.savePendingCeremony(pending)
+    }
+
     /// The challenge the client answered, decoded from its client data.
     static func challenge(answeredBy clientData: CollectedClientData) throws -> [UInt8] {
         guard let challenge = clientData.challengeBytes, !challenge.isEmpty else {

@@ -63,7 +63,11 @@ struct DeviceKeysController: Sendable {
             guard let owner = pending.userHandle else { throw APIError.internalInvariant("a ticket's challenge names no user") }
             user = try await services.tickets.holder(owner)
         } else {
-            let identity = try context.requireIdentity()
+            guard let identity = context.identity else {
+                // Sent without its session: the challenge stays for the request sent again with it.
+                try await services.challenges.giveBack(pending)
+                throw APIError(.unauthorized, "not signed in: enrolling a device key without a ticket needs the session that asked for its options")
+            }
             user = identity.user
             guard let owner = pending.userHandle, constantTimeEquals(owner, user.handle) else {
                 throw APIError.badRequest("this challenge was issued to another user")
