@@ -1,9 +1,12 @@
 """The deployment examples in deploy/, exercised: the nginx site passes `nginx -t` and, run for
 real in front of a Latchkey server, terminates TLS, passes the well-known files through without a
-redirect, forwards a ceremony and hides /metrics and the admin API; the systemd unit passes `systemd-analyze verify`."""
+redirect, forwards a ceremony and hides /metrics and the admin API; the systemd unit passes `systemd-analyze verify`;
+every variable of the example settings file is a Latchkey setting, and its settings pass `latchkey check-config`
+as the unit would run it, and docs/OPERATIONS.md shows them as they are in the file."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -125,3 +128,61 @@ def test_the_systemd_unit_verifies(tmp_path):
     done = subprocess.run([analyze, "verify", str(tmp_path / "latchkey.service")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "latchkey.service" not in done.stderr, done.stderr
+
+
+ENV_EXAMPLE = DEPLOY / "latchkey.env.example"
+
+
+def example_settings() -> tuple[dict[str, str], dict[str, str]]:
+    """The example settings file's variables: those set, and those commented out (`#NAME=value`, no space).
+    Every other line is blank or prose (`# ...`)."""
+    active, commented = {}, {}
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        if match := re.fullmatch(r"(#?)([A-Z][A-Z0-9_]*)=(.*)", line):
+            # The same value for systemd's EnvironmentFile= and for a shell's `.`: no quotes, spaces or comment.
+            assert re.fullmatch(r"[^\s'\"#\\$`]*", match.group(3)), f"{line!r}: systemd and sh would read it differently"
+            (commented if match.group(1) else active)[match.group(2)] = match.group(3)
+        else:
+            assert line == "" or line.startswith("# "), f"{line!r} is neither a setting nor a comment line"
+    return active, commented
+
+
+def unit_environment(tmp_path: Path) -> dict[str, str]:
+    """The unit's Environment= lines, pointing at this checkout and a scratch database."""
+    unit = (DEPLOY / "latchkey.service").read_text()
+    assert "EnvironmentFile=-/etc/latchkey/latchkey.env" in unit, "the example is for the unit's environment file"
+    environment = dict(re.findall(r"^Environment=([A-Z_]+)=(.*)$", unit, re.MULTILINE))
+    assert environment["LATCHKEY_HOME"] == "/opt/latchkey"
+    environment["LATCHKEY_HOME"] = str(REPO)
+    environment["LATCHKEY_DATABASE"] = str(tmp_path / "latchkey.sqlite")
+    return environment
+
+
+def check_config(environment: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([str(LATCHKEY_BIN), "check-config"], cwd=REPO, env={"PATH": "/usr/bin:/bin", **environment},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_example_settings_file_holds_real_settings_that_pass_check_config(tmp_path):
+    active, commented = example_settings()
+    assert {"LATCHKEY_RP_ID", "LATCHKEY_ORIGINS"} <= active.keys()
+    # As the unit runs it: its Environment= lines, then the file's (which win).
+    done = check_config({**unit_environment(tmp_path), **active})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "warning" not in done.stderr, done.stderr
+    for name in active:
+        assert f"({name})" in done.stdout, f"check-config does not show {name} as the file's"
+    # The commented-out ones are settings too (their placeholders need not pass: a secret is the operator's to make).
+    # A misspelt variable beside them shows the warning would be there.
+    everything = check_config({**unit_environment(tmp_path), **active, **commented, "LATCHKEY_RPID": "misspelt"})
+    unknown = re.findall(r"(LATCHKEY_\w+) is not a Latchkey setting", everything.stderr)
+    assert unknown == ["LATCHKEY_RPID"], everything.stderr
+
+
+def test_the_operations_guide_shows_the_example_settings_as_they_are():
+    guide = (REPO / "docs" / "OPERATIONS.md").read_text()
+    shown = [block for block in re.findall(r"```sh\n(.*?)\n```", guide, re.DOTALL) if "LATCHKEY_RP_ID=" in block]
+    assert len(shown) == 1, "docs/OPERATIONS.md shows the example settings in one block"
+    settings = [line for line in ENV_EXAMPLE.read_text().splitlines() if re.match(r"#?LATCHKEY_", line)]
+    assert shown[0].splitlines() == settings, "the block lists the file's settings, in its order, as they are written"
+    assert "install -D -m 600 /opt/latchkey/deploy/latchkey.env.example /etc/latchkey/latchkey.env" in guide

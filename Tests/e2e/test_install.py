@@ -1,10 +1,12 @@
 """A real install and a real backup: `scripts/install PREFIX` builds a release binary with the Swift
-standard library linked in and installs it with Config/ and Public/; the installed server runs from
-another folder with no Swift toolchain on PATH through a registration and a sign-in. `latchkey
-backup FILE` copies a live SQLite store while it is written to, and the copy serves sign-ins."""
+standard library linked in and installs it, stripped (its symbols in latchkey.debug beside it), with
+Config/, Public/ and the examples of deploy/; the installed server runs from another folder with no
+Swift toolchain on PATH through a registration and a sign-in. `latchkey backup FILE` copies a live
+SQLite store while it is written to, and the copy serves sign-ins."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import subprocess
 import threading
@@ -26,6 +28,22 @@ def test_the_installed_server_runs_without_a_swift_toolchain(tmp_path):
     assert f"ExecStart={prefix}/bin/latchkey serve" in (prefix / "latchkey.service").read_text()
     libraries = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
     assert "libswiftCore" not in libraries and "libFoundation" not in libraries, libraries
+
+    # Stripped: no symbol table or debug information; those are in latchkey.debug, which the binary names.
+    sections = subprocess.run(["readelf", "-S", "--wide", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert ".debug_info" not in sections and ".symtab" not in sections, "the installed binary is not stripped"
+    assert ".gnu_debuglink" in sections
+    symbols = subprocess.run(["readelf", "-S", "--wide", str(prefix / "bin" / "latchkey.debug")],
+                             capture_output=True, text=True, check=True).stdout
+    assert ".debug_info" in symbols and ".symtab" in symbols
+    if shutil.which("file"):
+        described = subprocess.run(["file", "-b", str(binary)], capture_output=True, text=True, check=True).stdout
+        assert ", stripped" in described, described
+    # deploy/ beside it, pointing at the prefix, as the unit is.
+    for example in sorted((REPO / "deploy").iterdir()):
+        installed = prefix / "deploy" / example.name
+        assert installed.read_text() == example.read_text().replace("/opt/latchkey", str(prefix)), installed
+    assert (prefix / "latchkey.service").read_text() == (prefix / "deploy" / "latchkey.service").read_text()
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
