@@ -206,8 +206,11 @@ public struct WebhookOutboxStatus: Sendable, Equatable {
 /// other store protocols, in the transaction of their change; with each event the store writes one
 /// pending delivery per webhook receiver it was opened with.
 public protocol SecurityEventStore: Sendable {
-    /// Writes an event that goes with no change (a refused sign-in), with its deliveries.
-    func recordEvent(_ event: SecurityEvent) async throws
+    /// Writes an event that goes with no change (a refused sign-in), with its deliveries. With `whileItsUserExists`,
+    /// only if the event's user is still there, checked in the write's transaction (holding the user's row against
+    /// a deletion until it commits), so no event of a user follows their `account.deleted`; false when not written.
+    @discardableResult
+    func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) async throws -> Bool
     /// Events matching `query`, newest first.
     func securityEvents(_ query: SecurityEventQuery) async throws -> [SecurityEvent]
     /// One event by its ID.
@@ -277,4 +280,11 @@ public struct WebhookOutbox: Sendable, Equatable {
 
     /// No receivers: events are only logged in the store.
     public static let none = WebhookOutbox(receivers: [])
+}
+
+extension SecurityEventStore {
+    /// Writes an event that goes with no change, whether or not its user is still there.
+    public func recordEvent(_ event: SecurityEvent) async throws {
+        try await recordEvent(event, whileItsUserExists: false)
+    }
 }

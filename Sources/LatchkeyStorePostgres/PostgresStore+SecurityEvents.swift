@@ -102,10 +102,19 @@ extension PostgresStore {
         }
     }
 
-    public func recordEvent(_ event: SecurityEvent) async throws {
+    @discardableResult
+    public func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) async throws -> Bool {
         let outbox = webhooks
-        // A transaction: with receivers, the user's ordering lock is held until the event is written.
-        try await transaction { connection in try await Self.insert([event], outbox: outbox, on: connection) }
+        // A transaction: with receivers, the user's ordering lock is held until the event is written; the user's
+        // row is held against a deletion (FOR SHARE) until then too, so a deletion commits before or after it.
+        return try await transaction { connection in
+            if whileItsUserExists, let handle = event.userHandle {
+                let found = try await Self.rows("SELECT 1 FROM users WHERE handle = \(handle.bytea) FOR SHARE", on: connection) { _ in true }
+                guard !found.isEmpty else { return false }
+            }
+            try await Self.insert([event], outbox: outbox, on: connection)
+            return true
+        }
     }
 
     // MARK: Reading events

@@ -110,8 +110,20 @@ extension SQLiteStore {
         }
     }
 
-    public func recordEvent(_ event: SecurityEvent) throws {
-        try withTransaction { try insert([event], into: $0) }
+    @discardableResult
+    public func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) throws -> Bool {
+        try withTransaction { database in
+            // SQLite has one writer at a time: the user read here stays until this transaction ends.
+            if whileItsUserExists, let handle = event.userHandle {
+                let exists = try database.withStatement("SELECT 1 FROM users WHERE handle = ?") { row in
+                    try row.bind(handle)
+                    return try row.step()
+                }
+                guard exists else { return false }
+            }
+            try insert([event], into: database)
+            return true
+        }
     }
 
     // MARK: Reading events

@@ -288,3 +288,20 @@ extension StoreContractTests {
         #expect(try await store.webhookOutboxStatus().depth == 1, "the old event's delivery went with it; the pending one stays")
     }
 }
+
+extension StoreContractTests {
+    /// A refused sign-in recorded after its account was deleted (a deletion racing a sign-in) is not written: no event
+    /// of a user follows their `account.deleted`, nor is one sent.
+    @Test(arguments: StoreBackend.all)
+    func anEventWhileItsUserExistsIsNotWrittenForADeletedUser(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.createUser(alice, recording: [Self.event(.userCreated, 1, user: alice)])
+        #expect(try await store.recordEvent(Self.event(.signInRefused, 2, user: alice, at: 2), whileItsUserExists: true))
+        #expect(try await store.deleteUser(handle: alice.handle, recording: [Self.event(.accountDeleted, 3, user: alice, at: 3)]) != nil)
+        #expect(try await !store.recordEvent(Self.event(.signInRefused, 4, user: alice, at: 4), whileItsUserExists: true))
+        let events = try await store.securityEvents(SecurityEventQuery(userHandle: alice.handle))
+        #expect(events.map(\.type) == [.accountDeleted, .signInRefused, .userCreated])
+        #expect(try await store.securityEvent(id: Self.event(.signInRefused, 4, user: alice).id) == nil)
+    }
+}

@@ -14,8 +14,10 @@ extension LatchkeyServices {
         let reason = (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
         let detail = String((deviceKeyID == nil ? reason : "device key: " + reason).prefix(300))
         do {
-            try await store.recordEvent(events.event(
-                .signInRefused, origin, user: owner, credential: credential, credentialID: deviceKeyID, detail: detail))
+            // Not for an account deleted while it signed in: no event follows its account.deleted.
+            try await store.recordEvent(
+                events.event(.signInRefused, origin, user: owner, credential: credential, credentialID: deviceKeyID, detail: detail),
+                whileItsUserExists: true)
         } catch {
             logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])
         }

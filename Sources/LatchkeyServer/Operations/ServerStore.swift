@@ -198,8 +198,8 @@ struct ServerStore: LatchkeyStore {
 
     // MARK: Security events
 
-    func recordEvent(_ event: SecurityEvent) async throws {
-        try await call("recordEvent") { try await base.recordEvent(event) }
+    func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) async throws -> Bool {
+        try await call("recordEvent") { try await base.recordEvent(event, whileItsUserExists: whileItsUserExists) }
     }
     func securityEvents(_ query: SecurityEventQuery) async throws -> [SecurityEvent] {
         try await call("securityEvents") { try await base.securityEvents(query) }
