@@ -172,13 +172,20 @@ extension LatchkeyConfiguration {
         guard let mine = try? listenAddress(address, key: "") else { return nil }
         for other in others {
             guard let theirs = try? listenAddress(other.address, key: ""), theirs.port == mine.port else { continue }
-            let (a, b) = (boundHost(mine.host), boundHost(theirs.host))
-            let everywhere = ["0.0.0.0", "::", "*"]
-            if a == b || everywhere.contains(a) || everywhere.contains(b) {
+            if sameAddress(boundHost(mine.host), boundHost(theirs.host)) {
                 return "\"\(address)\" takes port \(mine.port), which is \(other.name) (\(other.address)); give this listener a port of its own"
             }
         }
         return nil
+    }
+
+    /// Whether two listeners on one port would take the same address: the same host, or a wildcard of the other's
+    /// family (`0.0.0.0` every IPv4 address, `::` every address of either family, as Linux binds it by default).
+    private static func sameAddress(_ a: String, _ b: String) -> Bool {
+        func covers(_ wildcard: String, _ host: String) -> Bool {
+            wildcard == "::" || (wildcard == "0.0.0.0" && !host.contains(":"))
+        }
+        return a == b || covers(a, b) || covers(b, a)
     }
 
     private static func boundHost(_ host: String) -> String {

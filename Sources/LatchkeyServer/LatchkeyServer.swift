@@ -167,7 +167,6 @@ public enum LatchkeyServer {
             operations: operations, authenticatorNames: names)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         var services: [any Service] = [
-            ShutdownNotice(logger: logger),
             store,
             ExpiredRecordPurger(
                 store: shared.store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
@@ -184,9 +183,7 @@ public enum LatchkeyServer {
         // PostgreSQL pool, the admin and metrics listeners and the webhook requests hold theirs.
         let (maximumConnections, warning) = DescriptorBudget.maximumConnections(
             configured: configuration.maxConnections, descriptorLimit: DescriptorBudget.raiseLimit(),
-            otherConnections: (configuration.database.contains("://") ? 20 : 0)
-                + [metricsAddress, adminAddress].compactMap { $0 }.count * Self.internalListenerConnections
-                + configuration.webhookURLs.count * WebhookDispatcher.batchSize)
+            otherConnections: try otherConnections(configuration))
         if let warning { logger.warning("\(warning)") }
         // The same limits on the admin and metrics listeners: they are reached by fewer, not by more trusted, peers.
         func listener(limit: Int) -> (server: HTTPServerBuilder, onRunning: @Sendable (any Channel) async -> Void) {
@@ -242,11 +239,28 @@ public enum LatchkeyServer {
     /// Connections the admin listener holds open at most: it serves a few backends.
     static let internalListenerConnections = 64
 
+    /// The connections the server holds beside the main listener's: the PostgreSQL pool, the admin and metrics
+    /// listeners' connections, webhook requests.
+    static func otherConnections(_ configuration: LatchkeyConfiguration) throws -> Int {
+        let listeners = [try configuration.metricsListenAddress, try configuration.adminListenAddress].compactMap { $0 }.count
+        return (configuration.database.contains("://") ? 20 : 0) + listeners * internalListenerConnections
+            + configuration.webhookURLs.count * WebhookDispatcher.batchSize
+    }
+
+    /// Why the server cannot start with the open-file limit it has (raised to the hard limit first), for this
+    /// configuration; nil when it can.
+    public static func descriptorLimitProblem(_ configuration: LatchkeyConfiguration) throws -> String? {
+        DescriptorBudget.startupProblem(otherConnections: try otherConnections(configuration))
+    }
+
     /// Makes the first token signing key when the store has none, so that a store that cannot keep
     /// one fails at start-up rather than at the first sign-in.
     public static func prepareSigningKeys(_ store: any LatchkeyStore, configuration: LatchkeyConfiguration) async throws {
+        // As requests call it: a SQLite lock another process holds a moment (`latchkey admin-keys create` beside a
+        // starting server) is waited for, not a failed start ("database is locked" stopped `serve`).
         try await SignInTokens(
-            store: store, issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
+            store: ServerStore(base: store, metrics: nil, lockWait: storeDeadline(configuration)),
+            issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
             lifetime: TimeInterval(configuration.tokenLifetime)
         ).prepare()
     }

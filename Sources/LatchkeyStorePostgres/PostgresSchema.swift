@@ -219,9 +219,9 @@ enum PostgresSchema {
             "ALTER TABLE sessions ADD COLUMN device_key_id bytea",
             "CREATE INDEX sessions_by_device_key ON sessions (device_key_id) WHERE device_key_id IS NOT NULL",
         ],
-        // 0.10: the App Attest counters accepted below the highest (bit k: highest - k), so assertions sent at once
-        // may arrive in any order; a key kept before had accepted its highest only.
-        ["ALTER TABLE app_attest_keys ADD COLUMN accepted_counters bigint NOT NULL DEFAULT 1"],
+        // 0.9: the App Attest counters accepted below the highest (bit k: highest - k), so assertions sent at once
+        // may arrive in any order; a key kept before refused every counter up to its highest: all bits set (-1).
+        ["ALTER TABLE app_attest_keys ADD COLUMN accepted_counters bigint NOT NULL DEFAULT -1"],
     ]
 
     /// The table that records which migrations ran.

@@ -23,12 +23,14 @@ extension PostgresStore {
     /// The class of the advisory locks that keep each ordering key's deliveries in commit order (`lkwd`).
     static let deliveryOrderLockClass: Int32 = 0x6C6B_7764
 
-    /// The lock on one user's ordering key that a transaction takes before it writes that user's events, and holds
-    /// until it ends: of two transactions writing events for one user, the one that takes it first draws the lower
-    /// event sequence numbers and delivery IDs and commits first, so the user's events are listed, claimed and sent
-    /// in the order their changes committed, and a claim never sees a later delivery while an earlier one is still
-    /// uncommitted. Taken after the change's own writes, and a transaction writes one user's events only, so it is
-    /// the last lock a transaction takes and cannot be part of a deadlock. `key` is the SQL of the key's bytes.
+    /// The lock on one user's ordering key that a transaction takes, when there are webhook receivers, before it writes
+    /// that user's events, and holds until it ends: of two transactions writing events for one user, the one that takes
+    /// it first draws the lower event sequence numbers and delivery IDs and commits first, so the user's events are
+    /// listed, claimed and sent in the order their changes committed, and a claim never sees a later delivery while an
+    /// earlier one is still uncommitted. A transaction takes it after the change's own writes and writes one user's
+    /// events only, so it is its last lock; the sign-in's single statement may end its replaced sessions after taking
+    /// it, and a deadlock that makes (a sign-out of such a session at that moment) is rolled back by PostgreSQL and
+    /// made again (`busy`). `key` is the SQL of the key's bytes.
     static func deliveryOrderLock(key: String) -> String {
         "pg_advisory_xact_lock(\(deliveryOrderLockClass), hashtext(encode(\(key), 'hex')))"
     }

@@ -54,8 +54,9 @@ public final class PostgresStore: LatchkeyStore {
         self.client = client
         // Detached: the pool lives as long as the store, not as the caller's task (nor does it
         // inherit the caller's graceful-shutdown handler); ``close()`` ends it. The store is handed out once the
-        // task has entered `run()` (which marks the pool running before it first suspends), so that no first call
-        // finds it not running yet (postgres-nio then warned "run() hasn't been called yet" at every start).
+        // task is about to enter `run()`, which marks the pool running before it first suspends: a first call that
+        // still finds it not running (postgres-nio's "run() hasn't been called yet", logged at every start before)
+        // would have to be made in the few instructions between.
         let (entered, signal) = AsyncStream.makeStream(of: Void.self)
         pool = Mutex(Task.detached {
             signal.finish()

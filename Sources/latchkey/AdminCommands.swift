@@ -169,15 +169,16 @@ struct UsersCommand: AsyncParsableCommand {
     /// `latchkey users unaddressable`: one username a line; exit 1 when there is any.
     struct Unaddressable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the accounts whose usernames have a \".\" or \"..\" segment (\"../bob\"), which no /admin/v1/users/{username} route can name; exit 1 when there is any.")
+            abstract: "List, one a line, the usernames with a \".\" or \"..\" segment (\"../bob\"), which no /admin/v1/users/{username} route can name; exit 1 when there is any.")
 
         func run() async throws {
             let users = try await withStore(creatingIfMissing: false) { try await UnaddressableUsernames.list(in: $0) }
             guard !users.isEmpty else {
-                print("every username can be addressed by the admin API")
+                FileHandle.standardError.write(Data("latchkey: every username can be addressed by the admin API\n".utf8))
                 return
             }
-            for user in users { print(user.username.debugDescription) }
+            // As kept, to paste into `users rename` (a username holds no control character, so one a line).
+            for user in users { print(user.username) }
             FileHandle.standardError.write(Data(
                 "latchkey: \(users.count) account\(users.count == 1 ? "" : "s") the admin API cannot name; give each a new username with: latchkey users rename OLD NEW\n".utf8))
             throw ExitCode(1)
@@ -189,7 +190,7 @@ struct UsersCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Give an account a new username (its passkeys, sessions and token subject stay); recorded as user.updated.")
 
-        @Argument(help: "The username as the account is kept (as `latchkey users unaddressable` prints it, without the quotes; after `--` when it starts with '-').")
+        @Argument(help: "The username as the account is kept, as `latchkey users unaddressable` prints it (after `--` when it starts with '-').")
         var old: String
         @Argument(help: "The new username, checked as every new username is.")
         var new: String

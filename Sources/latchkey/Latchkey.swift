@@ -79,7 +79,7 @@ struct Serve: AsyncParsableCommand {
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
             "conformanceMode": "\(settings.conformanceMode)", "home": "\(settings.home)",
         ])
-        if let problem = DescriptorBudget.startupProblem() {
+        if let problem = try LatchkeyServer.descriptorLimitProblem(settings) {
             FileHandle.standardError.write(Data("latchkey: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
@@ -102,10 +102,16 @@ struct Serve: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             FileHandle.standardError.write(Data("latchkey: configuration error: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
+        } catch let error as StoreError where error.code == .unavailable || error.code == .busy {
+            // Not the configuration's fault: the store is there but did not answer in time.
+            FileHandle.standardError.write(Data("latchkey: the store is unavailable (LATCHKEY_DATABASE): \(error.message)\n".utf8))
+            throw ExitCode(69)  // EX_UNAVAILABLE
         } catch let error as StoreError {
             FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
             throw ExitCode(78)
         }
+        let stopNotice = StopSignalNotice(logger: logger)
+        defer { withExtendedLifetime(stopNotice) {} }
         do {
             try await application.runService()
             logger.notice("stopped")

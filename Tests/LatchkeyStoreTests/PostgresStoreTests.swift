@@ -123,6 +123,24 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Two instances on a new database whose webhook outbox has one receiver, and alice with her passkey 1 (counter 3).
+    static func aliceOnTwoInstances() async throws -> (PostgresStore, PostgresStore, WebhookOutbox, UserRecord) {
+        let database = try await TestPostgres.makeDatabase()
+        let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
+        let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
+        let alice = Fixtures.user("alice", handle: 1)
+        try await first.registerNew(alice, with: Fixtures.credential(1, of: alice, signCount: 3))
+        return (first, second, outbox, alice)
+    }
+
+    /// A sign-in of alice's passkey 1 (counter 3 to 4) that records `event`, its challenge pending on `store`.
+    static func signIn(of alice: UserRecord, recording event: SecurityEvent, pendingOn store: PostgresStore) async throws -> CompletedSignIn {
+        var signIn = Fixtures.signIn(Fixtures.credential(1, of: alice, signCount: 3), from: 3, to: 4, session: Fixtures.session(1, of: alice))
+        signIn.events = [event]
+        try await store.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        return signIn
+    }
+
     /// How the later of two changes for one user writes its event: with a statement of its own, or inside the one
     /// statement that records a sign-in.
     enum LaterChange: CaseIterable { case event, signIn }
@@ -132,18 +150,10 @@ struct PostgresStoreTests {
     /// in the other).
     @Test(arguments: LaterChange.allCases)
     func oneUsersDeliveriesAreClaimedInOrderWhateverOrderTheirTransactionsCommitIn(later kind: LaterChange) async throws {
-        let database = try await TestPostgres.makeDatabase()
-        let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
-        let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
-        let alice = Fixtures.user("alice", handle: 1)
-        let passkey = Fixtures.credential(1, of: alice, signCount: 3)
-        try await first.registerNew(alice, with: passkey)
+        let (first, second, outbox, alice) = try await Self.aliceOnTwoInstances()
         let earlier = StoreContractTests.event(.passkeyRenamed, 1, user: alice)
         let later = StoreContractTests.event(.signInSucceeded, 2, user: alice)
-        var answered = Fixtures.signIn(passkey, from: 3, to: 4, session: Fixtures.session(1, of: alice))
-        answered.events = [later]
-        let signIn = answered
-        try await second.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        let signIn = try await Self.signIn(of: alice, recording: later, pendingOn: second)
 
         let (written, writtenSignal) = AsyncStream.makeStream(of: Void.self)
         let (commit, commitSignal) = AsyncStream.makeStream(of: Void.self)
@@ -181,18 +191,10 @@ struct PostgresStoreTests {
     /// taken after the event's row: the waiting event had the lower number and was sent second).
     @Test(arguments: LaterChange.allCases)
     func oneUsersEventsAreNumberedInTheOrderTheyAreSent(waiting kind: LaterChange) async throws {
-        let database = try await TestPostgres.makeDatabase()
-        let outbox = WebhookOutbox(receivers: ["https://a.example/hooks"])
-        let (first, second) = (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
-        let alice = Fixtures.user("alice", handle: 1)
-        let passkey = Fixtures.credential(1, of: alice, signCount: 3)
-        try await first.registerNew(alice, with: passkey)
+        let (first, second, outbox, alice) = try await Self.aliceOnTwoInstances()
         let holder = StoreContractTests.event(.passkeyRenamed, 1, user: alice)
         let waiter = StoreContractTests.event(.signInSucceeded, 2, user: alice)
-        var answered = Fixtures.signIn(passkey, from: 3, to: 4, session: Fixtures.session(1, of: alice))
-        answered.events = [waiter]
-        let signIn = answered
-        try await first.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        let signIn = try await Self.signIn(of: alice, recording: waiter, pendingOn: first)
 
         let (locked, lockedSignal) = AsyncStream.makeStream(of: Void.self)
         let (write, writeSignal) = AsyncStream.makeStream(of: Void.self)

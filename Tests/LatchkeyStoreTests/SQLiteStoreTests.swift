@@ -97,6 +97,25 @@ struct SQLiteStoreTests {
         #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
     }
 
+    /// An App Attest key kept before the counter window refused every counter up to its highest; migrated, it still does.
+    @Test func anAppAttestKeyKeptBeforeTheWindowHasEveryCounterBelowItsHighestSpent() throws {
+        try FileManager.default.createDirectory(
+            at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            let old = try SQLiteConnection(path: path)
+            for migration in SQLiteSchema.migrations.dropLast() { try old.execute(migration) }
+            try old.execute("PRAGMA user_version = \(SQLiteSchema.migrations.count - 1)")
+            try old.execute("""
+                INSERT INTO app_attest_keys (key_id, public_key, app_id, environment, receipt, counter, created_at)
+                VALUES (x'01', x'04', 'ABCDE12345.com.example.app', 'production', x'00', 40, 0);
+                """)
+        }
+        let key = try #require(try SQLiteStore(path: path).appAttestKey(id: [0x01]))
+        let counters = AppAttestCounters(highest: key.counter, accepted: key.acceptedCounters)
+        #expect(key.acceptedCounters == UInt64.max)
+        #expect(counters.accepting(39) == nil && counters.accepting(1) == nil && counters.accepting(41) != nil)
+    }
+
     @Test func aSchemaNewerThanThisBinaryIsRefused() throws {
         _ = try SQLiteStore(path: path)
         try SQLiteConnection(path: path).execute("PRAGMA user_version = \(SQLiteSchema.migrations.count + 1)")

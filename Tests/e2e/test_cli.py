@@ -110,8 +110,8 @@ def test_an_open_file_limit_too_low_to_run_is_one_line_naming_it(tmp_path):
                           preexec_fn=low_limit)
     assert done.returncode == 69, done.stderr
     failures = [line for line in done.stderr.splitlines() if line.startswith("latchkey:")]
-    assert failures == ["latchkey: the open-file limit (ulimit -n) is 24, and Latchkey needs at least 64 descriptors to start: "
-                        "raise it (ulimit -n, or LimitNOFILE= under systemd)"], done.stderr
+    assert failures == ["latchkey: the open-file limit (ulimit -n) is 24, and Latchkey needs at least 64 descriptors to start "
+                        "with this configuration: raise it (ulimit -n, or LimitNOFILE= under systemd)"], done.stderr
     assert "Too many open files" not in done.stderr and not (tmp_path / "db.sqlite").exists()
 
 

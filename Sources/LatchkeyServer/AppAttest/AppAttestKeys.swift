@@ -63,7 +63,9 @@ struct AppAttestKeys: Sendable {
             throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
         }
         _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "appAttestChallenge")
-        var counters = AppAttestCounters(highest: key.counter, accepted: key.acceptedCounters)
+        // The stored pair as read, compared by the update (the window reads bit 0 as set whatever is stored).
+        var stored = (counter: key.counter, accepted: key.acceptedCounters)
+        var counters = AppAttestCounters(highest: stored.counter, accepted: stored.accepted)
         let counter = try assertionVerifier.verify(
             assertion: assertion, publicKey: key.publicKey, clientDataHash: Digest.sha256(clientData), counters: counters)
         let now = Date()
@@ -71,16 +73,15 @@ struct AppAttestKeys: Sendable {
         // counters again and tries once more, as long as its own counter is still admitted.
         for _ in 0..<Self.counterUpdateAttempts {
             guard let accepted = counters.accepting(counter) else { throw APIError.badRequest(counters.refusal(of: counter)) }
-            if try await store.updateAppAttestCounters(
-                id: keyID, from: (counters.highest, counters.accepted), to: (accepted.highest, accepted.accepted), at: now)
-            {
+            if try await store.updateAppAttestCounters(id: keyID, from: stored, to: (accepted.highest, accepted.accepted), at: now) {
                 key.counter = accepted.highest
                 key.acceptedCounters = accepted.accepted
                 key.lastUsedAt = now
                 return (key, counter)
             }
             guard let current = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
-            counters = AppAttestCounters(highest: current.counter, accepted: current.acceptedCounters)
+            stored = (current.counter, current.acceptedCounters)
+            counters = AppAttestCounters(highest: stored.counter, accepted: stored.accepted)
         }
         throw APIError(.serviceUnavailable, "App Attest assertion: too many assertions of this key at once; send it again with a new challenge")
     }

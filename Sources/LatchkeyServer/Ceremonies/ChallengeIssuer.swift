@@ -77,9 +77,20 @@ struct ChallengeIssuer: Sendable {
 
     /// Puts back a challenge taken for a request that turned out to lack what only the caller could add (its session):
     /// nothing was decided with it, so the same challenge, with its own expiry, answers the request sent again with it.
-    /// Of two such requests at once, only one took the challenge; the other was refused as for a spent one.
-    func giveBack(_ pending: PendingCeremony) async throws {
-        try await store.savePendingCeremony(pending)
+    /// Of two such requests at once, only one took the challenge; the other was refused as for a spent one. It counts
+    /// in `client`'s caps again, as when it was issued; when they are full it stays spent.
+    func giveBack(_ pending: PendingCeremony, client: ClientAddress, now: Date = Date()) async throws {
+        do throws(PendingChallengeCaps.Refusal) {
+            try caps.reserve(pending.challengeHash, for: client, expiresAt: pending.expiresAt, now: now)
+        } catch {
+            return
+        }
+        do {
+            try await store.savePendingCeremony(pending)
+        } catch {
+            caps.release(pending.challengeHash)
+            throw error
+        }
     }
 
     /// The challenge the client answered, decoded from its client data.

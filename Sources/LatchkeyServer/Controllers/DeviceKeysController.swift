@@ -65,7 +65,7 @@ struct DeviceKeysController: Sendable {
         } else {
             guard let identity = context.identity else {
                 // Sent without its session: the challenge stays for the request sent again with it.
-                try await services.challenges.giveBack(pending)
+                try await services.challenges.giveBack(pending, client: context.clientAddress)
                 throw APIError(.unauthorized, "not signed in: enrolling a device key without a ticket needs the session that asked for its options")
             }
             user = identity.user

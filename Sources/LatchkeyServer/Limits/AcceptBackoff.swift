@@ -77,17 +77,19 @@ final class AcceptBackoff: ChannelInboundHandler, Sendable {
 }
 
 /// How many connections a listener may hold open, from the process's file descriptor limit.
-public enum DescriptorBudget {
-    /// The fewest descriptors the server starts with: the reserve and a few connections. Below it the store or a
-    /// listener failed to open with a bare "Too many open files" (a limit under about 28 did).
-    public static let minimum = 64
+enum DescriptorBudget {
+    /// The fewest descriptors the server starts with: the reserve and a few connections (64 with SQLite and no other
+    /// listener). Below it the store or a listener failed to open with a bare "Too many open files" (a limit under
+    /// about 28 did), or the server ran with room for almost no connection.
+    static func minimum(otherConnections: Int) -> Int { reserve(otherConnections: otherConnections) + 16 }
 
-    /// Raises the limit (``raiseLimit()``) and says why the server cannot start when it is still below ``minimum``.
-    public static func startupProblem() -> String? {
+    /// Raises the limit (``raiseLimit()``) and says why the server cannot start when it is still below ``minimum(otherConnections:)``.
+    static func startupProblem(otherConnections: Int) -> String? {
         let limit = raiseLimit()
-        guard limit < minimum else { return nil }
-        return "the open-file limit (ulimit -n) is \(limit), and Latchkey needs at least \(minimum) descriptors to start: "
-            + "raise it (ulimit -n, or LimitNOFILE= under systemd)"
+        let needed = minimum(otherConnections: otherConnections)
+        guard limit < needed else { return nil }
+        return "the open-file limit (ulimit -n) is \(limit), and Latchkey needs at least \(needed) descriptors to start "
+            + "with this configuration: raise it (ulimit -n, or LimitNOFILE= under systemd)"
     }
 
     /// Descriptors kept for everything but the main listener's connections: the store's files, the
@@ -97,7 +99,7 @@ public enum DescriptorBudget {
 
     /// Raises the soft limit on open files to the hard limit (as Go's runtime does), and returns
     /// the soft limit then in force.
-    public static func raiseLimit() -> Int {
+    static func raiseLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {

@@ -18,7 +18,7 @@ public struct AppAttestCounters: Sendable, Equatable {
         self.accepted = accepted | 1
     }
 
-    /// The window of a key just attested, or as a store that kept only the highest counter knew it.
+    /// The window of a key just attested (counter 0, accepted), or of one whose counters below the highest are all spent.
     public init(highest: UInt32) {
         self.init(highest: highest, accepted: 1)
     }
@@ -36,7 +36,7 @@ public struct AppAttestCounters: Sendable, Equatable {
 
     /// Why `counter` is refused, for ``accepting(_:)``'s nil.
     public func refusal(of counter: UInt32) -> String {
-        highest - counter < Self.width
+        counter > highest || highest - counter < Self.width
             ? "App Attest assertion: the counter \(counter) was accepted before (an assertion is accepted once)"
             : "App Attest assertion: the counter \(counter) is \(Self.width) or more below the highest accepted, \(highest)"
     }
