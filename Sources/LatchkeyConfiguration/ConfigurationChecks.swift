@@ -157,13 +157,21 @@ extension LatchkeyConfiguration {
     }
 
     static func metricsAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
-        listenAddressProblem(address) ?? sharedListenerProblem(address, with: [("the main listener's", "\(configuration.host):\(configuration.port)")])
+        listenAddressProblem(address) ?? listenHostProblem(address)
+            ?? sharedListenerProblem(address, with: [("the main listener's", "\(configuration.host):\(configuration.port)")])
     }
 
     static func adminAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
-        listenAddressProblem(address) ?? sharedListenerProblem(address, with: [
+        listenAddressProblem(address) ?? listenHostProblem(address) ?? sharedListenerProblem(address, with: [
             ("the main listener's", "\(configuration.host):\(configuration.port)"), ("metricsAddress's", configuration.metricsAddress),
         ])
+    }
+
+    /// The host of a second listener resolves, as `host`'s must (`serve` stopped with "does not resolve" after
+    /// `check-config` passed it).
+    private static func listenHostProblem(_ address: String) -> String? {
+        guard let (host, _) = try? listenAddress(address, key: "") else { return nil }
+        return hostProblem(host)
     }
 
     /// A second listener on an address another one takes (the same port on the same host, or on every address):

@@ -16,7 +16,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an admin key and print it on standard output; it is never shown again.")
 
-        @Option(parsing: .unconditional, help: "A name for the key (1-64 letters, digits, '.', '_', '-'), to list and revoke it by.")
+        @Option(help: "A name for the key (1-64 letters, digits, '.', '_', '-', not starting with '-'), to list and revoke it by.")
         var name: String
 
         func run() async throws {
@@ -130,10 +130,6 @@ func withStore<T: Sendable>(creatingIfMissing: Bool = true, _ body: (any Latchke
             "latchkey: there is no store at \(settings.database) (LATCHKEY_DATABASE); `latchkey serve` makes it when it first starts\n".utf8))
         throw ExitCode(78)
     }
-    if isNewSQLiteFile {
-        FileHandle.standardError.write(Data(
-            "latchkey: no store was at \(settings.database) (LATCHKEY_DATABASE): made a new, empty one\n".utf8))
-    }
     let store: any LatchkeyStore
     do {
         store = try await StoreBackend.open(settings, logger: logger)
@@ -143,6 +139,11 @@ func withStore<T: Sendable>(creatingIfMissing: Bool = true, _ body: (any Latchke
     } catch let error as StoreError {
         FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
         throw ExitCode(78)
+    }
+    // Said once it is made: a store that could not be made was not (a folder the user cannot write, say).
+    if isNewSQLiteFile {
+        FileHandle.standardError.write(Data(
+            "latchkey: no store was at \(settings.database) (LATCHKEY_DATABASE): made a new, empty one\n".utf8))
     }
     do {
         let result = try await body(store)

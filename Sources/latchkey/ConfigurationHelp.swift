@@ -39,8 +39,18 @@ enum ConfigurationHelp {
         return line.isEmpty ? lines : lines + [line]
     }
 
-    private static func firstSentence(of text: String) -> String {
-        guard let end = text.range(of: ". ") else { return text }
-        return String(text[..<end.lowerBound]) + "."
+    /// Up to the first ". " that ends a sentence: one the next sentence starts after with a capital letter, and
+    /// not the one of "e.g." or "i.e." (metricsAddress's sentence was cut at "e.g.").
+    static func firstSentence(of text: String) -> String {
+        var searched = text.startIndex
+        while let end = text.range(of: ". ", range: searched..<text.endIndex) {
+            let before = text[..<end.lowerBound]
+            let next = text[end.upperBound...].first
+            if next?.isUppercase == true, !before.hasSuffix("e.g"), !before.hasSuffix("i.e") {
+                return String(before) + "."
+            }
+            searched = end.upperBound
+        }
+        return text
     }
 }

@@ -241,6 +241,10 @@ struct ConfigurationTests {
 
     @Test func otherRefusalsSayWhatIsWrong() throws {
         #expect(try refusal(["LATCHKEY_HOST": "no-such-host.invalid"]).hasPrefix(#"host (LATCHKEY_HOST): "no-such-host.invalid" does not resolve ("#))
+        #expect(try refusal(["LATCHKEY_ADMIN_ADDRESS": "no-such-host.invalid:9090"]).hasPrefix(
+            #"adminAddress (LATCHKEY_ADMIN_ADDRESS): "no-such-host.invalid" does not resolve ("#))
+        #expect(try refusal(["LATCHKEY_METRICS_ADDRESS": "no-such-host.invalid:9464"]).hasPrefix(
+            #"metricsAddress (LATCHKEY_METRICS_ADDRESS): "no-such-host.invalid" does not resolve ("#))
         let keys = LatchkeyConfiguration.keys.map(\.name).joined(separator: ", ")
         #expect(try refusal([:], file: #"{"colour": "blue"}"#) == #"FILE: unknown configuration key "colour"; known keys: \#(keys)"#)
     }

@@ -146,7 +146,7 @@ import Testing
         }
     }
 
-    @Test func usernamesAreFoldedToOneAccount() throws {
+    @Test func usernamesAreFoldedToOneAccount() async throws {
         #expect(try UserNames.username("ALICE") == "alice")
         #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")
         #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
@@ -202,6 +202,12 @@ import Testing
         // An account kept under the earlier rules is still found: today's name first, then the earlier one.
         #expect(try UserNames.lookupNames("Alice") == ["alice"])
         #expect(try UserNames.lookupNames("\u{FF21}lice") == ["alice", "\u{FF41}lice"])
+        // Typed in width forms, the account kept so is found before its folded twin, which would hide it (a probe).
+        let kept = ["alice": "new", "\u{FF41}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}": "old"]
+        let fullwidth = try await UserNames.find("\u{FF41}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}") { kept[$0] }
+        #expect(fullwidth.name == "alice" && fullwidth.account == "old")
+        #expect(try await UserNames.find("alice") { kept[$0] }.account == "new")
+        #expect(try await UserNames.find("\u{FF41}lice") { ["alice": "new"][$0] }.account == "new", "no twin: the folded name")
         #expect(try UserNames.lookupNames("Bob\u{200D}") == ["bob\u{200D}"])
         #expect(throws: APIError.self) { try UserNames.lookupNames("a\u{7}b") }
         #expect(try UserNames.displayName("👩\u{200D}💻 Ana ❤\u{FE0F}") == "👩\u{200D}💻 Ana ❤\u{FE0F}", "display names keep joiners and emoji selectors")

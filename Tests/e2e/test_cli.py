@@ -31,6 +31,9 @@ def test_serve_help_lists_every_setting_with_its_variable():
     assert len(variables) > 20
     for variable in variables:
         assert variable in done.stdout, variable
+    # A sentence is not cut at "e.g." (metricsAddress's ended there).
+    flat = " ".join(done.stdout.split())
+    assert "e.g. `127.0.0.1:9464`" in flat and "the main listener then answers `/admin/v1` with 404" in flat, done.stdout
     # Each setting is its variable's line, then its sentence indented, never wrapped by the help to column 0.
     settings = done.stdout.split("\n\n", 2)[2].split("\nUSAGE:")[0].strip().splitlines()
     assert settings[0].startswith("LATCHKEY_") and len(settings) > 2 * len(variables), done.stdout
@@ -155,9 +158,21 @@ def test_a_sqlite_path_the_user_cannot_write_is_refused_in_plain_words_by_check_
     os.chmod(theirs, 0o644)
     done = run_as_nobody("check-config", env_extra={**env, "LATCHKEY_DATABASE": str(theirs)})
     assert done.returncode == 78 and f"{theirs} cannot be read and written by this user (nobody" in done.stderr, done.stderr
+    # A command that would make the store says so only once it has (it said it made one it could not).
+    done = run_as_nobody("admin-keys", "create", "--name", "ops", env_extra=env)
+    assert done.returncode == 78 and "made a new, empty one" not in done.stderr, done.stderr
+    assert f"{database} cannot be made or written by this user (nobody" in done.stderr, done.stderr
     # A folder the user cannot enter says so, rather than passing.
     hidden = top / "private"
     hidden.mkdir(mode=0o700)
     done = run_as_nobody("check-config", env_extra={**env, "LATCHKEY_DATABASE": str(hidden / "x" / "latchkey.sqlite")})
     assert done.returncode == 78 and f"cannot be reached by this user (nobody" in done.stderr and "Permission denied" in done.stderr, done.stderr
     shutil.rmtree(top)
+
+
+def test_an_admin_key_name_starting_with_a_dash_is_refused_at_creation(tmp_path):
+    """`admin-keys revoke -h` printed help and revoked the key named "-h" it could not read as a name."""
+    env = {"LATCHKEY_DATABASE": str(tmp_path / "db.sqlite")}
+    done = run("admin-keys", "create", "--name=-h", env_extra=env)
+    assert done.returncode == 64 and "not starting with '-'" in done.stderr, done.stderr
+    assert run("admin-keys", "create", "--name", "ops-1", env_extra=env).returncode == 0

@@ -34,6 +34,7 @@ def test_json_logs_are_one_object_per_line_with_the_request_id(server_factory):
     client, _, _, result = register(server, auth, username)
     r = client.post("/assertion/options", {"username": username})
     request_id = r.headers["X-Request-ID"]
+    refused = client.post("/assertion/options", {"username": "nobody-" + username})
     server.stop()
     lines = server.stderr_path.read_text().splitlines()
     events = [json.loads(line) for line in lines]  # every line is one JSON object
@@ -41,6 +42,10 @@ def test_json_logs_are_one_object_per_line_with_the_request_id(server_factory):
     assert any(e["message"] == "starting" for e in events)
     registered = [e for e in events if e["message"] == "passkey registered"]
     assert len(registered) == 1 and re.fullmatch(r"[0-9a-f]{32}", registered[0]["requestID"]), registered
+    # Names and messages are their own characters in JSON (they were quoted a second time: "\"alice\"").
+    assert registered[0]["user"] == username, registered
+    refusals = [e for e in events if e["message"] == "request refused" and e.get("route") == "/assertion/options"]
+    assert [e["errorMessage"] for e in refusals] == [refused.json()["errorMessage"]], refusals
     assert result["sessionToken"] not in server.stderr_path.read_text(), "no session token in the logs"
     # Hummingbird's own per-request lines carry our ID too when at debug level; at info, the
     # options request logs nothing, so the reply's ID must simply be well formed.

@@ -9,15 +9,16 @@ public enum AdminKeys {
     /// What every admin key starts with, so that one found in a log or a repository is recognised.
     public static let prefix = "lk_admin_"
 
-    /// A key name: 1 to 64 letters, digits, `.`, `_` and `-`.
+    /// A key name: 1 to 64 letters, digits, `.`, `_` and `-`, not starting with `-` (which the command line that
+    /// revokes it would read as an option: `admin-keys revoke -h` printed help and revoked nothing).
     public static func checkName(_ name: String) throws {
         let allowed = name.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
         }
-        guard (1...64).contains(name.utf8.count), allowed else {
-            throw AdminKeyError("an admin key name is 1 to 64 letters, digits, '.', '_' and '-'; \"\(name)\" is not")
+        guard (1...64).contains(name.utf8.count), allowed, !name.hasPrefix("-") else {
+            throw AdminKeyError("an admin key name is 1 to 64 letters, digits, '.', '_' and '-', not starting with '-'; \"\(name)\" is not")
         }
     }
 

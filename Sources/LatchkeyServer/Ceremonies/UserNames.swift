@@ -34,9 +34,11 @@ enum UserNames {
     /// What `lookup` finds by the first of ``lookupNames(_:)`` that finds anything, with the name today's
     /// rules give `raw` (for messages and decoys): one lookup for most names, two for an account kept
     /// under the earlier rules.
+    /// A name typed in width forms (`ａｌｉｃｅ`) is looked up as kept under the earlier rules first: an account kept so
+    /// is the one it names exactly, which its folded twin (`alice`, made since) would otherwise hide from every route.
     static func find<Account>(_ raw: String, by lookup: (String) async throws -> Account?) async throws -> (name: String, account: Account?) {
         let names = try lookupNames(raw)
-        for name in names {
+        for name in names.count > 1 ? names.reversed() : names {
             if let account = try await lookup(name) { return (names[0], account) }
         }
         return (names[0], nil)

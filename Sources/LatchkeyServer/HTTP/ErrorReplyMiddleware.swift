@@ -14,7 +14,7 @@ struct ErrorReplyMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             context.logger.info("request refused", metadata: [
                 "method": "\(request.method)", "route": "\(route)", "status": "\(error.status.code)",
-                "errorMessage": "\(error.message.debugDescription)",
+                "errorMessage": .quoted(error.message),
             ])
             return try error.response(from: request, context: context)
         } catch let error as any HTTPResponseError {
