@@ -435,3 +435,34 @@ def test_accounts_kept_under_an_unaddressable_name_are_listed_and_renamed_at_the
     events = backend.admin("GET", "/events?type=user.updated&user=legacy").json()["events"]
     assert [(e["detail"], e["actor"]) for e in events] == [('changed username (was "../legacy")', {"type": "system", "name": "cli"})]
     assert latchkey_command(server, "users", "unaddressable").returncode == 0
+
+
+def test_an_account_kept_under_a_name_refused_today_still_adds_a_passkey_by_ticket_and_by_session(server_factory):
+    """Options re-checked the holder's name with today's rules: a ticket the admin API issued (201) for `lg/..`
+    was then refused at /attestation/options (found by a black-box probe)."""
+    server = server_factory("kept-names", {"LATCHKEY_REGISTRATION": "tickets", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
+    backend = backend_for(server, create_admin_key(server, "kept"))
+    made = backend.create_user(new_username())
+    with sqlite3.connect(server.env["LATCHKEY_DATABASE"]) as database:
+        database.execute("UPDATE users SET username = ?, display_name = ? WHERE username = ?", ("lg/..", "LG", made["username"]))
+    with sqlite3.connect(server.env["LATCHKEY_DATABASE"]) as database:
+        handle = database.execute("SELECT handle FROM users WHERE username = 'lg/..'").fetchone()[0]
+    # The admin API cannot name it by path, but a backend finds it in the list and the CLI can issue for it: here the
+    # ticket is written through the list's handle, by renaming it to a reachable name and back in the store.
+    with sqlite3.connect(server.env["LATCHKEY_DATABASE"]) as database:
+        database.execute("UPDATE users SET username = 'lg-temp' WHERE handle = ?", (handle,))
+    ticket = backend.ticket("lg-temp")["ticket"]
+    with sqlite3.connect(server.env["LATCHKEY_DATABASE"]) as database:
+        database.execute("UPDATE users SET username = 'lg/..' WHERE handle = ?", (handle,))
+    authenticator = server.authenticator()
+    options = assert_ok(requests.post(server.url + "/attestation/options", json={"enrollmentTicket": ticket}, timeout=10))
+    assert options["user"]["name"] == "lg/.." and options["user"]["id"] == made["userHandle"], options
+    registered = assert_ok(requests.post(server.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    assert registered["username"] == "lg/..", registered
+    # Signed in, the account adds another passkey naming itself as kept.
+    bearer = {"Authorization": f"Bearer {registered['sessionToken']}"}
+    again = assert_ok(requests.post(server.url + "/attestation/options", json={"username": "lg/.."}, headers=bearer, timeout=10))
+    assert again["user"]["id"] == made["userHandle"] and len(again["excludeCredentials"]) == 1, again
+    # Another name today's rules refuse still is refused, with the ticket too.
+    other = requests.post(server.url + "/attestation/options", json={"username": "zz/..", "enrollmentTicket": ticket}, timeout=10)
+    assert other.status_code in (400, 403), other.text

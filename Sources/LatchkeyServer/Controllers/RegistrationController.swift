@@ -26,9 +26,16 @@ struct RegistrationController: Sendable {
         guard let requestedName = body.username ?? ticketHolder?.username else {
             throw APIError.badRequest("username is missing; send a username, or an enrollmentTicket that names the user")
         }
-        // Accounts are kept under the folded name; the authenticator shows the name as typed.
-        let spelling = try UserNames.spelling(requestedName)
-        let username = try UserNames.folded(spelling)
+        // Accounts are kept under the folded name; the authenticator shows the name as typed. An account kept under
+        // earlier rules (`../bob`, refused today) keeps its name: its ticket or session may still add a passkey.
+        let (spelling, username): (String, String)
+        do {
+            let typed = try UserNames.spelling(requestedName)
+            (spelling, username) = (typed, try UserNames.folded(typed))
+        } catch let refusal {
+            guard let kept = try await keptAccount(named: body.username, ticketHolder: ticketHolder) else { throw refusal }
+            (spelling, username) = (kept.username, kept.username)
+        }
         if let ticketHolder, ticketHolder.username != username {
             throw APIError(.forbidden, "this enrollment ticket is for another user, not \"\(username)\"")
         }
@@ -65,6 +72,15 @@ struct RegistrationController: Sendable {
             attestation: attestation,
             hints: body.hints, attestationFormats: body.attestationFormats,
             extensions: body.extensions?.members ?? ["credProps": .bool(true)]))
+    }
+
+    /// The account a name today's rules refuse stands for, when one is kept under it: the ticket's holder (when the
+    /// request names no one else), or the account the earlier rules find.
+    private func keptAccount(named requested: String?, ticketHolder: UserRecord?) async throws -> UserRecord? {
+        guard let requested else { return ticketHolder }
+        let found = try await UserNames.find(requested) { try await services.store.user(named: $0) }.account
+        guard let ticketHolder else { return found }
+        return found?.handle == ticketHolder.handle ? ticketHolder : nil
     }
 
     /// The enrollment ticket presented, if any, with the user it names; a 403 saying why one
