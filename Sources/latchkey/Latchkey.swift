@@ -83,6 +83,12 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("latchkey: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
+        // A listener that cannot be bound is said before anything starts (it is also caught when binding, for a port
+        // taken in between).
+        if let failure = await ListenFailure.check(ListenFailure.Listener.all(of: settings)) {
+            FileHandle.standardError.write(Data(failure.line.utf8))
+            throw ExitCode(69)
+        }
         let application: any ApplicationProtocol
         do {
             // The loops that serve: connections, their requests and the store's connections.

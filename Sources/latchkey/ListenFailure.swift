@@ -56,6 +56,13 @@ struct ListenFailure: Error {
     /// has closed the others by then), else on the first; nil when `error` is not a failure to listen.
     static func diagnose(_ error: any Error, listeners: [Listener]) async -> ListenFailure? {
         guard let first = listeners.first, ListenFailure(error, on: first) != nil else { return nil }
+        return await check(listeners) ?? ListenFailure(error, on: first)
+    }
+
+    /// The first of `listeners` that cannot be bound now (each is bound and closed at once), or nil. `serve` asks
+    /// before it starts anything: a second listener failing inside the running service group cancels the others,
+    /// and that cancellation can hang in swift-async-algorithms' merge (seen under load: the process never exited).
+    static func check(_ listeners: [Listener]) async -> ListenFailure? {
         for listener in listeners {
             do {
                 let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -66,6 +73,6 @@ struct ListenFailure: Error {
                 if let failure = ListenFailure(error, on: listener) { return failure }
             }
         }
-        return ListenFailure(error, on: first)
+        return nil
     }
 }
