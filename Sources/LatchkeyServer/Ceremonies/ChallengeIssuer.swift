@@ -55,18 +55,13 @@ struct ChallengeIssuer: Sendable {
         let challenge = try SecureRandom.bytes(count: 32)
         let binding = try SecureRandom.bytes(count: 32)
         let challengeHash = Digest.sha256(challenge)
-        let expiresAt = now.addingTimeInterval(lifetime)
-        try await reserve(challengeHash, for: client, expiresAt: expiresAt, now: now)
-        do {
-            try await store.savePendingCeremony(PendingCeremony(
+        try await keep(
+            PendingCeremony(
                 challengeHash: challengeHash, kind: kind, userHandle: userHandle, username: username,
                 displayName: displayName, userVerification: userVerification,
-                bindingHash: Digest.sha256(binding), expiresAt: expiresAt, enrollmentTicketHash: enrollmentTicketHash,
-                conditional: conditional, nonce: nonce))
-        } catch {
-            caps.release(challengeHash)
-            throw error
-        }
+                bindingHash: Digest.sha256(binding), expiresAt: now.addingTimeInterval(lifetime),
+                enrollmentTicketHash: enrollmentTicketHash, conditional: conditional, nonce: nonce),
+            for: client, now: now)
         let earlier = self.bindings(kind, in: request).filter { $0.count == binding.count }
         let bindings = [binding] + earlier.prefix(Self.bindingsPerCookie - 1)
         let cookie = Cookie.make(
@@ -80,15 +75,20 @@ struct ChallengeIssuer: Sendable {
     /// Of two such requests at once, only one took the challenge; the other was refused as for a spent one. It counts
     /// in `client`'s caps again, as when it was issued; when they are full it stays spent.
     func giveBack(_ pending: PendingCeremony, client: ClientAddress, now: Date = Date()) async throws {
-        do throws(PendingChallengeCaps.Refusal) {
-            try caps.reserve(pending.challengeHash, for: client, expiresAt: pending.expiresAt, now: now)
-        } catch {
+        do {
+            try await keep(pending, for: client, now: now)
+        } catch let refused as APIError where refused.status == .tooManyRequests || refused.status == .serviceUnavailable {
             return
         }
+    }
+
+    /// Counts `ceremony`'s challenge in `client`'s caps (429 or 503 when they are full) and stores it.
+    private func keep(_ ceremony: PendingCeremony, for client: ClientAddress, now: Date) async throws {
+        try await reserve(ceremony.challengeHash, for: client, expiresAt: ceremony.expiresAt, now: now)
         do {
-            try await store.savePendingCeremony(pending)
+            try await store.savePendingCeremony(ceremony)
         } catch {
-            caps.release(pending.challengeHash)
+            caps.release(ceremony.challengeHash)
             throw error
         }
     }

@@ -69,13 +69,11 @@ enum UserNames {
         return name
     }
 
-    /// The `.` or `..` that stands as a whole `/`-separated segment of `name` (`..`, `../bob`, `a/./b`), which no
-    /// URL path can carry as it is: HTTP clients and proxies resolve such segments, and the server refuses them
-    /// in any spelling (`%2E`). Nil for a name every route can address. Names with a slash are allowed otherwise
-    /// (`team/alice`, sent as `team%2Falice`).
+    /// The `.` or `..` segment of `name` that no URL path can carry (`..`, `../bob`, `a/./b`), as
+    /// ``StaticFilePathGuard`` refuses it in any spelling (`%2E`, through ``PathSegments``); nil for a name every route can address. Names
+    /// with a slash are allowed otherwise (`team/alice`, sent as `team%2Falice`).
     static func unaddressableSegment(_ name: String) -> String? {
-        guard name.utf8.contains(UInt8(ascii: ".")) else { return nil }
-        return name.split(separator: "/", omittingEmptySubsequences: false).first { $0 == "." || $0 == ".." }.map(String.init)
+        PathSegments.dotSegment(in: name)
     }
 
     /// Each character of the Halfwidth and Fullwidth Forms block (and the ideographic space) as its

@@ -24,8 +24,8 @@ struct StaticFileMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Whether the file middleware would serve `path`: a file in the folder, or a folder with an
     /// `index.html`. Paths that climb out of the folder serve nothing.
     private func servesFile(at path: String) -> Bool {
+        guard PathSegments.dotSegment(in: path) == nil else { return false }
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard !components.contains(where: { $0 == ".." || $0 == "." }) else { return false }
         var url = URL(fileURLWithPath: publicDirectory)
         for component in components { url.appendPathComponent(String(component)) }
         var isFolder: ObjCBool = false

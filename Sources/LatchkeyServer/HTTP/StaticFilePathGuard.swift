@@ -21,8 +21,19 @@ struct StaticFilePathGuard<Context: RequestContext>: RouterMiddleware {
         if let control = decoded.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
             throw APIError.badRequest("the path holds the control character \(PrintableText.codePoint(control))")
         }
-        if decoded.utf8.contains(UInt8(ascii: ".")), decoded.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+        if PathSegments.dotSegment(in: decoded) != nil {
             throw APIError.badRequest("the path has a \".\" or \"..\" segment")
         }
+    }
+
+}
+
+/// The one rule for `.` and `..` segments, which no path may carry and so no username may hold (``UserNames``).
+enum PathSegments {
+    /// The `.` or `..` that stands as a whole `/`-separated segment of `text`, or nil. A text without a dot costs one
+    /// pass over its bytes.
+    static func dotSegment(in text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: ".")) else { return nil }
+        return text.split(separator: "/").first { $0 == "." || $0 == ".." }.map(String.init)
     }
 }

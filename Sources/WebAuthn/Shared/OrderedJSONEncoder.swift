@@ -20,90 +20,79 @@ public struct OrderedJSONEncoder: Sendable {
     }
 }
 
-/// What one encoded value became: filled in by the containers its `encode(to:)` asks for.
+/// What one encoded value became: filled in by the containers its `encode(to:)` asks for. An object's members and an
+/// array's elements are appended in place (a node is a class), not copied at each one.
 private final class JSONNode {
-    enum Content {
+    enum Kind {
         case unset
         case string(String)
         /// A number, `true`, `false` or `null`, as written.
         case literal(String)
-        case object([(key: String, value: JSONNode)])
-        case array([JSONNode])
+        case object
+        case array
     }
 
-    var content: Content = .unset
+    var kind: Kind = .unset
+    /// An object's members, in the order they were encoded.
+    var members: [(key: String, value: JSONNode)] = []
+    /// An array's elements.
+    var elements: [JSONNode] = []
+
+    init(_ kind: Kind = .unset) {
+        self.kind = kind
+    }
 
     /// The node `value` encodes to; `Data`, `URL` and dictionaries as `JSONEncoder` treats them, but ordered.
     static func encoding(_ value: some Encodable, codingPath: [any CodingKey]) throws -> JSONNode {
-        let node = JSONNode()
         switch value {
-        case let data as Data: node.content = .string(data.base64EncodedString())
-        case let url as URL: node.content = .string(url.absoluteString)
+        case let data as Data: return JSONNode(.string(data.base64EncodedString()))
+        case let url as URL: return JSONNode(.string(url.absoluteString))
         default:
+            let node = JSONNode()
             try value.encode(to: NodeEncoder(node: node, codingPath: codingPath))
-            if value is any UnorderedStringKeys, case .object(let members) = node.content {
-                node.content = .object(members.sorted { $0.key < $1.key })
-            }
+            if value is any UnorderedStringKeys { node.members.sort { $0.key < $1.key } }
+            return node
         }
-        return node
     }
 
     /// A value that asked for no container encodes as an empty object, as with `JSONEncoder`.
     func write(element json: inout JSONText) {
-        switch content {
+        switch kind {
         case .unset: json.object { _ in }
         case .string(let text): json.element(text)
         case .literal(let text): json.element(literal: text)
-        case .object(let members):
+        case .object:
             json.object { json in
                 for (key, value) in members { value.write(member: key, &json) }
             }
-        case .array(let items): json.array(items) { json, item in item.write(element: &json) }
+        case .array: json.array(elements) { json, item in item.write(element: &json) }
         }
     }
 
     private func write(member key: String, _ json: inout JSONText) {
-        switch content {
+        switch kind {
         case .string(let text): json.member(key, text)
         case .literal(let text): json.member(key, literal: text)
         case .unset, .object, .array: json.member(key) { json in write(element: &json) }
         }
     }
 
+    /// Becomes `other`: what a single-value container encoded.
+    func become(_ other: JSONNode) {
+        (kind, members, elements) = (other.kind, other.members, other.elements)
+    }
+
     func setMember(_ key: String, _ node: JSONNode) {
-        var members: [(key: String, value: JSONNode)] = []
-        if case .object(let existing) = content { members = existing }
         // A key encoded twice keeps its place and takes the later value, as `JSONEncoder` does.
         if let index = members.firstIndex(where: { $0.key == key }) {
             members[index].value = node
         } else {
             members.append((key, node))
         }
-        content = .object(members)
-    }
-
-    func appendElement(_ node: JSONNode) {
-        var items: [JSONNode] = []
-        if case .array(let existing) = content { items = existing }
-        items.append(node)
-        content = .array(items)
-    }
-
-    static func literal(_ text: String) -> JSONNode {
-        let node = JSONNode()
-        node.content = .literal(text)
-        return node
-    }
-
-    static func string(_ text: String) -> JSONNode {
-        let node = JSONNode()
-        node.content = .string(text)
-        return node
     }
 
     static func number(_ value: Double) -> JSONNode {
-        if let whole = JSONValue.wholeNumber(value) { return literal(String(whole)) }
-        return literal(JSONText.doubleText(value))
+        JSONNode(.literal(JSONValue.wholeNumber(value).map { String($0) } ?? JSONText.doubleText(value)))
     }
 }
 
@@ -117,12 +106,12 @@ private struct NodeEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.content {} else { node.content = .object([]) }
+        if case .object = node.kind {} else { node.kind = .object }
         return KeyedEncodingContainer(KeyedNodeContainer(node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array = node.content {} else { node.content = .array([]) }
+        if case .array = node.kind {} else { node.kind = .array }
         return UnkeyedNodeContainer(node: node, codingPath: codingPath)
     }
 
@@ -135,11 +124,11 @@ private struct NodeEncoder: Encoder {
 private enum Scalar {
     static func node(_ value: some Encodable, codingPath: [any CodingKey]) throws -> JSONNode {
         switch value {
-        case let text as String: return .string(text)
-        case let flag as Bool: return .literal(flag ? "true" : "false")
+        case let text as String: return JSONNode(.string(text))
+        case let flag as Bool: return JSONNode(.literal(flag ? "true" : "false"))
         case let number as Double: return .number(number)
         case let number as Float: return .number(Double(number))
-        case let number as any BinaryInteger: return .literal(String(describing: number))
+        case let number as any BinaryInteger: return JSONNode(.literal(String(describing: number)))
         default: return try JSONNode.encoding(value, codingPath: codingPath)
         }
     }
@@ -149,7 +138,7 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     let node: JSONNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil(forKey key: Key) throws { node.setMember(key.stringValue, .literal("null")) }
+    mutating func encodeNil(forKey key: Key) throws { node.setMember(key.stringValue, JSONNode(.literal("null"))) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         node.setMember(key.stringValue, try Scalar.node(value, codingPath: codingPath + [key]))
@@ -182,32 +171,29 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     let node: JSONNode
     let codingPath: [any CodingKey]
 
-    var count: Int {
-        if case .array(let items) = node.content { return items.count }
-        return 0
-    }
+    var count: Int { node.elements.count }
 
-    mutating func encodeNil() throws { node.appendElement(.literal("null")) }
+    mutating func encodeNil() throws { node.elements.append(JSONNode(.literal("null"))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        node.appendElement(try Scalar.node(value, codingPath: codingPath))
+        node.elements.append(try Scalar.node(value, codingPath: codingPath))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let child = JSONNode()
-        node.appendElement(child)
+        node.elements.append(child)
         return NodeEncoder(node: child, codingPath: codingPath).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let child = JSONNode()
-        node.appendElement(child)
+        node.elements.append(child)
         return NodeEncoder(node: child, codingPath: codingPath).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
         let child = JSONNode()
-        node.appendElement(child)
+        node.elements.append(child)
         return NodeEncoder(node: child, codingPath: codingPath)
     }
 }
@@ -216,9 +202,9 @@ private struct SingleNodeContainer: SingleValueEncodingContainer {
     let node: JSONNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() throws { node.content = .literal("null") }
+    mutating func encodeNil() throws { node.kind = .literal("null") }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        node.content = try Scalar.node(value, codingPath: codingPath).content
+        node.become(try Scalar.node(value, codingPath: codingPath))
     }
 }
