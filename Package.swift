@@ -73,12 +73,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The Hummingbird application: routes, wire models, sessions, well-known files. Knows the
-        // store only by its interface.
+        // The rules of one relying party, without HTTP: the ceremonies, sessions, device keys, App Attest,
+        // the admin use cases, events, tokens, policy and the well-known documents, each one call with
+        // typed inputs and outcomes. Knows the store only by its interface; never imports NIO or HTTP.
+        .target(
+            name: "LatchkeyService",
+            dependencies: [
+                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The Hummingbird transport: routes that decode, make one service call and encode; wire models,
+        // cookies, middleware, listeners.
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration",
+                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration", "LatchkeyService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "LatchkeyServer", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres",
+                "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres",
                 "WebAuthn", "LatchkeyAuthenticator", "LatchkeyTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -131,7 +143,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn",
+                "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn",
                 "LatchkeyAuthenticator",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -2,9 +2,10 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import LatchkeyConfiguration
-import NIOCore
+import LatchkeyService
 import LatchkeyStore
 import Logging
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 import WebAuthn

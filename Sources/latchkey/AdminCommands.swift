@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
+import LatchkeyService
 import LatchkeyStore
 import Logging
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LatchkeyAuthenticator
+import LatchkeyService
 import WebAuthn
 
 /// `latchkey authenticator ...`: a software passkey provider for shells and tests.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LatchkeyServer
+import LatchkeyService
 import LatchkeyStoreSQLite
 
 /// `latchkey backup FILE`: a consistent copy of the configured SQLite store, taken while the server

@@ -1,5 +1,6 @@
 import LatchkeyConfiguration
 import LatchkeyServer
+import LatchkeyService
 
 /// The settings `latchkey serve --help` lists: each variable, its key in the configuration file,
 /// its default and the first sentence of its documentation.

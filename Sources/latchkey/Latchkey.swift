@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import Hummingbird
 import LatchkeyConfiguration
 import LatchkeyServer
+import LatchkeyService
 import LatchkeyStore
-import Hummingbird
 import Logging
 import Metrics
 import NIOCore

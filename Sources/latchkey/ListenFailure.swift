@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
+import LatchkeyService
 import NIOCore
 import NIOPosix
 

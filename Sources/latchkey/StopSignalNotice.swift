@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LatchkeyService
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyConfiguration
 import LatchkeyServer
+import LatchkeyService
 import LatchkeyStore
 import LatchkeyStorePostgres
 import LatchkeyStoreSQLite

@@ -6,6 +6,7 @@ import LatchkeyStore
 import Testing
 import WebAuthn
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// The admin API, enrollment tickets in the registration ceremony and the sign-in tokens, through
 /// the router over a real SQLite store.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LatchkeyAuthenticator
 import LatchkeyServer
+@testable import LatchkeyService
 import Testing
 import WebAuthn
 

@@ -5,6 +5,7 @@ import NIOCore
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// `Request.cookieValue(named:)` reads what Hummingbird's `cookies[name]` reads, without building
 /// every cookie (an empty value it reads as empty, where `cookies` gives no cookie).

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LatchkeyServer
+@testable import LatchkeyService
 import LatchkeyTokens
 import Testing
 import WebAuthn

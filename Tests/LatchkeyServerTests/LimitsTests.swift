@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// Rate limits, challenge caps and client addresses: the values alone, then through the router.
 @Suite struct LimitsTests {
@@ -150,8 +151,8 @@ import Testing
         #expect(try UserNames.username("ALICE") == "alice")
         #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")
         #expect(try UserNames.spelling("U\u{308}ber") == "\u{DC}ber")
-        let refusal = #expect(throws: APIError.self) { try UserNames.username("a\u{7}b") }
-        #expect(refusal?.status == .badRequest && refusal?.message == "username contains the control character U+0007")
+        let refusal = #expect(throws: ServiceError.self) { try UserNames.username("a\u{7}b") }
+        #expect(refusal?.code == .invalidInput && refusal?.message == "username contains the control character U+0007")
         // Width-mapped: fullwidth letters and the ideographic space are the ordinary ones; halfwidth katakana the full ones.
         #expect(try UserNames.username("\u{FF21}\u{FF4C}\u{FF49}\u{FF43}\u{FF45}") == "alice")
         #expect(try UserNames.spelling("ann\u{3000}lee") == "ann lee")
@@ -162,7 +163,7 @@ import Testing
             ("a\u{034F}b", "username contains the invisible character U+034F"), ("\u{3164}", "username is blank"),
             ("\u{2800}", "username is blank"), ("\u{200B}", "username is blank"),
         ] {
-            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            let error = #expect(throws: ServiceError.self) { try UserNames.username(name) }
             #expect(error?.message == problem)
         }
         // A word mixing Latin, Greek and Cyrillic letters is refused; words in one script each pass.
@@ -173,7 +174,7 @@ import Testing
             ("x\u{301}\u{3B1}", "username mixes Latin and Greek letters in one word (U+03B1 is Greek)"),
             ("ab\u{1D26}", "username mixes Latin and Greek letters in one word (U+1D26 is Greek)"),
         ] {
-            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            let error = #expect(throws: ServiceError.self) { try UserNames.username(name) }
             #expect(error?.message.hasPrefix(problem) == true, "\(name): \(error?.message ?? "")")
         }
         for name in ["\u{438}\u{432}\u{430}\u{43D}@example.com", "\u{3B1}\u{3BB}\u{3AD}\u{3BE}\u{3B7}\u{3C2}-alex", "jos\u{E9}2\u{435}", "ma\u{1E7F}\u{4E2D}\u{6587}"] {
@@ -182,18 +183,18 @@ import Testing
         #expect(try UserNames.lookupNames("P\u{430}ypal") == ["p\u{430}ypal"], "an account kept before is still found")
         // Spaces only inside: `alice ` would look like `alice` (found by a walkthrough of the docs); earlier accounts are still found.
         for name in ["alice ", " alice", "alice\u{3000}", "\u{A0}bob"] {
-            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            let error = #expect(throws: ServiceError.self) { try UserNames.username(name) }
             #expect(error?.message.hasPrefix("username starts or ends with a space (U+") == true, "\(name): \(error?.message ?? "")")
         }
         #expect(try UserNames.spelling("Ann Lee") == "Ann Lee")
         #expect(try UserNames.lookupNames("alice ") == ["alice "], "an account kept before is still found")
         for dots in [".", ".."] {
-            let error = #expect(throws: APIError.self) { try UserNames.username(dots) }
+            let error = #expect(throws: ServiceError.self) { try UserNames.username(dots) }
             #expect(error?.message.hasPrefix("username may not have \"\(dots)\" as the whole name, which a URL path cannot carry") == true)
         }
         // Every name a route cannot address (found by an attacker: `../bob` was made, then no admin route reached it).
         for (name, segment) in [("../bob", ".."), ("alice/..", ".."), ("a/./b", "."), ("./x", "."), ("x/.", "."), ("a/../../b", "..")] {
-            let error = #expect(throws: APIError.self) { try UserNames.username(name) }
+            let error = #expect(throws: ServiceError.self) { try UserNames.username(name) }
             #expect(error?.message.hasPrefix("username may not have \"\(segment)\" between slashes") == true, "\(name): \(error?.message ?? "")")
         }
         for name in ["team/alice", "a.b/c", "x/...", "/x", "x//y", ".alice", "..bob", "a/.b"] {
@@ -209,8 +210,8 @@ import Testing
         #expect(try await UserNames.find("alice") { kept[$0] }.account == "new")
         #expect(try await UserNames.find("\u{FF41}lice") { ["alice": "new"][$0] }.account == "new", "no twin: the folded name")
         #expect(try UserNames.lookupNames("Bob\u{200D}") == ["bob\u{200D}"])
-        #expect(throws: APIError.self) { try UserNames.lookupNames("a\u{7}b") }
+        #expect(throws: ServiceError.self) { try UserNames.lookupNames("a\u{7}b") }
         #expect(try UserNames.displayName("👩\u{200D}💻 Ana ❤\u{FE0F}") == "👩\u{200D}💻 Ana ❤\u{FE0F}", "display names keep joiners and emoji selectors")
-        #expect(throws: APIError.self) { try UserNames.displayName("\u{2060}\u{2800} ") }
+        #expect(throws: ServiceError.self) { try UserNames.displayName("\u{2060}\u{2800} ") }
     }
 }

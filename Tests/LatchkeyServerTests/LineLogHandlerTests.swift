@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// `LineLogHandler`'s text lines are the lines swift-log's `StreamLogHandler` writes.
 @Suite struct LineLogHandlerTests {

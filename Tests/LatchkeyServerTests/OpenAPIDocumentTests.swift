@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LatchkeyServer
+@testable import LatchkeyService
 import LatchkeyStore
 import Testing
 

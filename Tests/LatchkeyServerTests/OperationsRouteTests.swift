@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 @testable import LatchkeyServer
+@testable import LatchkeyService
 import Testing
 
 /// Health checks and request IDs.

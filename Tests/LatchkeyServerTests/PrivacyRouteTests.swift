@@ -5,6 +5,7 @@ import Testing
 import WebAuthn
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// `hideUnknownUsers`: `/assertion/options` must not tell whether a username exists.
 @Suite("Username privacy")

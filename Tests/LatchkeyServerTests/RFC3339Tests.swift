@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// `RFC3339.date` reads real times and refuses the ones that do not exist.
 @Suite struct RFC3339Tests {

@@ -5,6 +5,7 @@ import Testing
 import WebAuthn
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// Bodies that cannot be read get a 4xx whose message names the member and what was wrong.
 @Suite("Request decoding")

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LatchkeyConfiguration
 import LatchkeyServer
+@testable import LatchkeyService
 import LatchkeyStore
 import LatchkeyStoreSQLite
 import Logging

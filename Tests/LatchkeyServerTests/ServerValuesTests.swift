@@ -4,6 +4,7 @@ import LatchkeyStore
 import Testing
 import WebAuthn
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// What loaded settings mean for the verification core.
 @Suite("Server values of the configuration")
@@ -44,7 +45,7 @@ struct ServerValuesTests {
         let signedIn = Date(timeIntervalSince1970: 1_000_000)
         let session = SessionRecord(tokenHash: [1], userHandle: [2], createdAt: signedIn, expiresAt: signedIn + 3_600)
         try policy.requireRecentSignIn(of: session, now: signedIn + 1, adding: "a passkey")
-        let refusal = #expect(throws: APIError.self) {
+        let refusal = #expect(throws: ServiceError.self) {
             try policy.requireRecentSignIn(of: session, now: signedIn + 2, adding: "a passkey")
         }
         #expect(refusal?.message == "sign in again to add a passkey: this session signed in 2 seconds ago, and adding one needs a sign-in within the last 1 second")

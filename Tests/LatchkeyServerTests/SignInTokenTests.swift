@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthn
 @testable import LatchkeyServer
+@testable import LatchkeyService
 import LatchkeyStore
 import LatchkeyTokens
 

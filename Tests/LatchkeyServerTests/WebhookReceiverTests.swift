@@ -1,6 +1,7 @@
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// A receiver URL's credentials go in an `Authorization` header, not the request line, and never
 /// into the name its deliveries are stored under.

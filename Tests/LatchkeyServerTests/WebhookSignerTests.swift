@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// Webhook signatures as the Standard Webhooks specification defines them, checked against the
 /// value its reference library (`standardwebhooks` on PyPI) computes for the same inputs.

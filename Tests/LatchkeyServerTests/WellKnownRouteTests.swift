@@ -4,6 +4,7 @@ import LatchkeyConfiguration
 import Testing
 import WebAuthn
 @testable import LatchkeyServer
+@testable import LatchkeyService
 
 /// The domain association files under `/.well-known/`: each is 200 `application/json` with the
 /// body its configuration says, answers HEAD, and is a JSON 404 when not configured. The origins

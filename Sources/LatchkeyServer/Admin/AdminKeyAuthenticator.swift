@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 
 /// Lets a request through to the admin API only with `Authorization: Bearer` and a live admin

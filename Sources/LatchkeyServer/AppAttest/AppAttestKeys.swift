@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LatchkeyConfiguration
+import LatchkeyService
 import LatchkeyStore
 import NIOCore
 import WebAuthn
@@ -58,7 +59,7 @@ struct AppAttestKeys: Sendable {
         // Read as strictly as a request body, so that nothing else reads another challenge in the same signed bytes.
         let carrier = try WireDecoder.decode(
             AppAttestChallengeCarrier.self, from: ByteBuffer(bytes: clientData), document: "the App Attest client data")
-        guard var key = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
+        guard var key = try await store.appAttestKey(id: keyID) else { throw ServiceError.unknownAppAttestKey(keyID) }
         guard let challenge = carrier.appAttestChallenge?.bytes, !challenge.isEmpty else {
             throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
         }
@@ -79,7 +80,7 @@ struct AppAttestKeys: Sendable {
                 key.lastUsedAt = now
                 return (key, counter)
             }
-            guard let current = try await store.appAttestKey(id: keyID) else { throw APIError.unknownAppAttestKey(keyID) }
+            guard let current = try await store.appAttestKey(id: keyID) else { throw ServiceError.unknownAppAttestKey(keyID) }
             stored = (current.counter, current.acceptedCounters)
             counters = AppAttestCounters(highest: stored.counter, accepted: stored.accepted)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 

@@ -1,3 +1,4 @@
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
@@ -11,7 +12,7 @@ extension LatchkeyServices {
         origin: EventOrigin, logger: Logger
     ) async {
         // The client's own refusal message; anything else is not for a user's history.
-        let reason = (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
+        let reason = (error as? ServiceError)?.message ?? (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
         let detail = String((deviceKeyID == nil ? reason : "device key: " + reason).prefix(300))
         do {
             // Not for an account deleted while it signed in: no event follows its account.deleted.

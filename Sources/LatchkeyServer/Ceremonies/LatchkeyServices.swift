@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyConfiguration
+import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 

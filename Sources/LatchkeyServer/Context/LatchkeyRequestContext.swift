@@ -1,6 +1,7 @@
 import Hummingbird
-import NIOCore
+import LatchkeyService
 import LatchkeyStore
+import NIOCore
 
 /// The request context of every Latchkey route: Hummingbird's core storage plus who is signed in.
 /// ``SessionAuthenticator`` sets ``identity`` once, on the routes that need it.

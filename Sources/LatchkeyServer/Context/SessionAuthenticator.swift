@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 
 /// Resolves the request's session once, before the route runs: the token from
 /// `Authorization: Bearer` (first) or the session cookie, looked up by its hash. Sets

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
@@ -89,11 +90,11 @@ struct AuthenticationController: Sendable {
         do {
             pending = try services.challenges.check(lookup.ceremony, kind: .authentication, request: request)
             guard let found = lookup.credential else {
-                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+                throw ServiceError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
             // A passkey whose account was deleted between its rows being read: unknown, as it now is.
             guard let foundOwner = lookup.owner else {
-                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+                throw ServiceError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
             (record, owner) = (found, foundOwner)
             // §7.2 step 5: when the user was named, the credential must be one of theirs.
@@ -105,7 +106,7 @@ struct AuthenticationController: Sendable {
                 answer, clientData: clientData, challenge: challenge, pending: pending, record: record, owner: owner, origin: origin,
                 logger: context.logger)
             // Refused once the passkey has signed, so the refusal is the owner's, recorded as such.
-            guard !owner.disabled else { throw APIError.accountDisabled(owner.username) }
+            guard !owner.disabled else { throw ServiceError.accountDisabled(owner.username) }
 
             session = try services.sessions.make(for: owner.handle, now: now)
             let recorded = try await services.store.recordSignIn(CompletedSignIn(
@@ -126,7 +127,7 @@ struct AuthenticationController: Sendable {
                 throw APIError.badRequest("another sign-in with this passkey happened at the same moment; try again")
             case .credentialRemoved:
                 // Removed (or its account deleted) while this sign-in was being verified.
-                throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id)
+                throw ServiceError.unknownCredential(credentialID, rpID: services.relyingParty.id)
             }
         } catch {
             if lookup.ceremony != nil { await spend(challengeHash, logger: context.logger) }
@@ -143,7 +144,7 @@ struct AuthenticationController: Sendable {
             // options that named a user, is refused the same way, or a made-up answer with a listed ID would
             // tell a real account's list from a decoy (refused for the signature, the origin, or as another
             // user's passkey when sent to a name nobody has).
-            if hidesUsers, !signed { throw APIError.unknownCredential(credentialID, rpID: services.relyingParty.id) }
+            if hidesUsers, !signed { throw ServiceError.unknownCredential(credentialID, rpID: services.relyingParty.id) }
             throw error
         }
         context.logger.info("signed in", metadata: [

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
@@ -60,7 +61,7 @@ struct DeviceKeysController: Sendable {
         let now = Date()
         let user: UserRecord
         if ticketHash != nil {
-            guard let owner = pending.userHandle else { throw APIError.internalInvariant("a ticket's challenge names no user") }
+            guard let owner = pending.userHandle else { throw ServiceError.internalInvariant("a ticket's challenge names no user") }
             user = try await services.tickets.holder(owner)
         } else {
             guard let identity = context.identity else {
@@ -152,7 +153,7 @@ struct DeviceKeysController: Sendable {
         let nonce = try TokenNonce.checked(body.nonce)
         try Self.checkKeyID(body.keyId.bytes)
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes) else {
-            throw APIError.unknownDeviceKey(body.keyId.bytes)
+            throw ServiceError.unknownDeviceKey(body.keyId.bytes)
         }
         let issued = try await services.challenges.issue(
             .deviceKeySignIn, for: request, userHandle: key.userHandle, username: nil, displayName: nil, userVerification: .preferred,
@@ -168,7 +169,7 @@ struct DeviceKeysController: Sendable {
         let pending = try await services.challenges.take(.deviceKeySignIn, challenge: body.challenge.bytes, request: request, member: "challenge")
         guard let key = try await services.store.deviceKey(id: body.keyId.bytes),
               let owner = try await services.store.user(handle: key.userHandle)
-        else { throw APIError.unknownDeviceKey(body.keyId.bytes) }
+        else { throw ServiceError.unknownDeviceKey(body.keyId.bytes) }
         guard let expected = pending.userHandle, constantTimeEquals(expected, key.userHandle) else {
             throw APIError.badRequest("this challenge was issued for another user's device key")
         }
@@ -176,7 +177,7 @@ struct DeviceKeysController: Sendable {
         try signed.verify(body.signature.bytes)
         guard !owner.disabled else {
             // The key signed, so the refusal is the owner's: recorded, as a refused passkey sign-in is.
-            let refusal = APIError.accountDisabled(owner.username)
+            let refusal = ServiceError.accountDisabled(owner.username)
             await services.recordRefusedSignIn(
                 of: owner, deviceKeyID: key.id, because: refusal, origin: context.eventOrigin(request), logger: context.logger)
             throw refusal
@@ -189,7 +190,7 @@ struct DeviceKeysController: Sendable {
         guard try await services.store.recordDeviceKeySignIn(
             id: key.id, at: now, session: session.record, endingSessions: services.sessions.tokenHashes(in: request), recording: [event])
         else {
-            throw APIError.unknownDeviceKey(key.id)
+            throw ServiceError.unknownDeviceKey(key.id)
         }
         context.logger.info("signed in with a device key", metadata: [
             "user": .quoted(owner.username), "deviceKey": "\(LatchkeyServices.logID(key.id))",

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import NIOCore
 
 /// `GET /.well-known/jwks.json`: the public keys (RFC 7517) that verify the sign-in tokens

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
@@ -51,7 +52,7 @@ struct RegistrationController: Sendable {
         let conditional = try admit(username: username, existing: existing, withTicket: ticket != nil, mediation: body.mediation, context: context)
         // A ticket's holder is checked with the ticket, and a disabled account's sessions count as none: only
         // conformance mode, where anyone may add a passkey, gets here for a disabled account.
-        if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
+        if let existing, existing.disabled { throw ServiceError.accountDisabled(existing.username) }
         let excluded = if let existing { try await services.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await services.challenges.issue(
@@ -142,7 +143,7 @@ struct RegistrationController: Sendable {
         let challenge = try ChallengeIssuer.challenge(answeredBy: clientData)
         let pending = try await services.challenges.take(.registration, challenge: challenge, request: request)
         guard let userHandle = pending.userHandle, let username = pending.username else {
-            throw APIError.internalInvariant("a pending registration names no user")
+            throw ServiceError.internalInvariant("a pending registration names no user")
         }
 
         let verifier = RegistrationVerifier(relyingParty: services.relyingParty, trust: services.attestationTrust)
@@ -166,7 +167,7 @@ struct RegistrationController: Sendable {
 
         let now = Date()
         let existing = try await services.store.user(handle: userHandle)
-        if let existing, existing.disabled { throw APIError.accountDisabled(existing.username) }
+        if let existing, existing.disabled { throw ServiceError.accountDisabled(existing.username) }
         // A new user's handle is made with the options and has no history; one with a history belonged to the
         // account the options were for, deleted since (its deletion is an event), which must not come back.
         if existing == nil, try await !services.store.securityEvents(SecurityEventQuery(userHandle: userHandle, limit: 1)).isEmpty {
@@ -192,7 +193,7 @@ struct RegistrationController: Sendable {
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
-        guard let owner = existing ?? newUser else { throw APIError.internalInvariant("a registration without a user") }
+        guard let owner = existing ?? newUser else { throw ServiceError.internalInvariant("a registration without a user") }
         let record = CredentialRecord(verified: verified, userHandle: userHandle, createdAt: now)
         // A first registration, and one under an enrollment ticket, signs the user in, in the same
         // transaction that spends the ticket.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 import NIOCore
 
 /// The files under `/.well-known/` that associate apps and other origins with this relying party:

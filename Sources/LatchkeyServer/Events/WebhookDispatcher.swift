@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import LatchkeyConfiguration
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import NIOCore

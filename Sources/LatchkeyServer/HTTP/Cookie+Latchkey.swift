@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 
 extension Cookie {
     /// The cookie name to use: with the `__Host-` prefix when the cookie is Secure.

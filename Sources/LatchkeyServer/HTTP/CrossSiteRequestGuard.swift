@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// Refuses state-changing requests that a browser sent on behalf of another site (login CSRF): a
 /// POST, PUT, PATCH or DELETE whose `Origin` is not one of the relying party's origins, or that the

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 
 /// The outermost middleware: renders any error that reached it as a JSON
 /// `{"status":"failed","errorMessage":...}` reply with the error's status and headers (CORS headers

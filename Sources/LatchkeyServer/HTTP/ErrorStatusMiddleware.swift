@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
@@ -20,6 +21,8 @@ struct ErrorStatusMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as ServiceError {
+            throw APIError(error)
         } catch let error as WebAuthnError where error.code == .cryptoFailure {
             context.logger.error("cryptography failure", metadata: ["route": "\(context.loggedRoute(of: request))", "error": "\(error.message)"])
             throw APIError(.internalServerError, "internal cryptography error")

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// Answers a wrong method on a known path with 405 and an `Allow` header listing the methods the
 /// path serves, instead of the router's 404, for every route of the router, and OPTIONS with 204 and

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// CORS with credentials for the origins it allows: replies to their requests, errors included,
 /// name the request's origin in `Access-Control-Allow-Origin` and carry

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 import WebAuthn
 
 /// Gives every request an ID that its log lines carry (`requestID`) and its reply returns in

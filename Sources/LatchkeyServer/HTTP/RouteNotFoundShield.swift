@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 
 /// Carries a route's own 404 ("user "a..b" does not exist") past the file middleware, which takes every 404 it sees
 /// for a missing file and looks for one: for a path with `..` anywhere in it (a username `a..b` or `x/...`) it then

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// Adds the headers that keep the page and the API from being framed, sniffed, scripted from
 /// elsewhere or leaking referrers, on every reply (errors included). The page loads its script and

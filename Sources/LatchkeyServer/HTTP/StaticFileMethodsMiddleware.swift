@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// A wrong method on a file of the page (`POST /`, `DELETE /app.js`) is a 405 with
 /// `Allow: GET, HEAD`, as on every API path, instead of the router's 404. Sits outside the file

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyService
 
 /// Refuses, before the file middleware sees it, a path that could never name a file of the page
 /// but would confuse the file system: one that is not percent-encoded UTF-8, holds a control
@@ -26,14 +27,4 @@ struct StaticFilePathGuard<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-}
-
-/// The one rule for `.` and `..` segments, which no path may carry and so no username may hold (``UserNames``).
-enum PathSegments {
-    /// The `.` or `..` that stands as a whole `/`-separated segment of `text`, or nil. A text without a dot costs one
-    /// pass over its bytes.
-    static func dotSegment(in text: String) -> String? {
-        guard text.utf8.contains(UInt8(ascii: ".")) else { return nil }
-        return text.split(separator: "/").first { $0 == "." || $0 == ".." }.map(String.init)
-    }
 }

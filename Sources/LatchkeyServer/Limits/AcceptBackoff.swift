@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyService
 import Logging
 import NIOCore
 import Synchronization

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// Works out once per request whom it is counted against (``ClientAddress``): the peer, or the
 /// client named in `X-Forwarded-For` when the peer is a trusted proxy.

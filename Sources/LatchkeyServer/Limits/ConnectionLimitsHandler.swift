@@ -1,4 +1,5 @@
 import HTTPTypes
+import LatchkeyService
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,3 +1,5 @@
+import LatchkeyService
+
 /// The sizes every request must keep to.
 enum HTTPLimits {
     /// The largest request body read (413 beyond it): the largest registration, a TPM

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyService
 
 /// Limits how fast one client address may call the endpoints that issue challenges or verify
 /// signatures and attestations (`POST` to the passkey, device-key and App Attest ceremonies), all

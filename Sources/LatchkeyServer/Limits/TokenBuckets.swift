@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyService
 import Synchronization
 
 /// A token bucket per client: each holds up to `burst` tokens and gains `rate` a second; a request

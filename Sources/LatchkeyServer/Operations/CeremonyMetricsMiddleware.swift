@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 
 /// Counts each ceremony step by outcome (`latchkey_ceremonies_total`): `ok`, or what refused it.
 /// Sits inside ``ErrorStatusMiddleware``, so it sees the core's own error before it becomes an HTTP reply.

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyService
 import NIOCore
 import Prometheus
 import WebAuthn

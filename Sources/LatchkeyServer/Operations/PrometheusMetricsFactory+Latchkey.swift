@@ -1,3 +1,4 @@
+import LatchkeyService
 import Prometheus
 
 extension PrometheusMetricsFactory {

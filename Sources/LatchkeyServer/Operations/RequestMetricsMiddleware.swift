@@ -1,5 +1,6 @@
 import CoreMetrics
 import Hummingbird
+import LatchkeyService
 import Synchronization
 
 /// Counts and times every request, under the names and dimensions of Hummingbird's own
@@ -78,13 +79,5 @@ private final class RequestMetricsCache: Sendable {
             cached[method] = meter
             return meter
         }
-    }
-}
-
-extension CoreMetrics.Timer {
-    /// Records the time elapsed since `start`.
-    func record(since start: ContinuousClock.Instant) {
-        let elapsed = (ContinuousClock.now - start).components
-        recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }
 }

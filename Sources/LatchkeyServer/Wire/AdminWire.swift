@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 

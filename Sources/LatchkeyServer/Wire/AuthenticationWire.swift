@@ -1,3 +1,4 @@
+import LatchkeyService
 import WebAuthn
 
 /// `POST /assertion/options` body: everything optional; no username means usernameless sign-in.

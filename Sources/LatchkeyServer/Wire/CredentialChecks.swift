@@ -1,3 +1,4 @@
+import LatchkeyService
 import WebAuthn
 
 /// The checks both result bodies share once decoded: binary members present, `rawId` equal to `id`.

@@ -1,3 +1,4 @@
+import LatchkeyService
 import WebAuthn
 
 extension RequestOptionsReply: JSONTextEncodable {

@@ -1,3 +1,4 @@
+import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 
