@@ -26,10 +26,10 @@ public enum LatchkeyServer {
         metrics: LatchkeyMetrics = LatchkeyMetrics(), metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
     ) -> Router<LatchkeyRequestContext> {
         router(
-            services: LatchkeyServices(
+            service: RelyingPartyService(
                 configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics,
                 authenticatorNames: authenticatorNames),
-            authenticatorNames: authenticatorNames, metricsRegistry: metricsRegistry, logger: logger)
+            metricsRegistry: metricsRegistry, logger: logger)
     }
 
     /// The router of the separate admin listener (`adminAddress`): the admin API alone, with
@@ -39,18 +39,17 @@ public enum LatchkeyServer {
         authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics()
     ) -> Router<LatchkeyRequestContext> {
         adminRouter(
-            services: LatchkeyServices(
+            service: RelyingPartyService(
                 configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics,
-                authenticatorNames: authenticatorNames),
-            authenticatorNames: authenticatorNames)
+                authenticatorNames: authenticatorNames))
     }
 
-    static func adminRouter(services: LatchkeyServices, authenticatorNames: AuthenticatorNames) -> Router<LatchkeyRequestContext> {
+    static func adminRouter(service: RelyingPartyService) -> Router<LatchkeyRequestContext> {
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-        addRequestBookkeeping(to: router, services: services)
+        addRequestBookkeeping(to: router, service: service)
         router.add(middleware: ErrorReplyMiddleware())
-        router.add(middleware: ErrorStatusMiddleware(health: services.health))
-        addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
+        router.add(middleware: ErrorStatusMiddleware(health: service.health))
+        addAdminRoutes(to: router, routes: ServiceRoutes(service: service))
         MethodNotAllowedRoutes.add(to: router)
         return router
     }
@@ -58,32 +57,29 @@ public enum LatchkeyServer {
     /// The outermost middleware of both routers: the request ID, the client address and the
     /// request metrics (which see every reply, errors included), then headers on every reply. IDs
     /// and metrics are left out when the operations features are off.
-    private static func addRequestBookkeeping(to router: Router<LatchkeyRequestContext>, services: LatchkeyServices) {
-        let configuration = services.configuration
-        if services.operations == .on {
+    private static func addRequestBookkeeping(to router: Router<LatchkeyRequestContext>, service: RelyingPartyService) {
+        let configuration = service.configuration
+        if service.operations == .on {
             router.add(middleware: RequestIDMiddleware(trustedProxies: Set(configuration.trustedProxies)))
         }
         router.add(middleware: ClientAddressMiddleware(resolver: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies)))
-        if services.operations == .on {
+        if service.operations == .on {
             router.add(middleware: RequestMetricsMiddleware())
         }
         router.add(middleware: SecurityHeadersMiddleware(strictTransportSecurity: configuration.usesHTTPS))
     }
 
     /// `/admin/v1`, behind the admin key check.
-    private static func addAdminRoutes(
-        to router: Router<LatchkeyRequestContext>, services: LatchkeyServices, authenticatorNames: AuthenticatorNames
-    ) {
-        let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: services.store))
-        AdminController(services: services, names: authenticatorNames).addRoutes(to: admin)
-        EventsController(services: services).addAdminRoutes(to: admin)
+    private static func addAdminRoutes(to router: Router<LatchkeyRequestContext>, routes: ServiceRoutes) {
+        let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: routes.service.store))
+        AdminController(routes: routes).addRoutes(to: admin)
+        EventsController(routes: routes).addAdminRoutes(to: admin)
     }
 
-    static func router(
-        services: LatchkeyServices, authenticatorNames: AuthenticatorNames, metricsRegistry: PrometheusCollectorRegistry?, logger: Logger
-    ) -> Router<LatchkeyRequestContext> {
-        let configuration = services.configuration
-        let metrics = services.metrics
+    static func router(service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, logger: Logger) -> Router<LatchkeyRequestContext> {
+        let configuration = service.configuration
+        let metrics = service.metrics
+        let routes = ServiceRoutes(service: service)
 
         // Outermost first: the request ID, the client address and the request metrics (which see
         // every reply, errors included), headers on every reply, CORS (for the origins it allows),
@@ -92,8 +88,8 @@ public enum LatchkeyServer {
         // own errors.
         // HEAD is answered wherever GET is, by the GET handler without its body.
         let router = Router(context: LatchkeyRequestContext.self, options: .autoGenerateHeadEndpoints)
-        addRequestBookkeeping(to: router, services: services)
-        switch services.policy.crossOriginRequests {
+        addRequestBookkeeping(to: router, service: service)
+        switch service.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
             router.add(middleware: OriginCORSMiddleware(allowed: .any))
             router.add(middleware: ErrorReplyMiddleware())
@@ -104,7 +100,7 @@ public enum LatchkeyServer {
             router.add(middleware: ErrorReplyMiddleware())
             router.add(middleware: CrossSiteRequestGuard(origins: configuration.pageOrigins))
         }
-        if services.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
+        if service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
             router.add(middleware: RateLimitMiddleware(buckets: TokenBuckets(rate: configuration.rateLimit, burst: configuration.rateLimitBurst)))
         }
         router.add(middleware: StaticFilePathGuard())
@@ -112,33 +108,32 @@ public enum LatchkeyServer {
         router.add(middleware: RouteNotFoundShield(side: .outsideFileMiddleware))
         router.add(middleware: FileMiddleware(configuration.publicDirectory, searchForIndexHtml: true, logger: logger))
         router.add(middleware: RouteNotFoundShield(side: .insideFileMiddleware))
-        router.add(middleware: ErrorStatusMiddleware(health: services.health))
-        if services.operations == .on {
+        router.add(middleware: ErrorStatusMiddleware(health: service.health))
+        if service.operations == .on {
             router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
         }
 
         // Routes that need to know who is signed in resolve the session once, in this middleware.
-        let authenticator = SessionAuthenticator(sessions: services.sessions)
-        RegistrationController(services: services).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
-        AuthenticationController(services: services).addRoutes(to: router.group("assertion"))
-        SessionController(services: services).addRoutes(to: router.group("session").add(middleware: authenticator))
-        CredentialsController(services: services, names: authenticatorNames).addRoutes(
-            to: router.group("credentials").add(middleware: authenticator))
+        let authenticator = SessionAuthenticator(sessions: service.sessions, cookies: routes.cookies)
+        RegistrationController(routes: routes).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
+        AuthenticationController(routes: routes).addRoutes(to: router.group("assertion"))
+        SessionController(routes: routes).addRoutes(to: router.group("session").add(middleware: authenticator))
+        CredentialsController(routes: routes).addRoutes(to: router.group("credentials").add(middleware: authenticator))
         let account = router.group("account").add(middleware: authenticator)
-        AccountController(services: services).addRoutes(to: account)
-        EventsController(services: services).addAccountRoutes(to: account)
-        DeviceKeysController(services: services).addRoutes(
+        AccountController(routes: routes).addRoutes(to: account)
+        EventsController(routes: routes).addAccountRoutes(to: account)
+        DeviceKeysController(routes: routes).addRoutes(
             authenticated: router.group("device-keys").add(middleware: authenticator), signIn: router.group("device-keys/sign-in"))
         if configuration.appAttest != .off {
-            AppAttestController(services: services).addRoutes(to: router.group("app-attest"))
+            AppAttestController(routes: routes).addRoutes(to: router.group("app-attest"))
         }
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
-        KeySetController(tokens: services.tokens).addRoutes(to: router.group(".well-known"))
+        KeySetController(tokens: service.tokens).addRoutes(to: router.group(".well-known"))
         if configuration.adminAddress.isEmpty {
-            addAdminRoutes(to: router, services: services, authenticatorNames: authenticatorNames)
+            addAdminRoutes(to: router, routes: routes)
         }
 
-        HealthController(health: services.health).addRoutes(to: router)
+        HealthController(health: service.health).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {
             MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
         }
@@ -163,7 +158,7 @@ public enum LatchkeyServer {
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
         let metrics = LatchkeyMetrics()
-        let shared = LatchkeyServices(
+        let shared = RelyingPartyService(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
             operations: operations, authenticatorNames: names)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
@@ -215,13 +210,13 @@ public enum LatchkeyServer {
         if let address = adminAddress {
             let admin = listener(limit: Self.internalListenerConnections)
             services.append(Application(
-                router: adminRouter(services: shared, authenticatorNames: names), server: admin.server,
+                router: adminRouter(service: shared), server: admin.server,
                 configuration: .init(address: .hostname(address.host, port: address.port), serverName: "Latchkey"),
                 onServerRunning: admin.onRunning, eventLoopGroupProvider: eventLoops, logger: logger))
         }
         let main = listener(limit: maximumConnections)
         return Application(
-            router: router(services: shared, authenticatorNames: names, metricsRegistry: metricsRegistry, logger: logger),
+            router: router(service: shared, metricsRegistry: metricsRegistry, logger: logger),
             server: main.server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
             services: services,
@@ -234,7 +229,7 @@ public enum LatchkeyServer {
     /// `storeTimeout` less a margin for the HTTP round trip, so that the 503 reaches a load balancer
     /// within `storeTimeout`.
     public static func storeDeadline(_ configuration: LatchkeyConfiguration) -> Duration {
-        .milliseconds(max(configuration.storeTimeout * 1000 - 500, 500))
+        RelyingPartyService.storeDeadline(configuration)
     }
 
     /// Connections the admin listener holds open at most: it serves a few backends.

@@ -46,12 +46,12 @@ struct JSONTextTests {
 
     @Test(arguments: [false, true])
     func requestOptionsMatchJSONEncoder(withOptionalMembers: Bool) throws {
-        let reply = RequestOptionsReply(
+        let reply = Reply(RequestOptions(
             challenge: Base64URLBytes(Array(repeating: 7, count: 32)), timeout: 300_000, rpId: "example.com",
             allowCredentials: withOptionalMembers
                 ? [CredentialDescriptor(id: [1, 2, 3], transports: [.internal, .hybrid]), CredentialDescriptor(id: [4], transports: [])] : [],
             userVerification: .preferred, hints: withOptionalMembers ? ["client-device", Self.awkward] : nil,
-            extensions: withOptionalMembers ? Self.extensions : nil)
+            extensions: withOptionalMembers ? Self.extensions : nil))
         #expect(try Self.same(reply))
     }
 
@@ -69,7 +69,7 @@ struct JSONTextTests {
 
     @Test(arguments: [false, true])
     func creationOptionsMatchJSONEncoder(withOptionalMembers: Bool) throws {
-        let reply = CreationOptionsReply(
+        let reply = Reply(CreationOptions(
             rp: .init(id: "example.com", name: Self.awkward), user: .init(id: Base64URLBytes([9, 8, 7]), name: "ana", displayName: Self.awkward),
             challenge: Base64URLBytes(Array(repeating: 3, count: 32)), pubKeyCredParams: [.init(alg: -7), .init(alg: -257)], timeout: 60_000,
             excludeCredentials: withOptionalMembers ? [CredentialDescriptor(id: [1], transports: [.usb])] : [],
@@ -79,7 +79,7 @@ struct JSONTextTests {
                 : nil,
             attestation: .direct, hints: withOptionalMembers ? ["security-key"] : nil,
             attestationFormats: withOptionalMembers ? ["packed", "tpm"] : nil,
-            extensions: withOptionalMembers ? ["credProps": .bool(true)] : nil)
+            extensions: withOptionalMembers ? ["credProps": .bool(true)] : nil))
         #expect(try Self.same(reply))
     }
 

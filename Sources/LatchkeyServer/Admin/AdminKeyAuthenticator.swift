@@ -11,7 +11,7 @@ struct AdminKeyAuthenticator: RouterMiddleware {
     let store: any BackendStore
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let key = SessionAuthority.bearerToken(in: request) else {
+        guard let key = ServiceCookies.bearerToken(in: request) else {
             throw Self.refusal("the admin API needs Authorization: Bearer with an admin key")
         }
         guard key.hasPrefix(AdminKeys.prefix), let record = try await store.useAdminKey(hash: AdminKeys.hash(key), now: Date()) else {

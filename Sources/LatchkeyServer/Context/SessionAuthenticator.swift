@@ -8,11 +8,12 @@ import LatchkeyService
 /// route decides whether that is a 401.
 struct SessionAuthenticator: RouterMiddleware {
     typealias Context = LatchkeyRequestContext
-    let sessions: SessionAuthority
+    let sessions: Sessions
+    let cookies: ServiceCookies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.identity = try await sessions.current(request)
+        context.identity = try await sessions.current(presented: cookies.sessionTokens(in: request))
         return try await next(request, context)
     }
 }

@@ -12,7 +12,7 @@ import WebAuthn
 /// their sequence numbers, so a reader that syncs by "newer than the last I saw" should re-read a
 /// few seconds back with `since`.)
 struct EventsController: Sendable {
-    let services: LatchkeyServices
+    let routes: ServiceRoutes
 
     func addAdminRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.get("events", use: adminEvents)
@@ -28,48 +28,18 @@ struct EventsController: Sendable {
     /// `limit=1...200` (50), `cursor=`.
     @Sendable func adminEvents(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let parameters = request.uri.queryParameters
-        var query = try Self.page(parameters, defaultLimit: 50)
-        if parameters.get("user")?.isEmpty == false, parameters.get("userHandle")?.isEmpty == false {
-            throw APIError.badRequest("send user or userHandle, not both: each names the user whose events to show")
-        }
-        if let name = parameters.get("user"), !name.isEmpty {
-            let (username, found) = try await UserNames.find(name) { try await services.store.user(named: $0) }
-            guard let user = found else {
-                throw APIError(.notFound, "no user is named \"\(username)\"; for a deleted user's events, filter by userHandle")
-            }
-            query.userHandle = user.handle
-        }
-        if let text = parameters.get("userHandle"), !text.isEmpty {
-            guard let handle = Base64URL.decode(text), !handle.isEmpty else {
-                throw APIError.badRequest("userHandle is not base64url")
-            }
-            query.userHandle = handle
-        }
-        if let text = parameters.get("type"), !text.isEmpty {
-            query.types = try text.split(separator: ",").map { name in
-                guard let type = SecurityEventType(rawValue: String(name)) else {
-                    throw APIError.badRequest(
-                        "type \"\(name)\" is not an event type; the types are \(SecurityEventType.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                return type
-            }
-        }
-        if let text = parameters.get("since"), !text.isEmpty {
-            guard let since = RFC3339.date(text) else {
-                throw APIError.badRequest(
-                    "since \(text.debugDescription) is not an RFC 3339 time that exists, such as 2026-11-27T10:00:00Z")
-            }
-            query.since = since
-        }
-        return try await reply(query)
+        let query = try Self.page(parameters, defaultLimit: 50)
+        let filter = EventFilter(
+            user: parameters.get("user"), userHandle: parameters.get("userHandle"), types: parameters.get("type"),
+            since: parameters.get("since"))
+        return Self.reply(try await routes.service.eventLog.events(query, filteredBy: filter), limit: query.limit)
     }
 
     /// The signed-in user's own security history: `?limit=1...200` (20), `cursor=`.
     @Sendable func accountEvents(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let user = try context.requireIdentity().user
-        var query = try Self.page(request.uri.queryParameters, defaultLimit: 20)
-        query.userHandle = user.handle
-        return try await reply(query)
+        let caller = try routes.signedInCaller(request, context)
+        let query = try Self.page(request.uri.queryParameters, defaultLimit: 20)
+        return Self.reply(try await routes.service.account.events(query, caller: caller), limit: query.limit)
     }
 
     /// `?state=pending|delivered|dead`, `limit=1...200` (50), `cursor=`.
@@ -83,7 +53,7 @@ struct EventsController: Sendable {
             }
             state = named
         }
-        let deliveries = try await services.store.webhookDeliveries(state: state, before: page.before, limit: page.limit)
+        let deliveries = try await routes.service.eventLog.deliveries(state: state, before: page.before, limit: page.limit)
         return JSONResponse.make(WebhookDeliveryPage(
             deliveries: deliveries.map(WebhookDeliverySummary.init),
             nextCursor: deliveries.count == page.limit ? deliveries.last.map { String($0.id) } : nil))
@@ -91,22 +61,15 @@ struct EventsController: Sendable {
 
     /// Sends a delivery again (a dead one, typically) from now, for another retry window.
     @Sendable func retry(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        guard let text = context.parameters.get("id"), let id = Int64(text) else {
-            throw APIError(.notFound, "no webhook delivery with this id")
-        }
-        let now = Date()
-        guard let delivery = try await services.store.retryWebhookDelivery(
-            id: id, now: now, retryUntil: now.addingTimeInterval(WebhookOutbox.defaultRetryWindow))
-        else { throw APIError(.notFound, "no webhook delivery with this id") }
-        context.logger.notice("webhook delivery retried by the admin API", metadata: ["delivery": "\(id)", "event": "\(delivery.eventID)"])
+        let delivery = try await routes.service.eventLog.retry(
+            delivery: context.parameters.get("id").flatMap { Int64($0) }, caller: routes.caller(request, context))
         return JSONResponse.make(WebhookDeliveryReply(delivery: WebhookDeliverySummary(delivery)))
     }
 
-    private func reply(_ query: SecurityEventQuery) async throws -> Response {
-        let events = try await services.store.securityEvents(query)
-        return JSONResponse.make(SecurityEventPage(
+    private static func reply(_ events: [SecurityEvent], limit: Int) -> Response {
+        JSONResponse.make(SecurityEventPage(
             events: events.map(SecurityEventSummary.init),
-            nextCursor: events.count == query.limit ? events.last.map { String($0.sequence) } : nil))
+            nextCursor: events.count == limit ? events.last.map { String($0.sequence) } : nil))
     }
 
     /// `limit` and `cursor`, checked.

@@ -1,12 +1,11 @@
 import Hummingbird
 import LatchkeyService
-import LatchkeyStore
 import WebAuthn
 
 /// `GET /session` (who is signed in), `DELETE /session` (sign out) and its older alias
 /// `POST /session/logout`. Identity comes from ``SessionAuthenticator``.
 struct SessionController: Sendable {
-    let services: LatchkeyServices
+    let routes: ServiceRoutes
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
         group.get(use: current)
@@ -15,27 +14,25 @@ struct SessionController: Sendable {
     }
 
     @Sendable func current(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let identity = try context.requireIdentity()
-        let credentials = try await services.store.credentials(ofUser: identity.user.handle)
+        let (user, passkeys) = try await routes.service.account.current(caller: routes.caller(request, context))
         return JSONResponse.make(SessionReply(
-            username: identity.user.username, displayName: identity.user.displayName,
-            userHandle: Base64URLBytes(identity.user.handle), rpId: services.relyingParty.id, passkeys: credentials.count))
+            username: user.username, displayName: user.displayName, userHandle: Base64URLBytes(user.handle),
+            rpId: routes.service.relyingParty.id, passkeys: passkeys))
     }
 
-    /// Ends every session the request carries (bearer token and cookie), so the token stops working
-    /// at once. Without a live session it is a 401 like every signed-in route, but the cookie is
-    /// cleared all the same, so a page holding an expired cookie ends up signed out either way.
+    /// Ends every session the request carries, so the token stops working at once. Without a live session it is a
+    /// 401 like every signed-in route, but the cookie is cleared all the same, so a page holding an expired cookie
+    /// ends up signed out either way.
     @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        guard let identity = context.identity else {
-            var error = APIError(.unauthorized, "not signed in")
-            error.headers[.setCookie] = services.sessions.clearingCookie().description
+        do {
+            try await routes.service.account.signOut(caller: routes.caller(request, context))
+        } catch let refusal as ServiceError where refusal.code == .notSignedIn {
+            var error = APIError(refusal)
+            error.headers[.setCookie] = routes.cookies.clearingSession().description
             throw error
         }
-        try await services.sessions.end(
-            request,
-            recording: [services.events.event(.sessionEnded, context.eventOrigin(request), user: identity.user, detail: "signed out")])
         var response = JSONResponse.ok()
-        response.setCookie(services.sessions.clearingCookie())
+        response.setCookie(routes.cookies.clearingSession())
         return response
     }
 }

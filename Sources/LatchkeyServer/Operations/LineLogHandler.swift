@@ -115,15 +115,3 @@ public struct LineLogHandler: LogHandler {
         }
     }
 }
-
-/// A name a person chose (a username, a passkey's name), logged quoted and escaped as a Swift string literal in
-/// text lines (`user="alice"`, a newline as `\n`, so no name can forge a line), and as itself in JSON lines.
-struct QuotedLogText: CustomStringConvertible, Sendable {
-    let text: String
-    var description: String { text.debugDescription }
-}
-
-extension Logger.MetadataValue {
-    /// `text` as ``QuotedLogText``.
-    static func quoted(_ text: String) -> Logger.MetadataValue { .stringConvertible(QuotedLogText(text: text)) }
-}

@@ -15,7 +15,7 @@ struct MetricsEndpoint: Sendable {
     func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         router.get("metrics") { request, _ -> Response in
             if let token {
-                let sent = SessionAuthority.bearerToken(in: request) ?? ""
+                let sent = ServiceCookies.bearerToken(in: request) ?? ""
                 guard constantTimeEquals(Digest.sha256(Array(sent.utf8)), Digest.sha256(Array(token.utf8))) else {
                     throw APIError(.unauthorized, "metrics need Authorization: Bearer with the metrics token")
                 }

@@ -3,35 +3,6 @@ import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 
-/// `POST /admin/v1/users` body.
-struct CreateUserRequest: Decodable, Sendable {
-    var username: String
-    var displayName: String?
-    var externalId: String?
-}
-
-/// `PATCH /admin/v1/users/{username}` body: the members present change; `"externalId": null` removes it.
-struct UpdateUserRequest: Decodable, Sendable {
-    var username: String?
-    var displayName: String?
-    /// nil: unchanged; `.some(nil)`: removed.
-    var externalId: String??
-    /// `true` disables the account (no sign-in, session or new key), `false` enables it again.
-    var disabled: Bool?
-
-    enum CodingKeys: String, CodingKey { case username, displayName, externalId, disabled }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        username = try container.decodeIfPresent(String.self, forKey: .username)
-        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
-        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
-        if container.contains(.externalId) {
-            externalId = .some(try container.decodeNil(forKey: .externalId) ? nil : container.decode(String.self, forKey: .externalId))
-        }
-    }
-}
-
 /// A user as the admin API shows them.
 struct AdminUser: Encodable, Sendable {
     var username: String

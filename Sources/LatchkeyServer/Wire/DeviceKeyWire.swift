@@ -3,51 +3,12 @@ import LatchkeyService
 import LatchkeyStore
 import WebAuthn
 
-/// `POST /device-keys/options` and `/device-keys/sign-in/options` reply: what the key signs over.
-struct DeviceKeyOptionsReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
-    var challenge: Base64URLBytes
-    /// Milliseconds.
-    var timeout: Int
-    var rpId: String
-}
-
-/// `POST /device-keys/options` body without a session: the enrollment ticket that names the user.
-struct DeviceKeyEnrolmentOptionsRequest: Decodable, Sendable {
-    var enrollmentTicket: String?
-}
-
-/// `POST /device-keys` body: a new key and its signature over the enrolment message.
-struct DeviceKeyEnrolmentRequest: Decodable, Sendable {
-    var challenge: Base64URLBytes
-    /// The 65-byte uncompressed P-256 point `SecKeyCopyExternalRepresentation` returns.
-    var publicKey: Base64URLBytes
-    /// DER ECDSA-SHA-256, as `SecKeyCreateSignature(..., .ecdsaSignatureMessageX962SHA256, ...)` returns it.
-    var signature: Base64URLBytes
-    var name: String?
-}
-
 /// `POST /device-keys` reply.
 struct DeviceKeyEnrolledReply: Encodable, Sendable {
     let status = "ok"
     let errorMessage = ""
     /// SHA-256 of the public key, base64url: what the app signs in with.
     var keyId: Base64URLBytes
-}
-
-/// `POST /device-keys/sign-in/options` body.
-struct DeviceKeySignInOptionsRequest: Decodable, Sendable {
-    var keyId: Base64URLBytes
-    /// Carried back in the sign-in token's `nonce` claim.
-    var nonce: String?
-}
-
-/// `POST /device-keys/sign-in` body.
-struct DeviceKeySignInRequest: Decodable, Sendable {
-    var keyId: Base64URLBytes
-    var challenge: Base64URLBytes
-    var signature: Base64URLBytes
 }
 
 /// One device key as `GET /device-keys` and `GET /credentials` list it.

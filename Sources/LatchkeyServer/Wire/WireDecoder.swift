@@ -32,44 +32,13 @@ public struct WireDecoder: RequestDecoder {
         return buffer
     }
 
-    /// Decodes `buffer` (a request body, or JSON a request carries, named by `document` in the messages) after
-    /// reading it strictly, turning `DecodingError`s into messages that name the member.
+    /// Decodes `buffer` (a request body, or JSON a request carries, named by `document` in the messages) as
+    /// ``StrictJSONDocument`` reads it, in place.
     static func decode<T: Decodable>(_ type: T.Type, from buffer: ByteBuffer, document: String = "request body") throws -> T {
-        guard buffer.readableBytes > 0 else {
-            throw APIError.badRequest("\(document) is empty; a JSON object is required")
-        }
         do {
-            // The body is decoded in place: no copy of its bytes.
-            return try buffer.withUnsafeReadableBytes { bytes in
-                guard let base = bytes.baseAddress else { throw APIError.badRequest("\(document) is empty") }
-                try checkStrictly(bytes, document: document)
-                return try JSONDecoder().decode(
-                    type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
-            }
-        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
-            // The strict reading found JSON; Foundation reports a number its member cannot hold (30.5 for a whole
-            // number, one past Int64) as "not valid JSON", naming no member.
-            throw APIError.badRequest(
-                "\(document) is JSON, but a number in it does not fit its member: a fraction or an out-of-range value where a whole number belongs")
-        } catch let error as DecodingError {
-            throw APIError.badRequest(JSONDecodingProblem.message(for: error, document: document))
-        }
-    }
-
-    /// The JSON as ``StrictJSON`` reads it: what a more lenient decoder would take and a proxy in front might
-    /// read otherwise (a member sent twice, a byte order mark, a bad escape) is refused before it is decoded.
-    private static func checkStrictly(_ bytes: UnsafeRawBufferPointer, document: String) throws(APIError) {
-        do throws(StrictJSONProblem) {
-            try StrictJSON.check(bytes)
-        } catch {
-            switch error {
-            case .notJSON:
-                throw APIError.badRequest("\(document) is not valid JSON")
-            case .repeatedMember(let name):
-                throw APIError.badRequest("\(document) has the member \(name.debugDescription) more than once in one object")
-            case .tooDeep(let depth):
-                throw APIError.badRequest("\(document) nests arrays and objects more than \(depth) deep")
-            }
+            return try buffer.withUnsafeReadableBytes { bytes in try StrictJSONDocument.decode(type, from: bytes, document: document) }
+        } catch let refusal as ServiceError {
+            throw APIError(refusal)
         }
     }
 }

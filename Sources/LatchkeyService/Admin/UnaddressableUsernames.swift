@@ -25,16 +25,13 @@ public enum UnaddressableUsernames {
         guard let user = try await store.user(named: old) else {
             throw UsernameRenameError("there is no account kept as \(old.debugDescription) (give the name as `latchkey users unaddressable` lists it)")
         }
-        let spelling: String
-        var renamed = user
+        let renamed: UserRecord
         do {
-            spelling = try UserNames.spelling(new)
-            renamed.username = try UserNames.folded(spelling)
+            renamed = try UserNames.renaming(user, to: try UserNames.spelling(new))
         } catch let error as ServiceError {
             throw UsernameRenameError("the new name: \(error.message)")
         }
         guard renamed.username != user.username else { throw UsernameRenameError("the account is kept as \(old.debugDescription) already") }
-        if user.displayName.lowercased() == user.username { renamed.displayName = spelling }
         let event = SecurityEvent(
             id: try SecurityEventRecorder.newID(), type: .userUpdated, occurredAt: now, userHandle: user.handle,
             username: renamed.username, actor: .system("cli"), detail: "changed username (was \"\(user.username)\")")

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyStore
 
 /// Rules for the names people give themselves and their passkeys: ``PrintableText`` (authenticators may keep only
 /// 64 bytes), and usernames kept and compared in Unicode NFC, width-mapped and case-folded, free of invisible
@@ -97,6 +98,15 @@ package enum UserNames {
         let name = spelling.lowercased().precomposedStringWithCanonicalMapping
         try PrintableText.check(name, member: "username", maximumBytes: maximumUsernameBytes)
         return name
+    }
+
+    /// `user` under the new name `spelling` (checked by ``spelling(_:)``): the handle, so every passkey and token
+    /// subject, stays, and a display name that was the username (the default) follows it.
+    package static func renaming(_ user: UserRecord, to spelling: String) throws -> UserRecord {
+        var renamed = user
+        renamed.username = try folded(spelling)
+        if user.displayName.lowercased() == user.username { renamed.displayName = spelling }
+        return renamed
     }
 
     /// A display name, or the name a person gives one of their passkeys (`member: "name"`), in

@@ -18,7 +18,7 @@ public struct AuthenticationResponse: Sendable {
 
 /// What the server issued for one sign-in and knows about the credential used.
 public struct AuthenticationExpectation: Sendable {
-    public var challenge: [UInt8]
+    public var challenge: IssuedChallenge
     public var userVerification: UserVerificationRequirement
     /// The stored COSE_Key bytes of the credential.
     public var publicKey: [UInt8]
@@ -31,7 +31,7 @@ public struct AuthenticationExpectation: Sendable {
     /// The BE flag recorded at registration, when known.
     public var storedBackupEligible: Bool?
 
-    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, publicKey: [UInt8], storedSignCount: UInt32, userHandle: [UInt8], userHandleRequired: Bool, storedBackupEligible: Bool? = nil) {
+    public init(challenge: IssuedChallenge, userVerification: UserVerificationRequirement, publicKey: [UInt8], storedSignCount: UInt32, userHandle: [UInt8], userHandleRequired: Bool, storedBackupEligible: Bool? = nil) {
         self.challenge = challenge
         self.userVerification = userVerification
         self.publicKey = publicKey
@@ -39,6 +39,13 @@ public struct AuthenticationExpectation: Sendable {
         self.userHandle = userHandle
         self.userHandleRequired = userHandleRequired
         self.storedBackupEligible = storedBackupEligible
+    }
+
+    /// For the sign-in issued with `challenge`.
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, publicKey: [UInt8], storedSignCount: UInt32, userHandle: [UInt8], userHandleRequired: Bool, storedBackupEligible: Bool? = nil) {
+        self.init(
+            challenge: .expected(challenge), userVerification: userVerification, publicKey: publicKey, storedSignCount: storedSignCount,
+            userHandle: userHandle, userHandleRequired: userHandleRequired, storedBackupEligible: storedBackupEligible)
     }
 }
 

@@ -61,7 +61,7 @@ public struct AuthenticationVerifier: Sendable {
             clientData = try CollectedClientData(response.clientDataJSON)
         }
         // Steps 11-14: type, challenge, origin, cross-origin.
-        try relyingParty.checkClientData(clientData, type: .get, expectedChallenge: expectation.challenge)
+        try relyingParty.checkClientData(clientData, type: .get, challenge: expectation.challenge)
 
         // Steps 15-18: RP ID hash, UP, UV, BE/BS.
         let authenticatorData = try AuthenticatorData(response.authenticatorData, decoder: decoder)
@@ -75,7 +75,7 @@ public struct AuthenticationVerifier: Sendable {
         // Step 22: the signature counter must grow unless both values are zero.
         let received = authenticatorData.signCount
         let stored = expectation.storedSignCount
-        let regressed = (received != 0 || stored != 0) && received <= stored
+        let regressed = SignCountRule.regressed(received: received, stored: stored)
         if regressed, relyingParty.signCount == .refuseRegression {
             throw WebAuthnError(.signCountRegression, "signature counter \(received) is not greater than the stored \(stored): the authenticator may be cloned")
         }

@@ -7,7 +7,11 @@ public struct RelyingParty: Sendable {
     /// The human-readable name put into creation options.
     public var name: String
     /// Every RP ID whose hash authenticator data may carry; `id` comes first.
-    public var acceptedRPIDs: [String]
+    public var acceptedRPIDs: [String] {
+        didSet { acceptedRPIDHashes = Self.hashes(acceptedRPIDs) }
+    }
+    /// The SHA-256 of each of ``acceptedRPIDs``, in its order: computed once, not at every ceremony.
+    public private(set) var acceptedRPIDHashes: [[UInt8]]
     /// Exact origins accepted in `clientDataJSON.origin` (`https://example.com`, `android:apk-key-hash:...`).
     public var origins: Set<String>
     public var crossOrigin: CrossOriginPolicy
@@ -34,7 +38,9 @@ public struct RelyingParty: Sendable {
     ) {
         self.id = id
         self.name = name
-        self.acceptedRPIDs = [id] + additionalRPIDs.filter { $0 != id }
+        let acceptedRPIDs = [id] + additionalRPIDs.filter { $0 != id }
+        self.acceptedRPIDs = acceptedRPIDs
+        self.acceptedRPIDHashes = Self.hashes(acceptedRPIDs)
         self.origins = origins
         self.crossOrigin = crossOrigin
         self.userPresence = userPresence
@@ -43,5 +49,9 @@ public struct RelyingParty: Sendable {
         self.syncedCredentials = syncedCredentials
         self.tokenBinding = tokenBinding
         self.algorithms = algorithms
+    }
+
+    private static func hashes(_ rpIDs: [String]) -> [[UInt8]] {
+        rpIDs.map { Digest.sha256(Array($0.utf8)) }
     }
 }

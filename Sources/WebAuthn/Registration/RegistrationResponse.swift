@@ -31,14 +31,19 @@ public struct RegistrationExpectation: Sendable {
         case conditional
     }
 
-    public var challenge: [UInt8]
+    public var challenge: IssuedChallenge
     public var userVerification: UserVerificationRequirement
     public var mediation: Mediation
 
-    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, mediation: Mediation = .required) {
+    public init(challenge: IssuedChallenge, userVerification: UserVerificationRequirement, mediation: Mediation = .required) {
         self.challenge = challenge
         self.userVerification = userVerification
         self.mediation = mediation
+    }
+
+    /// For the ceremony issued with `challenge`.
+    public init(challenge: [UInt8], userVerification: UserVerificationRequirement, mediation: Mediation = .required) {
+        self.init(challenge: .expected(challenge), userVerification: userVerification, mediation: mediation)
     }
 }
 

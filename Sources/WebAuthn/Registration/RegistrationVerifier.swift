@@ -31,7 +31,7 @@ public struct RegistrationVerifier: Sendable {
             throw WebAuthnError(.malformedClientData, "the parsed client data is not the response's clientDataJSON")
         }
         // Steps 7-10: type, challenge, origin, cross-origin.
-        try relyingParty.checkClientData(clientData, type: .create, expectedChallenge: expectation.challenge)
+        try relyingParty.checkClientData(clientData, type: .create, challenge: expectation.challenge)
         // Step 11: hash the client data.
         let clientDataHash = Digest.sha256(response.clientDataJSON)
 

@@ -3,7 +3,7 @@ extension RelyingParty {
     /// §7.1 steps 7-10 / §7.2 steps 11-14: ceremony type, challenge, origin, cross-origin use,
     /// and (Level 2) token binding.
     func checkClientData(
-        _ clientData: CollectedClientData, type: CollectedClientData.CeremonyType, expectedChallenge: [UInt8]
+        _ clientData: CollectedClientData, type: CollectedClientData.CeremonyType, challenge issued: IssuedChallenge
     ) throws {
         guard clientData.type == type.rawValue else {
             throw WebAuthnError(.wrongCeremonyType, "clientDataJSON.type is \"\(clientData.type)\"; expected \"\(type.rawValue)\"")
@@ -11,7 +11,7 @@ extension RelyingParty {
         guard let challenge = clientData.challengeBytes else {
             throw WebAuthnError(.malformedClientData, "clientDataJSON.challenge is not base64url")
         }
-        guard constantTimeEquals(challenge, expectedChallenge) else {
+        if case .expected(let expected) = issued, !constantTimeEquals(challenge, expected) {
             throw WebAuthnError(.challengeMismatch, "clientDataJSON.challenge does not match the challenge issued for this ceremony")
         }
         guard origins.contains(clientData.origin) else {
@@ -51,9 +51,10 @@ extension RelyingParty {
     func checkAuthenticatorData(
         _ authenticatorData: AuthenticatorData, userVerification: UserVerificationRequirement, userPresenceRequired: Bool = true
     ) throws -> String {
-        guard let rpID = acceptedRPIDs.first(where: { constantTimeEquals(Digest.sha256(Array($0.utf8)), authenticatorData.rpIDHash) }) else {
+        guard let index = acceptedRPIDHashes.firstIndex(where: { constantTimeEquals($0, authenticatorData.rpIDHash) }) else {
             throw WebAuthnError(.rpIDMismatch, "authenticator data rpIdHash is not the SHA-256 of \(acceptedRPIDs.map { "\"\($0)\"" }.joined(separator: " or "))")
         }
+        let rpID = acceptedRPIDs[index]
         let flags = authenticatorData.flags
         if !flags.contains(.userPresent) {
             let mayOmit = !userPresenceRequired || (userPresence == .optionalUnlessVerificationRequired && userVerification != .required)

@@ -1,17 +1,16 @@
-import LatchkeyService
 import WebAuthn
 
 /// The `extensions` of an options request, echoed into the options as sent. A number of 2^53 or more
 /// in size, where a JSON number read as a `Double` starts to skip integers, is refused, naming its
 /// member, rather than sent back changed; smaller whole numbers come back as sent, and fractions as the
 /// nearest `Double` writes them.
-struct EchoedExtensions: Decodable, Sendable {
+package struct EchoedExtensions: Decodable, Sendable {
     /// Above this magnitude a `Double` no longer holds every integer.
-    static let exactLimit = 9_007_199_254_740_992.0
+    package static let exactLimit = 9_007_199_254_740_992.0
 
-    let members: [String: JSONValue]
+    package let members: [String: JSONValue]
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         members = try decoder.singleValueContainer().decode([String: JSONValue].self)
         if let path = Self.inexactNumber(in: .object(members), at: []) {
             throw DecodingError.dataCorrupted(.init(
@@ -36,11 +35,11 @@ struct EchoedExtensions: Decodable, Sendable {
 
     /// A member name or array index in a coding path.
     private struct MemberKey: CodingKey {
-        let stringValue: String
-        let intValue: Int?
-        init(name: String) { (stringValue, intValue) = (name, nil) }
-        init(index: Int) { (stringValue, intValue) = ("\(index)", index) }
-        init?(stringValue: String) { self.init(name: stringValue) }
-        init?(intValue: Int) { self.init(index: intValue) }
+        package let stringValue: String
+        package let intValue: Int?
+        package init(name: String) { (stringValue, intValue) = (name, nil) }
+        package init(index: Int) { (stringValue, intValue) = ("\(index)", index) }
+        package init?(stringValue: String) { self.init(name: stringValue) }
+        package init?(intValue: Int) { self.init(index: intValue) }
     }
 }

@@ -1,18 +1,17 @@
-import LatchkeyService
 import LatchkeyStore
 import Logging
 import WebAuthn
 
-extension LatchkeyServices {
+extension RelyingPartyService {
     /// Records a refused sign-in of a known user whose passkey (`credential`) or device key (`deviceKeyID`)
     /// signed the answer, naming the check that refused it. A failure to record is logged, not put in the
     /// refusal's place.
-    func recordRefusedSignIn(
+    package func recordRefusedSignIn(
         of owner: UserRecord, credential: CredentialRecord? = nil, deviceKeyID: [UInt8]? = nil, because error: any Error,
         origin: EventOrigin, logger: Logger
     ) async {
         // The client's own refusal message; anything else is not for a user's history.
-        let reason = (error as? ServiceError)?.message ?? (error as? APIError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
+        let reason = (error as? ServiceError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
         let detail = String((deviceKeyID == nil ? reason : "device key: " + reason).prefix(300))
         do {
             // Not for an account deleted while it signed in: no event follows its account.deleted.

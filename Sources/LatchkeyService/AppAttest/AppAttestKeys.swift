@@ -1,10 +1,6 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
 import LatchkeyConfiguration
-import LatchkeyService
 import LatchkeyStore
-import NIOCore
 import WebAuthn
 
 /// App Attest on the server: attesting keys against Apple's root, and checking their assertions,
@@ -14,17 +10,17 @@ import WebAuthn
 /// `clientData` is the request's exact body, a JSON object whose `appAttestChallenge` is a
 /// challenge from `/app-attest/challenge`: the app signs what it sends, and the challenge makes
 /// the assertion good for one request only.
-struct AppAttestKeys: Sendable {
-    /// The request header that carries an assertion over the body.
-    static let header = HTTPField.Name("X-Latchkey-App-Attest")!
+package struct AppAttestKeys: Sendable {
+    /// The request header that carries an assertion over the body, as refusals name it.
+    package static let header = "X-Latchkey-App-Attest"
 
-    let requirement: AppAttestRequirement
-    let attestationVerifier: AppAttestAttestationVerifier
-    let assertionVerifier: AppAttestAssertionVerifier
-    let store: any LatchkeyStore
-    let challenges: ChallengeIssuer
+    package let requirement: AppAttestRequirement
+    package let attestationVerifier: AppAttestAttestationVerifier
+    package let assertionVerifier: AppAttestAssertionVerifier
+    package let store: any LatchkeyStore
+    package let challenges: Challenges
 
-    init(configuration: LatchkeyConfiguration, roots: [X509Certificate], store: any LatchkeyStore, challenges: ChallengeIssuer) {
+    package init(configuration: LatchkeyConfiguration, roots: [X509Certificate], store: any LatchkeyStore, challenges: Challenges) {
         requirement = configuration.appAttest
         attestationVerifier = AppAttestAttestationVerifier(
             appIDs: configuration.appleAppIDs, environments: configuration.appAttestEnvironments, anchors: roots)
@@ -35,8 +31,10 @@ struct AppAttestKeys: Sendable {
 
     /// Verifies an attestation of `keyID` made for `challenge` (whose SHA-256 the app passed as
     /// `clientDataHash`) and stores the key.
-    func attest(keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], request: Request) async throws -> AppAttestKeyRecord {
-        _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "challenge")
+    package func attest(
+        keyID: [UInt8], attestationObject: [UInt8], challenge: [UInt8], presented binding: CeremonyBinding
+    ) async throws -> AppAttestKeyRecord {
+        _ = try await challenges.take(.appAttest, challenge: challenge, presented: binding, member: "challenge")
         let attested = try attestationVerifier.verify(attestationObject: attestationObject, keyID: keyID, clientDataHash: Digest.sha256(challenge))
         let record = AppAttestKeyRecord(
             keyID: attested.keyID, publicKey: attested.publicKey, appID: attested.appID, environment: attested.environment.rawValue,
@@ -44,7 +42,7 @@ struct AppAttestKeys: Sendable {
         do {
             try await store.saveAppAttestKey(record)
         } catch let error as StoreError where error.code == .credentialAlreadyRegistered {
-            throw APIError(.conflict, "this App Attest key is attested already; attest each key once, then use assertions")
+            throw ServiceError(.conflict, "this App Attest key is attested already; attest each key once, then use assertions")
         }
         return record
     }
@@ -53,17 +51,16 @@ struct AppAttestKeys: Sendable {
     /// carries and records the key's counter as accepted (``AppAttestCounters``: any counter once, in
     /// any order within the window); of two racing assertions with one counter, one wins. Returns the key as it now
     /// stands and the assertion's own counter.
-    func verify(
-        keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], request: Request
+    package func verify(
+        keyID: [UInt8], assertion: [UInt8], clientData: [UInt8], presented binding: CeremonyBinding
     ) async throws -> (key: AppAttestKeyRecord, counter: UInt32) {
         // Read as strictly as a request body, so that nothing else reads another challenge in the same signed bytes.
-        let carrier = try WireDecoder.decode(
-            AppAttestChallengeCarrier.self, from: ByteBuffer(bytes: clientData), document: "the App Attest client data")
+        let carrier = try StrictJSONDocument.decode(AppAttestChallengeCarrier.self, from: clientData, document: "the App Attest client data")
         guard var key = try await store.appAttestKey(id: keyID) else { throw ServiceError.unknownAppAttestKey(keyID) }
         guard let challenge = carrier.appAttestChallenge?.bytes, !challenge.isEmpty else {
-            throw APIError.badRequest("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
+            throw ServiceError.invalid("the App Attest client data has no appAttestChallenge: ask POST /app-attest/challenge for one")
         }
-        _ = try await challenges.take(.appAttest, challenge: challenge, request: request, member: "appAttestChallenge")
+        _ = try await challenges.take(.appAttest, challenge: challenge, presented: binding, member: "appAttestChallenge")
         // The stored pair as read, compared by the update (the window reads bit 0 as set whatever is stored).
         var stored = (counter: key.counter, accepted: key.acceptedCounters)
         var counters = AppAttestCounters(highest: stored.counter, accepted: stored.accepted)
@@ -73,7 +70,7 @@ struct AppAttestKeys: Sendable {
         // Assertions sent at once record their counters one after another: one that lost the race reads the
         // counters again and tries once more, as long as its own counter is still admitted.
         for _ in 0..<Self.counterUpdateAttempts {
-            guard let accepted = counters.accepting(counter) else { throw APIError.badRequest(counters.refusal(of: counter)) }
+            guard let accepted = counters.accepting(counter) else { throw ServiceError.invalid(counters.refusal(of: counter)) }
             if try await store.updateAppAttestCounters(id: keyID, from: stored, to: (accepted.highest, accepted.accepted), at: now) {
                 key.counter = accepted.highest
                 key.acceptedCounters = accepted.accepted
@@ -84,19 +81,19 @@ struct AppAttestKeys: Sendable {
             stored = (current.counter, current.acceptedCounters)
             counters = AppAttestCounters(highest: stored.counter, accepted: stored.accepted)
         }
-        throw APIError(.serviceUnavailable, "App Attest assertion: too many assertions of this key at once; send it again with a new challenge")
+        throw ServiceError(.busy, "App Attest assertion: too many assertions of this key at once; send it again with a new challenge")
     }
 
     /// How often an assertion reads its key's counters again after another assertion changed them first.
-    static let counterUpdateAttempts = 16
+    package static let counterUpdateAttempts = 16
 
-    /// The App Attest key that vouched for this request's `body`, or nil when none did and none
-    /// is required; a request whose assertion fails, or that has none under `required`, is refused.
-    func admit(_ request: Request, body: ByteBuffer, for action: String) async throws -> AppAttestKeyRecord? {
+    /// The App Attest key that vouched for a request's body, or nil when none did and none is required; a
+    /// request whose assertion fails, or that has none under `required`, is refused.
+    package func admit(_ proof: AppAttestProof, for action: String) async throws -> AppAttestKeyRecord? {
         guard requirement != .off else { return nil }
-        guard let value = request.headers[Self.header] else {
+        guard let value = proof.header else {
             guard requirement != .required else {
-                throw APIError(
+                throw ServiceError(
                     .forbidden,
                     "App Attest is required on this server: \(action) needs an \(Self.header) header with an App Attest assertion over the request body")
             }
@@ -104,9 +101,24 @@ struct AppAttestKeys: Sendable {
         }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let keyID = AppAttestKeyID.bytes(String(parts[0])), let assertion = Base64URL.decode(String(parts[1])) else {
-            throw APIError.badRequest("\(Self.header) is not KEYID.ASSERTION (the key ID in base64, the assertion in base64url)")
+            throw ServiceError.invalid("\(Self.header) is not KEYID.ASSERTION (the key ID in base64, the assertion in base64url)")
         }
-        guard !assertion.isEmpty else { throw APIError.badRequest("\(Self.header) has no assertion after the key ID and the dot") }
-        return try await verify(keyID: keyID, assertion: assertion, clientData: Array(buffer: body), request: request).key
+        guard !assertion.isEmpty else { throw ServiceError.invalid("\(Self.header) has no assertion after the key ID and the dot") }
+        return try await verify(keyID: keyID, assertion: assertion, clientData: proof.body, presented: proof.binding).key
+    }
+}
+
+/// What a request brings for App Attest to vouch for it: the `X-Latchkey-App-Attest` header (`KEYID.ASSERTION`),
+/// when sent, and the exact body it signs.
+package struct AppAttestProof: Sendable {
+    package var header: String?
+    package var body: [UInt8]
+    /// The App Attest ceremony binding the request presented.
+    package var binding: CeremonyBinding
+
+    package init(header: String?, body: [UInt8], binding: CeremonyBinding) {
+        self.header = header
+        self.body = body
+        self.binding = binding
     }
 }

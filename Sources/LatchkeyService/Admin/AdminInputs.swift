@@ -1,0 +1,30 @@
+import Foundation
+
+/// `POST /admin/v1/users` body.
+package struct CreateUserRequest: Decodable, Sendable {
+    package var username: String
+    package var displayName: String?
+    package var externalId: String?
+}
+
+/// `PATCH /admin/v1/users/{username}` body: the members present change; `"externalId": null` removes it.
+package struct UpdateUserRequest: Decodable, Sendable {
+    package var username: String?
+    package var displayName: String?
+    /// nil: unchanged; `.some(nil)`: removed.
+    package var externalId: String??
+    /// `true` disables the account (no sign-in, session or new key), `false` enables it again.
+    package var disabled: Bool?
+
+    package enum CodingKeys: String, CodingKey { case username, displayName, externalId, disabled }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        username = try container.decodeIfPresent(String.self, forKey: .username)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled)
+        if container.contains(.externalId) {
+            externalId = .some(try container.decodeNil(forKey: .externalId) ? nil : container.decode(String.self, forKey: .externalId))
+        }
+    }
+}
