@@ -14,7 +14,7 @@ import WebAuthn
 /// sessions, well-known files and the web page.
 public enum LatchkeyServer {
     /// This Latchkey's version, as `latchkey --version` prints it.
-    public static let version = "0.8.0"
+    public static let version = LatchkeyRelease.version
 
     /// The router with every route and middleware, without a listening socket. `metrics` records
     /// ceremonies, verification and store latency; `metricsRegistry`, when given with a
@@ -171,7 +171,7 @@ public enum LatchkeyServer {
             ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
         services.append(try WebhookDispatcher(
             store: shared.store, signer: signer,
-            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger))
+            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() }))
         let metricsAddress = try configuration.metricsListenAddress
         let adminAddress = try configuration.adminListenAddress
         // Connections are bounded by the descriptors there are: a full listener closes its

@@ -1,11 +1,8 @@
-import AsyncHTTPClient
 import Foundation
 import LatchkeyConfiguration
-import LatchkeyService
 import LatchkeyStore
 import Logging
-import NIOCore
-import NIOHTTP1
+import WebAuthn
 import ServiceLifecycle
 
 /// Sends the webhook outbox: claims due deliveries from the store under a lease, POSTs each with
@@ -25,54 +22,52 @@ import ServiceLifecycle
 /// deliveries. With no receivers configured it sends nothing: it marks dead what is still pending
 /// for receivers configured before, as it would for one removed from the list, and stops polling
 /// once the outbox is empty (no new deliveries are written without receivers).
-struct WebhookDispatcher: Service {
-    let store: any SecurityEventStore
-    let metrics: LatchkeyMetrics
-    let logger: Logger
+package struct WebhookDispatcher: Service {
+    package let store: any SecurityEventStore
+    package let metrics: LatchkeyMetrics
+    package let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
-    let owner: String
+    package let owner: String
     /// The receivers configured now, by name: a delivery for one that is no longer listed is not
     /// sent (an operator who removes a receiver means it), but marked dead, where an admin can see it.
-    let receivers: [String: WebhookReceiver]
+    package let receivers: [String: WebhookReceiver]
     /// What sends deliveries; nil without receivers.
-    let sender: Sender?
+    package let sender: Sender?
     /// Which receivers failed their last attempt, so that the log tells when one starts and stops failing.
-    let failing = ReceiverFailures()
+    package let failing = ReceiverFailures()
 
     /// Signs deliveries and POSTs them.
-    struct Sender {
-        let signer: WebhookSigner
-        let client: HTTPClient
+    package struct Sender {
+        package let signer: WebhookSigner
+        package let transport: any WebhookTransport
     }
 
     /// How long a claimed delivery is this sender's.
-    static let lease: TimeInterval = 30
+    package static let lease: TimeInterval = 30
     /// The longest one attempt may take, connecting included.
-    static let requestTimeout: TimeAmount = .seconds(10)
+    package static let requestTimeout: Duration = .seconds(10)
     /// Deliveries to one receiver claimed and sent at once.
-    static let batchSize = 16
+    package static let batchSize = 16
     /// How often the outbox is polled for a receiver when it had nothing due.
-    static let pollInterval: Duration = .seconds(1)
+    package static let pollInterval: Duration = .seconds(1)
     /// How often it is polled for deliveries to receivers no longer configured.
-    static let unconfiguredPollInterval: Duration = .seconds(10)
+    package static let unconfiguredPollInterval: Duration = .seconds(10)
 
-    init(
-        store: any SecurityEventStore, signer: WebhookSigner?, receivers: [WebhookReceiver], metrics: LatchkeyMetrics, logger: Logger
+    /// A dispatcher for `receivers`, sending through the transport `makeTransport` makes (only when there are
+    /// receivers to send to, and a signer to sign for them).
+    package init(
+        store: any SecurityEventStore, signer: WebhookSigner?, receivers: [WebhookReceiver], metrics: LatchkeyMetrics, logger: Logger,
+        makeTransport: () -> any WebhookTransport
     ) throws {
         self.store = store
         self.receivers = Dictionary(receivers.map { ($0.name, $0) }) { first, _ in first }
         self.metrics = metrics
         self.logger = logger
         owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(try SecurityEventRecorder.newID().dropFirst(4).prefix(8))"
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(5), read: Self.requestTimeout))
-        configuration.httpVersion = .http1Only
-        sender = receivers.isEmpty
-            ? nil : signer.map { Sender(signer: $0, client: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)) }
+        sender = receivers.isEmpty ? nil : signer.map { Sender(signer: $0, transport: makeTransport()) }
     }
 
-    func run() async throws {
+    package func run() async throws {
         await renameDeliveriesStoredUnderURLs()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
@@ -85,13 +80,13 @@ struct WebhookDispatcher: Service {
         }
         // Without receivers nothing more can become due: wait for the server to stop.
         if sender == nil { try? await gracefulShutdown() }
-        try? await sender?.client.shutdown()
+        try? await sender?.transport.shutdown()
     }
 
     /// What each sending loop claims, and how often it polls when nothing was due: one loop per
     /// receiver, so a slow or unreachable one holds up only its own deliveries, and one for the
     /// receivers no longer configured (whose deliveries only another instance's older list can add).
-    var lanes: [(selection: WebhookReceiverSelection, interval: Duration)] {
+    package var lanes: [(selection: WebhookReceiverSelection, interval: Duration)] {
         guard sender != nil else { return [(.all, Self.pollInterval)] }
         let names = receivers.keys.sorted()
         return names.map { (.only($0), Self.pollInterval) } + [(.allBut(Set(names)), Self.unconfiguredPollInterval)]
@@ -220,36 +215,31 @@ struct WebhookDispatcher: Service {
     /// POSTs `event` to `receiver`; nil when it answered 2xx, else what went wrong (never a body).
     private func send(_ event: SecurityEvent, to receiver: WebhookReceiver, with sender: Sender) async -> String? {
         do {
-            let body = Array(JSONResponse.body(WebhookPayload(event)).readableBytesView)
+            let body = try Self.encoder.encode(WebhookPayload(event))
             let timestamp = Int(Date().timeIntervalSince1970)
-            var request = HTTPClientRequest(url: receiver.requestURL)
-            if let authorization = receiver.authorization { request.headers.add(name: "Authorization", value: authorization) }
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "User-Agent", value: "Latchkey/\(LatchkeyServer.version)")
-            request.headers.add(name: "webhook-id", value: event.id)
-            request.headers.add(name: "webhook-timestamp", value: String(timestamp))
-            request.headers.add(name: "webhook-signature", value: try sender.signer.signature(id: event.id, timestamp: timestamp, body: body))
-            request.body = .bytes(ByteBuffer(bytes: body))
-            // The status is all a delivery needs: the body is never read (a receiver trickling one
-            // cannot stretch an attempt past its lease), and the connection is then not reused.
-            let response = try await sender.client.execute(request, timeout: Self.requestTimeout)
-            guard (200..<300).contains(response.status.code) else {
-                let redirect = (300..<400).contains(response.status.code) ? " (redirects are not followed)" : ""
-                return "HTTP \(response.status.code)\(redirect)"
-            }
-            return nil
+            var headers: [(name: String, value: String)] = []
+            if let authorization = receiver.authorization { headers.append(("Authorization", authorization)) }
+            headers += [
+                ("Content-Type", "application/json"), ("User-Agent", "Latchkey/\(LatchkeyRelease.version)"), ("webhook-id", event.id),
+                ("webhook-timestamp", String(timestamp)),
+                ("webhook-signature", try sender.signer.signature(id: event.id, timestamp: timestamp, body: body)),
+            ]
+            return try await sender.transport.deliver(body, to: receiver.requestURL, headers: headers, timeout: Self.requestTimeout)
         } catch {
             return String("\(error)".prefix(300))
         }
     }
 
+    /// One encoder for every body, keeping members in their declared order: a delivery sent again after a restart
+    /// signs the same bytes.
+    private static let encoder = OrderedJSONEncoder()
+
     /// Why a delivery was not sent: its receiver is no longer in `webhookURLs`.
-    static let unconfiguredReceiver = "not sent: the receiver is no longer configured (webhookURLs)"
+    package static let unconfiguredReceiver = "not sent: the receiver is no longer configured (webhookURLs)"
 
     /// Seconds before the next attempt after `attempts` failed ones: 5 s doubling up to an hour,
     /// each spread by ±20 % so that receivers coming back are not met by every sender at once.
-    static func backoff(afterAttempts attempts: Int) -> TimeInterval {
+    package static func backoff(afterAttempts attempts: Int) -> TimeInterval {
         let base = min(5 * pow(2, Double(max(0, attempts - 1))), 3_600)
         return base * Double.random(in: 0.8...1.2)
     }
@@ -257,5 +247,15 @@ struct WebhookDispatcher: Service {
 
 /// What ServiceLifecycle logs when it starts and stops the dispatcher: the receivers' names, never their secrets.
 extension WebhookDispatcher: CustomStringConvertible {
-    var description: String { "WebhookDispatcher(receivers: \(receivers.keys.sorted()))" }
+    package var description: String { "WebhookDispatcher(receivers: \(receivers.keys.sorted()))" }
+}
+
+/// How a webhook delivery travels: one request, which the receiver accepts or refuses. Redirects are not followed,
+/// and what a receiver answers beyond acceptance is not read.
+package protocol WebhookTransport: Sendable {
+    /// Sends `body` to `url` with `headers`; nil when the receiver accepted it within `timeout`, else why it did not
+    /// (`HTTP 500`), never its reply's body.
+    func deliver(_ body: [UInt8], to url: String, headers: [(name: String, value: String)], timeout: Duration) async throws -> String?
+    /// Closes what the transport holds open.
+    func shutdown() async throws
 }
