@@ -140,6 +140,11 @@ let package = Package(
             name: "LatchkeyConfigurationTests",
             dependencies: ["LatchkeyConfiguration", "WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
         ),
+        // The service's rules called directly, over a real SQLite store, without HTTP.
+        .testTarget(
+            name: "LatchkeyServiceTests",
+            dependencies: ["LatchkeyService", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyConfiguration", "LatchkeyAuthenticator", "WebAuthn"]
+        ),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [

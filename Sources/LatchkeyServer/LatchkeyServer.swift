@@ -225,13 +225,6 @@ public enum LatchkeyServer {
             logger: logger)
     }
 
-    /// How long one store call may wait (for a PostgreSQL connection, for the readiness write):
-    /// `storeTimeout` less a margin for the HTTP round trip, so that the 503 reaches a load balancer
-    /// within `storeTimeout`.
-    public static func storeDeadline(_ configuration: LatchkeyConfiguration) -> Duration {
-        RelyingPartyService.storeDeadline(configuration)
-    }
-
     /// Connections the admin listener holds open at most: it serves a few backends.
     static let internalListenerConnections = 64
 
@@ -247,24 +240,5 @@ public enum LatchkeyServer {
     /// configuration; nil when it can.
     public static func descriptorLimitProblem(_ configuration: LatchkeyConfiguration) throws -> String? {
         DescriptorBudget.startupProblem(otherConnections: try otherConnections(configuration))
-    }
-
-    /// Makes the first token signing key when the store has none, so that a store that cannot keep
-    /// one fails at start-up rather than at the first sign-in.
-    public static func prepareSigningKeys(_ store: any LatchkeyStore, configuration: LatchkeyConfiguration) async throws {
-        // As requests call it: a SQLite lock another process holds a moment (`latchkey admin-keys create` beside a
-        // starting server) is waited for, not a failed start ("database is locked" stopped `serve`).
-        try await SignInTokens(
-            store: ServerStore(base: store, metrics: nil, lockWait: storeDeadline(configuration)),
-            issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
-            lifetime: TimeInterval(configuration.tokenLifetime)
-        ).prepare()
-    }
-
-    /// Adds a token signing key, published in `/.well-known/jwks.json` at once, that every instance
-    /// signs with from `activateIn` seconds on (default: five minutes, so verifiers caching the key
-    /// set have it first); the previous key stays published until the tokens it signed have expired.
-    public static func rotateSigningKey(_ store: any LatchkeyStore, activateIn: TimeInterval? = nil) async throws -> SigningKeyRecord {
-        try await SignInTokens.rotate(store, activateIn: activateIn ?? SignInTokens.defaultActivationDelay)
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LatchkeyConfiguration
-import LatchkeyServer
 import LatchkeyService
 import LatchkeyStore
 import Logging
@@ -97,8 +96,8 @@ struct SigningKeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let added = try await withStore { store in
-                try await LatchkeyServer.prepareSigningKeys(store, configuration: loadConfiguration().configuration)
-                return try await LatchkeyServer.rotateSigningKey(store, activateIn: TimeInterval(activateIn))
+                try await SigningKeys.prepare(store, configuration: loadConfiguration().configuration)
+                return try await SigningKeys.rotate(store, activateIn: TimeInterval(activateIn))
             }
             let when = added.signsFrom.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
             print("signing key \(added.keyID) (generation \(added.generation)) is published now and signs from \(when)")

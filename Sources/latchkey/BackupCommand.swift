@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import LatchkeyServer
 import LatchkeyService
 import LatchkeyStoreSQLite
 

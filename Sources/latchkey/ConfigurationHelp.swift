@@ -1,5 +1,4 @@
 import LatchkeyConfiguration
-import LatchkeyServer
 import LatchkeyService
 
 /// The settings `latchkey serve --help` lists: each variable, its key in the configuration file,

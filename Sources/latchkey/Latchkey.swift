@@ -101,7 +101,7 @@ struct Serve: AsyncParsableCommand {
             case .perCore: MultiThreadedEventLoopGroup.singleton
             }
             let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops, sqliteLockWait: .zero)
-            try await LatchkeyServer.prepareSigningKeys(store, configuration: settings)
+            try await SigningKeys.prepare(store, configuration: settings)
             application = try LatchkeyServer.application(
                 configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops),
                 operations: ProcessInfo.processInfo.environment[OperationsFeatures.benchmarkVariable] == "1" ? .off : .on,

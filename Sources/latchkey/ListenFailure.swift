@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyConfiguration
-import LatchkeyServer
 import LatchkeyService
 import NIOCore
 import NIOPosix

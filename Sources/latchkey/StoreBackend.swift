@@ -1,6 +1,5 @@
 import Foundation
 import LatchkeyConfiguration
-import LatchkeyServer
 import LatchkeyService
 import LatchkeyStore
 import LatchkeyStorePostgres
@@ -30,8 +29,8 @@ enum StoreBackend {
         }
         var settings = try postgresSettings(database, schemeEnd: schemeEnd)
         if let warning = settings.transportWarning { logger.warning("\(warning)") }
-        settings.leaseTimeout = LatchkeyServer.storeDeadline(configuration)
-        settings.lockTimeout = LatchkeyServer.storeDeadline(configuration)
+        settings.leaseTimeout = RelyingPartyService.storeDeadline(configuration)
+        settings.lockTimeout = RelyingPartyService.storeDeadline(configuration)
         // A fixed-size pool, opened at start: no connection ever arms an idle timer.
         settings.minimumConnections = settings.maximumConnections
         return try await PostgresStore.open(settings, logger: logger, eventLoops: eventLoops, webhooks: webhooks)
