@@ -5,7 +5,7 @@ import WebAuthn
 /// Enclave): one key in a PEM file, enrolled and used through the device-key endpoints, signing
 /// ``DeviceKeySignature``'s messages as `SecKeyCreateSignature` would.
 public struct DeviceKeyAuthenticator: Sendable {
-    /// The PEM file of the key: created (mode 0600) by ``enrol(options:)``, read by ``signIn(options:)``.
+    /// The PEM file of the key: created (mode 0600) by ``enroll(options:)``, read by ``signIn(options:)``.
     public let keyPath: String
 
     public init(keyPath: String) {
@@ -18,13 +18,13 @@ public struct DeviceKeyAuthenticator: Sendable {
         var rpId: String
     }
 
-    /// Makes a new key in ``keyPath`` (which must not exist) and answers enrolment options with
+    /// Makes a new key in ``keyPath`` (which must not exist) and answers enrollment options with
     /// `{"challenge","publicKey","signature"}` for `POST /device-keys`.
-    public func enrol(options json: [UInt8]) throws -> [UInt8] {
+    public func enroll(options json: [UInt8]) throws -> [UInt8] {
         let options = try JSONInput.decode(Options.self, from: json, source: "device key options", code: .malformedOptions)
         let key = try CredentialPrivateKey.generate(.es256)
         let point = try key.uncompressedP256Point()
-        let signed = DeviceKeySignature(purpose: .enrol, rpID: options.rpId, challenge: options.challenge.bytes, publicKey: point)
+        let signed = DeviceKeySignature(purpose: .enroll, rpID: options.rpId, challenge: options.challenge.bytes, publicKey: point)
         let signature = try key.sign(signed.message)
         try Self.create(keyPath, contents: Array(try key.pem().utf8))
         return try [
@@ -38,7 +38,7 @@ public struct DeviceKeyAuthenticator: Sendable {
     public func signIn(options json: [UInt8]) throws -> [UInt8] {
         let options = try JSONInput.decode(Options.self, from: json, source: "device key options", code: .malformedOptions)
         guard let pem = FileManager.default.contents(atPath: keyPath) else {
-            throw AuthenticatorError(.unreadableKeyFile, "cannot read the device key \(keyPath): enrol one first")
+            throw AuthenticatorError(.unreadableKeyFile, "cannot read the device key \(keyPath): enroll one first")
         }
         let key = try CredentialPrivateKey(pem: String(decoding: pem, as: UTF8.self), algorithm: .es256)
         let point = try key.uncompressedP256Point()

@@ -116,7 +116,7 @@ public enum LatchkeyServer {
         // Routes that need to know who is signed in resolve the session once, in this middleware.
         let authenticator = SessionAuthenticator(sessions: service.sessions, cookies: routes.cookies)
         RegistrationController(routes: routes).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
-        AuthenticationController(routes: routes).addRoutes(to: router.group("assertion"))
+        SignInController(routes: routes).addRoutes(to: router.group("assertion"))
         SessionController(routes: routes).addRoutes(to: router.group("session").add(middleware: authenticator))
         CredentialsController(routes: routes).addRoutes(to: router.group("credentials").add(middleware: authenticator))
         let account = router.group("account").add(middleware: authenticator)

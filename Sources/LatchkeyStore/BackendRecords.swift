@@ -78,7 +78,7 @@ public struct DeviceKeyRecord: Sendable, Equatable {
     public var name: String?
     public var createdAt: Date
     public var lastUsedAt: Date?
-    /// The App Attest key whose assertion vouched for the enrolment, when one did: the key was
+    /// The App Attest key whose assertion vouched for the enrollment, when one did: the key was
     /// then handed over by a genuine copy of the app.
     public var appAttestKeyID: [UInt8]?
 

@@ -141,9 +141,9 @@ public struct CredentialRecord: Sendable, Equatable {
 /// Which ceremony a challenge was issued for.
 public enum CeremonyKind: String, Sendable, CaseIterable {
     case registration
-    case authentication
+    case signIn = "authentication"
     /// Enrolling an app's device key.
-    case deviceKeyEnrolment
+    case deviceKeyEnrollment = "deviceKeyEnrolment"
     /// Signing in with a device key.
     case deviceKeySignIn
     /// Attesting an App Attest key, or asserting with one.

@@ -148,7 +148,7 @@ enum PostgresSchema {
             )
             """,
         ],
-        // 3: App Attest keys, and the one that vouched for a device key's enrolment.
+        // 3: App Attest keys, and the one that vouched for a device key's enrollment.
         [
             """
             CREATE TABLE app_attest_keys (

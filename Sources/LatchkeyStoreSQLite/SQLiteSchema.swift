@@ -104,7 +104,7 @@ enum SQLiteSchema {
             checked_at REAL NOT NULL
         );
         """,
-        // 5: App Attest keys, and the one that vouched for a device key's enrolment.
+        // 5: App Attest keys, and the one that vouched for a device key's enrollment.
         """
         CREATE TABLE app_attest_keys (
             key_id BLOB PRIMARY KEY,

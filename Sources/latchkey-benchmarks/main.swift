@@ -62,14 +62,14 @@ for (name, algorithm) in [
     let authenticatorData = vector.bytes("credential", "response", "authenticatorData")
     let signature = vector.bytes("credential", "response", "signature")
     let publicKey = vector.bytes("storedCredential", "publicKey")
-    let response = AuthenticationResponse(
+    let response = SignInResponse(
         credentialID: vector.bytes("credential", "rawId"), clientDataJSON: clientDataJSON,
         authenticatorData: authenticatorData, signature: signature, userHandle: nil)
-    let expectation = AuthenticationExpectation(
+    let expectation = SignInExpectation(
         challenge: vector.bytes("relyingParty", "expectedChallenge"), userVerification: .preferred, publicKey: publicKey,
         storedSignCount: 0, userHandle: [], userHandleRequired: false)
-    let plain = AuthenticationVerifier(relyingParty: vector.relyingParty)
-    let cached = AuthenticationVerifier(relyingParty: vector.relyingParty, keyCache: CredentialKeyCache())
+    let plain = SignInVerifier(relyingParty: vector.relyingParty)
+    let cached = SignInVerifier(relyingParty: vector.relyingParty, keyCache: CredentialKeyCache())
     let raw = try RawOpenSSLVerifier(coseKey: publicKey, signature: signature, message: authenticatorData + Digest.sha256(clientDataJSON))
     let rates = try interleavedRates(seconds: secondsPerCase, [
         { _ = try plain.verify(response, expecting: expectation) },

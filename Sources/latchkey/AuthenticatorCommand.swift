@@ -84,18 +84,20 @@ struct AuthenticatorCommand: ParsableCommand {
 struct DeviceKeyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device-key", abstract: "An app's device key (as an iPhone keeps one in its Secure Enclave), in a PEM file.",
-        subcommands: [Enrol.self, SignIn.self])
+        subcommands: [Enroll.self, SignIn.self])
 
-    /// `latchkey authenticator device-key enrol --key FILE`: enrolment options in, the enrolment out.
-    struct Enrol: ParsableCommand {
+    /// `latchkey authenticator device-key enroll --key FILE`: enrollment options in, the enrollment out.
+    struct Enroll: ParsableCommand {
+        // `enrol`, its name before Latchkey settled on one spelling, still works.
         static let configuration = CommandConfiguration(
-            abstract: "Make a new key in FILE and answer the options of POST /device-keys/options (stdin) for POST /device-keys.")
+            abstract: "Make a new key in FILE and answer the options of POST /device-keys/options (stdin) for POST /device-keys.",
+            aliases: ["enrol"])
 
         @Option(help: "The key's PEM file, created with mode 0600 (it must not exist).")
         var key: String
 
         func run() throws {
-            try answerOptions(endpoint: "/device-keys/options") { try DeviceKeyAuthenticator(keyPath: key).enrol(options: $0) }
+            try answerOptions(endpoint: "/device-keys/options") { try DeviceKeyAuthenticator(keyPath: key).enroll(options: $0) }
         }
     }
 

@@ -102,8 +102,8 @@ struct OutputJSON {
     }
 
     /// As the server decodes an `AuthenticationResponseJSON`.
-    func authenticationResponse() throws -> AuthenticationResponse {
-        AuthenticationResponse(
+    func authenticationResponse() throws -> SignInResponse {
+        SignInResponse(
             credentialID: try bytes("id", in: object), clientDataJSON: try bytes("clientDataJSON"),
             authenticatorData: try bytes("authenticatorData"), signature: try bytes("signature"),
             userHandle: try bytes("userHandle"))

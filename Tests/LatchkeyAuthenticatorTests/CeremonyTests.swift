@@ -38,10 +38,10 @@ struct CeremonyTests {
         for (round, allow) in [[verified.credentialID], []].enumerated() {
             let challenge = try randomBytes(32)
             let assertion = try OutputJSON(authenticator.signIn(options: Options.request(challenge: challenge, allow: allow)))
-            let expectation = AuthenticationExpectation(
+            let expectation = SignInExpectation(
                 challenge: challenge, userVerification: .required, publicKey: verified.publicKey,
                 storedSignCount: UInt32(round), userHandle: userID, userHandleRequired: allow.isEmpty, storedBackupEligible: false)
-            let signedIn = try AuthenticationVerifier(relyingParty: Options.relyingParty).verify(assertion.authenticationResponse(), expecting: expectation)
+            let signedIn = try SignInVerifier(relyingParty: Options.relyingParty).verify(assertion.authenticationResponse(), expecting: expectation)
             #expect(signedIn.signCount == UInt32(round + 1))
             #expect(signedIn.credentialID == verified.credentialID && signedIn.userVerified)
             #expect(try KeyFile.load(from: folder.keys).credentials.first?.signCount == UInt32(round + 1))
@@ -58,11 +58,11 @@ struct CeremonyTests {
             OutputJSON(authenticator.register(options: Options.creation(challenge: challenge, userID: userID))).registrationResponse(),
             expecting: RegistrationExpectation(challenge: challenge, userVerification: .required))
         let assertion = try OutputJSON(authenticator.signIn(options: Options.request(challenge: try randomBytes(32))))
-        let expectation = AuthenticationExpectation(
+        let expectation = SignInExpectation(
             challenge: try randomBytes(32), userVerification: .required, publicKey: verified.publicKey,
             storedSignCount: 0, userHandle: userID, userHandleRequired: true)
         #expect(throws: WebAuthnError.self) {
-            try AuthenticationVerifier(relyingParty: Options.relyingParty).verify(assertion.authenticationResponse(), expecting: expectation)
+            try SignInVerifier(relyingParty: Options.relyingParty).verify(assertion.authenticationResponse(), expecting: expectation)
         }
     }
 
@@ -95,7 +95,7 @@ struct CeremonyTests {
         #expect(verified.rpID == "example.com")
         let signInChallenge = try randomBytes(32)
         let assertion = try OutputJSON(authenticator.signIn(options: Options.request(challenge: signInChallenge, rpID: "example.com")))
-        _ = try AuthenticationVerifier(relyingParty: relyingParty).verify(assertion.authenticationResponse(), expecting: AuthenticationExpectation(
+        _ = try SignInVerifier(relyingParty: relyingParty).verify(assertion.authenticationResponse(), expecting: SignInExpectation(
             challenge: signInChallenge, userVerification: .required, publicKey: verified.publicKey, storedSignCount: 0,
             userHandle: userID, userHandleRequired: true))
     }

@@ -27,7 +27,7 @@ struct AppRouteTests {
         try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
     }
 
-    /// Registers grace with a passkey and enrols a device key for her: her session's bearer token, the key's ID, the key.
+    /// Registers grace with a passkey and enrolls a device key for her: her session's bearer token, the key's ID, the key.
     static func enrolDeviceKey(_ client: RouteClient, folder: String) async throws
         -> (bearer: String, keyID: String, key: DeviceKeyAuthenticator)
     {
@@ -35,7 +35,7 @@ struct AppRouteTests {
         let bearer = try #require(registered.json["sessionToken"] as? String)
         let phone = DeviceKeyAuthenticator(keyPath: folder + "/phone.pem")
         let options = try await client.post("/device-keys/options", [:], bearer: bearer)
-        let enrolled = try await client.post("/device-keys", try json(try phone.enrol(options: try data(options))), bearer: bearer)
+        let enrolled = try await client.post("/device-keys", try json(try phone.enroll(options: try data(options))), bearer: bearer)
         #expect(enrolled.status == .created, "\(enrolled.text)")
         return (bearer, try #require(enrolled.json["keyId"] as? String), phone)
     }
@@ -62,7 +62,7 @@ struct AppRouteTests {
 
             // Another key's signature. (A signature for another purpose: Tests/e2e/test_device_keys.py.)
             let stranger = DeviceKeyAuthenticator(keyPath: folder + "/stranger.pem")
-            _ = try stranger.enrol(options: try Self.data(try await client.post("/device-keys/options", [:], bearer: bearer)))
+            _ = try stranger.enroll(options: try Self.data(try await client.post("/device-keys/options", [:], bearer: bearer)))
             var forged = try await signInAttempt(stranger)
             forged["keyId"] = keyID
             #expect(try await client.post("/device-keys/sign-in", forged).status == .badRequest)

@@ -73,11 +73,11 @@ struct ServiceHarness {
 
     /// Sign-in options for `username` (usernameless without one).
     func signInOptions(_ username: String? = nil, caller: Caller? = nil) async throws -> IssuedOptions<RequestOptions> {
-        try await service.signIn.options(AuthenticationOptionsRequest(username: username), caller: caller ?? self.caller(), presented: .none)
+        try await service.signIn.options(SignInOptionsRequest(username: username), caller: caller ?? self.caller(), presented: .none)
     }
 
     /// The software authenticator's answer to sign-in `options`.
-    func answer(_ options: RequestOptions) throws -> AuthenticationCredential {
-        try Self.decode(AuthenticationCredential.self, try authenticator.signIn(options: try Self.json(options)))
+    func answer(_ options: RequestOptions) throws -> SignInCredential {
+        try Self.decode(SignInCredential.self, try authenticator.signIn(options: try Self.json(options)))
     }
 }

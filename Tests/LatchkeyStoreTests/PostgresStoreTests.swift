@@ -83,7 +83,7 @@ struct PostgresStoreTests {
         let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await first.registerNew(alice, with: credential)
         for round in 0..<10 {
-            let ceremony = Fixtures.authentication(Fixtures.bytes(index: round))
+            let ceremony = Fixtures.signInCeremony(Fixtures.bytes(index: round))
             try await first.savePendingCeremony(ceremony)
             // Half the attempts take the ceremony as a failed answer does, half record a sign-in with it.
             @Sendable func answer(_ attempt: Int) -> CompletedSignIn {
@@ -137,7 +137,7 @@ struct PostgresStoreTests {
     static func signIn(of alice: UserRecord, recording event: SecurityEvent, pendingOn store: PostgresStore) async throws -> CompletedSignIn {
         var signIn = Fixtures.signIn(Fixtures.credential(1, of: alice, signCount: 3), from: 3, to: 4, session: Fixtures.session(1, of: alice))
         signIn.events = [event]
-        try await store.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        try await store.savePendingCeremony(Fixtures.signInCeremony(signIn.challengeHash))
         return signIn
     }
 
@@ -372,7 +372,7 @@ struct PostgresStoreTests {
     @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
         let database = try await TestPostgres.makeDatabase()
         let store = try await TestPostgres.open(database)
-        let ceremony = Fixtures.authentication(1)
+        let ceremony = Fixtures.signInCeremony(1)
         try await store.savePendingCeremony(ceremony)
         try await sql(database, "UPDATE pending_ceremonies SET user_verification = 'sometimes'")
         let error = await #expect(throws: StoreError.self) {

@@ -152,7 +152,7 @@ struct SQLiteStoreTests {
 
     @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
         let store = try SQLiteStore(path: path)
-        let ceremony = Fixtures.authentication(1)
+        let ceremony = Fixtures.signInCeremony(1)
         try store.savePendingCeremony(ceremony)
         try SQLiteConnection(path: path).execute("UPDATE pending_ceremonies SET user_verification = 'sometimes'")
         let error = #expect(throws: StoreError.self) {
@@ -177,9 +177,9 @@ struct SQLiteStoreTests {
             try await store.recordSignCountRegression(credentialID: credential.id)
             _ = try await store.recordAnswered(Fixtures.signIn(
                 credential, from: 1, to: 2, session: Fixtures.session(round + 100, of: user), ending: [Fixtures.bytes(round)]))
-            try store.savePendingCeremony(Fixtures.authentication(round))
+            try store.savePendingCeremony(Fixtures.signInCeremony(round))
             _ = try store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
-            try store.savePendingCeremony(Fixtures.authentication(round))
+            try store.savePendingCeremony(Fixtures.signInCeremony(round))
             _ = try store.signInLookup(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
             _ = try store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
             try await store.deleteSessions(tokenHashes: [Fixtures.bytes(round + 100)])
@@ -245,7 +245,7 @@ struct SQLiteStoreTests {
         let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await first.registerNew(alice, with: credential)
         var answer = Fixtures.signIn(credential, from: 0, to: 0, session: Fixtures.session(1, of: alice))
-        let ceremony = Fixtures.authentication(answer.challengeHash)
+        let ceremony = Fixtures.signInCeremony(answer.challengeHash)
         answer.challengeHash = ceremony.challengeHash
         try first.savePendingCeremony(ceremony)
         async let a = first.takePendingCeremony(challengeHash: ceremony.challengeHash)

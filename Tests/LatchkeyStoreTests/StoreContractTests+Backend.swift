@@ -144,7 +144,7 @@ extension StoreContractTests {
         #expect(try await store.userWithCredentials(named: "alicia")?.user.disabled == true)
         #expect(try await store.session(tokenHash: Fixtures.bytes(1), now: Fixtures.now)?.user.disabled == true)
         #expect(try await store.users(after: nil, limit: 10).map(\.user.disabled) == [true, false])
-        try await store.savePendingCeremony(Fixtures.authentication(40))
+        try await store.savePendingCeremony(Fixtures.signInCeremony(40))
         #expect(try await store.signInLookup(challengeHash: Fixtures.bytes(40), credentialID: Fixtures.credential(7, of: alice).id).owner?.disabled == true)
         #expect(try await store.updateUser(cleared, from: disabled, recording: []))
         #expect(try await store.user(named: "alicia") == cleared)
@@ -363,7 +363,7 @@ extension StoreContractTests {
         await #expect { try await store.saveDeviceKey(Fixtures.deviceKey(5, of: alice), spendingTicket: (ticket.hash, at)) } throws: {
             ($0 as? StoreError)?.code == .ticketNotUsable
         }
-        #expect(try await store.deviceKeys(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(4)], "a spent ticket enrols no second key")
+        #expect(try await store.deviceKeys(ofUser: alice.handle).map(\.id) == [Fixtures.bytes(4)], "a spent ticket enrolls no second key")
     }
 
     @Test(arguments: StoreBackend.all)

@@ -25,7 +25,7 @@ extension StoreContractTests {
         try await store.register(NewRegistration(
             credential: Fixtures.credential(8, of: alice), newUser: nil, session: Fixtures.session(2, of: alice, expiresIn: -1)))
         for (challenge, lifetime) in [(1, 300.0), (2, 60), (3, 0), (4, -60)] {
-            try await store.savePendingCeremony(Fixtures.authentication(UInt8(challenge), expiresIn: lifetime))
+            try await store.savePendingCeremony(Fixtures.signInCeremony(UInt8(challenge), expiresIn: lifetime))
         }
         #expect(try await store.liveRecordCounts(now: Fixtures.now) == LiveRecordCounts(pendingCeremonies: 2, sessions: 1))
         #expect(

@@ -51,13 +51,13 @@ extension StoreContractTests {
         let expiredCount = 1_100
         let expiredLifetime: TimeInterval = -1
         for index in 0..<expiredCount {
-            try await store.savePendingCeremony(Fixtures.authentication(Fixtures.bytes(index: index), expiresIn: expiredLifetime))
+            try await store.savePendingCeremony(Fixtures.signInCeremony(Fixtures.bytes(index: index), expiresIn: expiredLifetime))
             let session = Fixtures.session(Fixtures.bytes(index: index), of: alice, expiresIn: expiredLifetime)
             let signIn = Fixtures.signIn(credential, from: UInt32(index), to: UInt32(index + 1), session: session)
             #expect(try await store.recordAnswered(signIn) == .recorded)
         }
-        let atTheBoundary = Fixtures.authentication(Fixtures.bytes(index: 0xFFFE), expiresIn: 0)
-        let liveCeremony = Fixtures.authentication(Fixtures.bytes(index: 0xFFFF), expiresIn: 1)
+        let atTheBoundary = Fixtures.signInCeremony(Fixtures.bytes(index: 0xFFFE), expiresIn: 0)
+        let liveCeremony = Fixtures.signInCeremony(Fixtures.bytes(index: 0xFFFF), expiresIn: 1)
         try await store.savePendingCeremony(atTheBoundary)
         try await store.savePendingCeremony(liveCeremony)
 
@@ -83,7 +83,7 @@ extension StoreContractTests {
         let store = try await backend.make()
         try await testGracefulShutdown { trigger in
             async let running: Void = store.run()
-            try await store.savePendingCeremony(Fixtures.authentication(1))
+            try await store.savePendingCeremony(Fixtures.signInCeremony(1))
             trigger.triggerGracefulShutdown()
             try await running
         }

@@ -15,8 +15,8 @@ extension StoreContractTests {
             challengeHash: Fixtures.bytes(1), kind: .registration, userHandle: Fixtures.bytes(4, count: 64),
             username: "dora", displayName: "Dora the Explorer", userVerification: .required,
             bindingHash: Fixtures.bytes(5), expiresAt: Fixtures.now.addingTimeInterval(300), nonce: "n-0S6_WzA2Mj ünï")
-        let usernameless = Fixtures.authentication(2)
-        var discouraged = Fixtures.authentication(3)
+        let usernameless = Fixtures.signInCeremony(2)
+        var discouraged = Fixtures.signInCeremony(3)
         discouraged.userVerification = .discouraged
         discouraged.userHandle = Fixtures.bytes(4, count: 64)
         for ceremony in [registration, usernameless, discouraged] {
@@ -32,7 +32,7 @@ extension StoreContractTests {
     @Test(arguments: StoreBackend.all)
     func pendingCeremonyIsTakenOnceUnderConcurrency(backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let ceremony = Fixtures.authentication(1)
+        let ceremony = Fixtures.signInCeremony(1)
         try await store.savePendingCeremony(ceremony)
         let taken = try await withThrowingTaskGroup(of: PendingCeremony?.self) { group in
             for _ in 0..<16 {
@@ -47,7 +47,7 @@ extension StoreContractTests {
     @Test(arguments: StoreBackend.all)
     func expiredCeremonyIsStillReturned(backend: StoreBackend) async throws {
         let store = try await backend.make()
-        let expired = Fixtures.authentication(1, expiresIn: -3_600)
+        let expired = Fixtures.signInCeremony(1, expiresIn: -3_600)
         try await store.savePendingCeremony(expired)
         #expect(try await store.takePendingCeremony(challengeHash: expired.challengeHash) == expired)
     }
@@ -82,7 +82,7 @@ extension StoreContractTests {
         let alice = Fixtures.user("alice", handle: 1)
         let credential = Fixtures.detailedCredential(7, of: alice)
         try await store.registerNew(alice, with: credential)
-        var ceremony = Fixtures.authentication(1, expiresIn: -1)
+        var ceremony = Fixtures.signInCeremony(1, expiresIn: -1)
         ceremony.nonce = "login-attempt-7"
         try await store.savePendingCeremony(ceremony)
 
@@ -100,7 +100,7 @@ extension StoreContractTests {
         let alice = Fixtures.user("alice", handle: 1)
         let credential = Fixtures.credential(7, of: alice)
         try await store.registerNew(alice, with: credential)
-        let ceremony = Fixtures.authentication(1)
+        let ceremony = Fixtures.signInCeremony(1)
         try await store.savePendingCeremony(ceremony)
         let unknownChallenge = Fixtures.bytes(2)
         let unknownCredential = Fixtures.bytes(8, count: 16)
@@ -120,7 +120,7 @@ extension StoreContractTests {
         // A counter that stays 0 (as synced passkeys report it) leaves the challenge as the only guard.
         let credential = Fixtures.credential(7, of: alice, signCount: 0)
         try await store.registerNew(alice, with: credential)
-        let ceremony = Fixtures.authentication(1)
+        let ceremony = Fixtures.signInCeremony(1)
         try await store.savePendingCeremony(ceremony)
         let outcomes = try await withThrowingTaskGroup(of: SignInRecording.self) { group in
             for index in 0..<8 {
@@ -285,7 +285,7 @@ extension StoreContractTests {
             try await store.saveDeviceKey(key, spendingTicket: nil)
             let signIn = Fixtures.signIn(
                 credential, from: 1, to: 2, session: Fixtures.session(Fixtures.bytes(index: round) + Fixtures.bytes(4, count: 30), of: user))
-            try await store.savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+            try await store.savePendingCeremony(Fixtures.signInCeremony(signIn.challengeHash))
             let keySession = Fixtures.session(Fixtures.bytes(index: round) + Fixtures.bytes(5, count: 30), of: user)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await failures.noting("deleteUser") { _ = try await store.deleteUser(handle: handle) } }

@@ -108,9 +108,9 @@ struct StoreContractTests {
     func pendingChallengesAreThoseNotYetTaken(backend: StoreBackend) async throws {
         let store = try await backend.make()
         #expect(try await store.pendingChallenges(among: []).isEmpty)
-        try await store.savePendingCeremony(Fixtures.authentication(1))
-        try await store.savePendingCeremony(Fixtures.authentication(2, expiresIn: -10))
-        try await store.savePendingCeremony(Fixtures.authentication(3))
+        try await store.savePendingCeremony(Fixtures.signInCeremony(1))
+        try await store.savePendingCeremony(Fixtures.signInCeremony(2, expiresIn: -10))
+        try await store.savePendingCeremony(Fixtures.signInCeremony(3))
         _ = try await store.takePendingCeremony(challengeHash: Fixtures.bytes(3))
         let asked = [1, 2, 3, 4].map { Fixtures.bytes(UInt8($0)) }
         #expect(try await store.pendingChallenges(among: asked) == [Fixtures.bytes(1), Fixtures.bytes(2)], "expired ones too, until purged")

@@ -67,14 +67,14 @@ enum Fixtures {
             displayName: user.displayName, userVerification: .preferred, bindingHash: nil, expiresAt: now.addingTimeInterval(300))
     }
 
-    static func authentication(_ challenge: [UInt8], expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
+    static func signInCeremony(_ challenge: [UInt8], expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
         PendingCeremony(
-            challengeHash: challenge, kind: .authentication, userHandle: nil, username: nil, displayName: nil,
+            challengeHash: challenge, kind: .signIn, userHandle: nil, username: nil, displayName: nil,
             userVerification: .preferred, bindingHash: nil, expiresAt: now.addingTimeInterval(lifetime))
     }
 
-    static func authentication(_ challenge: UInt8, expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
-        authentication(bytes(challenge), expiresIn: lifetime)
+    static func signInCeremony(_ challenge: UInt8, expiresIn lifetime: TimeInterval = 300) -> PendingCeremony {
+        signInCeremony(bytes(challenge), expiresIn: lifetime)
     }
 
     /// A verified sign-in; its challenge (one per session token) is pending only once saved, as
@@ -93,7 +93,7 @@ enum Fixtures {
 extension LatchkeyStore {
     /// Saves the pending ceremony `signIn` answers, then records it, as a server's sign-in does.
     func recordAnswered(_ signIn: CompletedSignIn) async throws -> SignInRecording {
-        try await savePendingCeremony(Fixtures.authentication(signIn.challengeHash))
+        try await savePendingCeremony(Fixtures.signInCeremony(signIn.challengeHash))
         return try await recordSignIn(signIn)
     }
 

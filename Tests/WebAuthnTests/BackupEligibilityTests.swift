@@ -42,15 +42,15 @@ struct BackupEligibilityTests {
         expectation.storedBackupEligible = eligible
         var relyingParty = vector.relyingParty()
         #expect(relyingParty.backupEligibilityChanges == .refused)
-        #expect(try !AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
+        #expect(try !SignInVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
 
         expectation.storedBackupEligible = !eligible
         let error = #expect(throws: WebAuthnError.self) {
-            try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
+            try SignInVerifier(relyingParty: relyingParty).verify(response, expecting: expectation)
         }
         #expect(error?.code == .invalidBackupFlags)
         relyingParty.backupEligibilityChanges = .accepted
-        #expect(try AuthenticationVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
+        #expect(try SignInVerifier(relyingParty: relyingParty).verify(response, expecting: expectation).backupEligibilityChanged)
     }
 
     private func isBackupEligible(_ data: AuthenticatorData?) throws -> Bool {

@@ -182,22 +182,22 @@ struct ConformanceVector: Sendable, CustomTestStringConvertible {
                 credentialID: verified.credentialID, aaguid: AAGUID.string(verified.aaguid), publicKey: verified.publicKey,
                 signCount: verified.signCount, userVerified: verified.userVerified)
         } else {
-            let verified = try AuthenticationVerifier(relyingParty: relyingParty)
+            let verified = try SignInVerifier(relyingParty: relyingParty)
                 .verify(authenticationResponse, expecting: authenticationExpectation)
             return Outcome(credentialID: verified.credentialID, signCount: verified.signCount, userVerified: verified.userVerified)
         }
     }
 
     /// The sign-in response of an authentication vector.
-    var authenticationResponse: AuthenticationResponse {
-        AuthenticationResponse(
+    var authenticationResponse: SignInResponse {
+        SignInResponse(
             credentialID: credentialID, clientDataJSON: clientDataJSON,
             authenticatorData: authenticatorData ?? [], signature: signature ?? [], userHandle: userHandle)
     }
 
     /// What the relying party expects of an authentication vector's sign-in.
-    var authenticationExpectation: AuthenticationExpectation {
-        AuthenticationExpectation(
+    var authenticationExpectation: SignInExpectation {
+        SignInExpectation(
             challenge: challenge, userVerification: userVerification, publicKey: storedPublicKey ?? [],
             storedSignCount: storedSignCount, userHandle: userHandle ?? [], userHandleRequired: false)
     }

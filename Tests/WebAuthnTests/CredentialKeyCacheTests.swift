@@ -8,8 +8,8 @@ struct CredentialKeyCacheTests {
     static let es256 = ConformanceVector.named("w3c-packed-es256-auth")!
     static let eddsa = ConformanceVector.named("w3c-packed-eddsa-auth")!
 
-    static func verifier(_ vector: ConformanceVector, cache: CredentialKeyCache) -> AuthenticationVerifier {
-        AuthenticationVerifier(relyingParty: vector.relyingParty(), keyCache: cache)
+    static func verifier(_ vector: ConformanceVector, cache: CredentialKeyCache) -> SignInVerifier {
+        SignInVerifier(relyingParty: vector.relyingParty(), keyCache: cache)
     }
 
     /// The error code of a sign-in, or nil when it passed.
@@ -107,7 +107,7 @@ struct CredentialKeyCacheTests {
     }
 
     @Test func parsedClientDataMustComeFromTheResponse() throws {
-        let verifier = AuthenticationVerifier(relyingParty: Self.es256.relyingParty())
+        let verifier = SignInVerifier(relyingParty: Self.es256.relyingParty())
         let response = Self.es256.authenticationResponse
         let own = try CollectedClientData(response.clientDataJSON)
         _ = try verifier.verify(response, clientData: own, expecting: Self.es256.authenticationExpectation)
@@ -126,13 +126,13 @@ struct CredentialKeyCacheTests {
         let relyingParty = vector.relyingParty(crossOrigin: crossOrigin)
         let cache = CredentialKeyCache()
         let plain = Self.verdict {
-            _ = try AuthenticationVerifier(relyingParty: relyingParty)
+            _ = try SignInVerifier(relyingParty: relyingParty)
                 .verify(vector.authenticationResponse, expecting: vector.authenticationExpectation)
         }
         for _ in 0..<2 {  // a miss, then a hit
             let fast = Self.verdict {
                 let clientData = try CollectedClientData(vector.clientDataJSON)
-                _ = try AuthenticationVerifier(relyingParty: relyingParty, keyCache: cache)
+                _ = try SignInVerifier(relyingParty: relyingParty, keyCache: cache)
                     .verify(vector.authenticationResponse, clientData: clientData, expecting: vector.authenticationExpectation)
             }
             #expect(fast == plain, "\(vector.name)")

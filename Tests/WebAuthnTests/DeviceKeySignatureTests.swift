@@ -26,32 +26,32 @@ struct DeviceKeySignatureTests {
         let key = try TestKey.p256()
         let publicKey = try Self.point(of: key)
         let challenge = try SecureRandom.bytes(count: 32)
-        let signed = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: publicKey)
+        let signed = DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: challenge, publicKey: publicKey)
         let signature = try key.signDER(signed.message)
         try signed.verify(signature)
 
         let other = try Self.point(of: try TestKey.p256())
         for wrong in [
             DeviceKeySignature(purpose: .signIn, rpID: "example.com", challenge: challenge, publicKey: publicKey),
-            DeviceKeySignature(purpose: .enrol, rpID: "example.org", challenge: challenge, publicKey: publicKey),
-            DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: try SecureRandom.bytes(count: 32), publicKey: publicKey),
-            DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: other),
+            DeviceKeySignature(purpose: .enroll, rpID: "example.org", challenge: challenge, publicKey: publicKey),
+            DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: try SecureRandom.bytes(count: 32), publicKey: publicKey),
+            DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: challenge, publicKey: other),
         ] {
             let error = #expect(throws: WebAuthnError.self) { try wrong.verify(signature) }
             // Told apart from an App Attest assertion's failure in the same request.
             #expect(error?.code == .invalidSignature && error?.message.hasPrefix("the device key's signature does not verify") == true)
         }
-        let short = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: Array(publicKey.dropFirst()))
+        let short = DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: challenge, publicKey: Array(publicKey.dropFirst()))
         let shortError = #expect(throws: WebAuthnError.self) { try short.verify(signature) }
         #expect(shortError?.message.hasSuffix("this one is 64 bytes") == true)
-        let compressedPrefix = DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: [0x02] + publicKey.dropFirst())
+        let compressedPrefix = DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: challenge, publicKey: [0x02] + publicKey.dropFirst())
         let prefixError = #expect(throws: WebAuthnError.self) { try compressedPrefix.verify(signature) }
         #expect(prefixError?.message.hasSuffix("this one starts 0x02") == true, "\(prefixError?.message ?? "")")
         // y + 1 puts the point off the curve: told in the device key's words, not a COSE key's.
         var offCurve = publicKey
         offCurve[64] ^= 0x01
         let offCurveError = #expect(throws: WebAuthnError.self) {
-            try DeviceKeySignature(purpose: .enrol, rpID: "example.com", challenge: challenge, publicKey: offCurve).verify(signature)
+            try DeviceKeySignature(purpose: .enroll, rpID: "example.com", challenge: challenge, publicKey: offCurve).verify(signature)
         }
         #expect(offCurveError?.message == "the device key is not a point on P-256" && offCurveError?.code == .malformedPublicKey)
     }

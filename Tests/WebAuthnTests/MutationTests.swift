@@ -68,13 +68,13 @@ struct MutationTests {
     func flippedSignInByte(_ vector: ConformanceVector) throws {
         var generator = Self.seed(vector)
         let relyingParty = vector.relyingParty(crossOrigin: Self.crossOrigin(vector))
-        let plain = AuthenticationVerifier(relyingParty: relyingParty)
-        let cached = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache())
+        let plain = SignInVerifier(relyingParty: relyingParty)
+        let cached = SignInVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache())
         let original = vector.authenticationResponse
         let expectation = vector.authenticationExpectation
         _ = try plain.verify(original, expecting: expectation)
         _ = try cached.verify(original, clientData: CollectedClientData(original.clientDataJSON), expecting: expectation)
-        let fields: [(String, WritableKeyPath<AuthenticationResponse, [UInt8]>)] = [
+        let fields: [(String, WritableKeyPath<SignInResponse, [UInt8]>)] = [
             ("authenticatorData", \.authenticatorData), ("clientDataJSON", \.clientDataJSON), ("signature", \.signature),
         ]
         for (name, field) in fields {
@@ -158,13 +158,13 @@ struct MutationTests {
     @Test("sign-ins survive mutation", arguments: ConformanceVector.all().filter { !$0.isRegistration })
     func authentication(_ vector: ConformanceVector) {
         var generator = SeededGenerator(state: vector.name.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 })
-        let verifier = AuthenticationVerifier(relyingParty: vector.relyingParty())
+        let verifier = SignInVerifier(relyingParty: vector.relyingParty())
         for _ in 0..<150 {
-            let response = AuthenticationResponse(
+            let response = SignInResponse(
                 credentialID: vector.credentialID, clientDataJSON: Self.mutate(vector.clientDataJSON, using: &generator),
                 authenticatorData: Self.mutate(vector.authenticatorData ?? [], using: &generator),
                 signature: Self.mutate(vector.signature ?? [], using: &generator), userHandle: vector.userHandle)
-            let expectation = AuthenticationExpectation(
+            let expectation = SignInExpectation(
                 challenge: vector.challenge, userVerification: .preferred,
                 publicKey: Self.mutate(vector.storedPublicKey ?? [], using: &generator),
                 storedSignCount: vector.storedSignCount, userHandle: vector.userHandle ?? [], userHandleRequired: false)

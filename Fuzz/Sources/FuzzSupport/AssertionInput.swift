@@ -66,14 +66,14 @@ public struct AssertionInput {
             backupEligibilityChanges: settings & 0x40 != 0 ? .refused : .accepted)
     }
 
-    public var response: AuthenticationResponse {
-        AuthenticationResponse(
+    public var response: SignInResponse {
+        SignInResponse(
             credentialID: [], clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
             signature: signature, userHandle: userHandle.isEmpty ? nil : userHandle)
     }
 
-    public var expectation: AuthenticationExpectation {
-        AuthenticationExpectation(
+    public var expectation: SignInExpectation {
+        SignInExpectation(
             challenge: FuzzRelyingParty.challenge(in: clientDataJSON),
             userVerification: UserVerificationRequirement.fromSettings(settings),
             publicKey: storedPublicKey, storedSignCount: storedSignCount, userHandle: userHandle,

@@ -5,6 +5,6 @@ import WebAuthn
 // counter taken from the input; see AssertionInput for the input layout.
 FuzzDriver.run { bytes in
     let input = AssertionInput(decoding: bytes)
-    let verifier = AuthenticationVerifier(relyingParty: input.relyingParty)
+    let verifier = SignInVerifier(relyingParty: input.relyingParty)
     _ = try? verifier.verify(input.response, expecting: input.expectation)
 }

@@ -119,7 +119,7 @@ for file in files {
             storedPublicKey: publicKey, userHandle: bytes(response?["userHandle"]) ?? [])
         try write(input.encoded, target: "assertion", name: name)
         do {
-            _ = try AuthenticationVerifier(relyingParty: input.relyingParty).verify(input.response, expecting: input.expectation)
+            _ = try SignInVerifier(relyingParty: input.relyingParty).verify(input.response, expecting: input.expectation)
             verdict = "verified"
         } catch let error as WebAuthnError {
             verdict = "refused: \(error.code)"

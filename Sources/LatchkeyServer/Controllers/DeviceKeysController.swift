@@ -22,20 +22,20 @@ struct DeviceKeysController: Sendable {
     @Sendable func enrollmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         // Without a body, the options are for the signed-in user; with one, for the user its ticket names.
         let ticket = request.headers[.contentType] == nil
-            ? nil : try await request.decode(as: DeviceKeyEnrolmentOptionsRequest.self, context: context).enrollmentTicket
+            ? nil : try await request.decode(as: DeviceKeyEnrollmentOptionsRequest.self, context: context).enrollmentTicket
         let issued = try await routes.service.deviceKeys.enrollmentOptions(
-            ticket: ticket, caller: routes.caller(request, context), presented: routes.binding(.deviceKeyEnrolment, request))
-        return routes.reply(issued, .deviceKeyEnrolment)
+            ticket: ticket, caller: routes.caller(request, context), presented: routes.binding(.deviceKeyEnrollment, request))
+        return routes.reply(issued, .deviceKeyEnrollment)
     }
 
     @Sendable func enroll(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let bytes = try await WireDecoder.body(of: request)
-        let body = try WireDecoder.decode(DeviceKeyEnrolmentRequest.self, from: bytes)
+        let body = try WireDecoder.decode(DeviceKeyEnrollmentRequest.self, from: bytes)
         let keyID = try await routes.service.deviceKeys.enroll(
             body, appAttestation: routes.appAttestProof(request, body: bytes), caller: routes.caller(request, context),
-            presented: routes.binding(.deviceKeyEnrolment, request))
+            presented: routes.binding(.deviceKeyEnrollment, request))
         var response = JSONResponse.make(DeviceKeyEnrolledReply(keyId: Base64URLBytes(keyID)), status: .created)
-        response.setCookie(routes.cookies.clearingCeremony(.deviceKeyEnrolment))
+        response.setCookie(routes.cookies.clearingCeremony(.deviceKeyEnrollment))
         return response
     }
 

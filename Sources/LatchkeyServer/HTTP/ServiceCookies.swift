@@ -45,8 +45,8 @@ struct ServiceCookies: Sendable {
     func ceremonyName(_ kind: CeremonyKind) -> String {
         let name = switch kind {
         case .registration: "latchkey_registration"
-        case .authentication: "latchkey_signin"
-        case .deviceKeyEnrolment, .deviceKeySignIn: "latchkey_device_key"
+        case .signIn: "latchkey_signin"
+        case .deviceKeyEnrollment, .deviceKeySignIn: "latchkey_device_key"
         case .appAttest: "latchkey_app_attest"
         }
         return Cookie.name(name, secure: secure)

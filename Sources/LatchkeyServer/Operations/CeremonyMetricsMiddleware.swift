@@ -10,8 +10,8 @@ struct CeremonyMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         switch endpoint {
         case "/attestation/options": .registrationOptions
         case "/attestation/result": .registrationResult
-        case "/assertion/options": .authenticationOptions
-        case "/assertion/result": .authenticationResult
+        case "/assertion/options": .signInOptions
+        case "/assertion/result": .signInResult
         default: nil
         }
     }

@@ -19,7 +19,7 @@ struct DeviceKeySummary: Encodable, Sendable {
     var name: String?
     var createdAt: String
     var lastUsedAt: String?
-    /// Whether an App Attest assertion from a genuine copy of the app vouched for its enrolment.
+    /// Whether an App Attest assertion from a genuine copy of the app vouched for its enrollment.
     var appAttested: Bool
 
     init(_ key: DeviceKeyRecord) {

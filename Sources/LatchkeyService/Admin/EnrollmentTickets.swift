@@ -42,7 +42,7 @@ package struct EnrollmentTickets: Sendable {
         return record
     }
 
-    /// The user a ticket was issued for (its record's, or a ceremony's it started), when they may still enrol;
+    /// The user a ticket was issued for (its record's, or a ceremony's it started), when they may still enroll;
     /// a 403 when they were deleted or disabled since.
     package func holder(_ handle: [UInt8]) async throws -> UserRecord {
         guard let holder = try await store.user(handle: handle) else {
@@ -55,7 +55,7 @@ package struct EnrollmentTickets: Sendable {
     /// A 403 naming why a ticket that exists cannot be used at `now`.
     package static func checkState(_ record: EnrollmentTicketRecord, now: Date) throws {
         if record.usedAt != nil {
-            throw ServiceError(.forbidden, "this enrollment ticket was already used (to register a passkey or enrol a device key); a ticket works once, ask for a new one")
+            throw ServiceError(.forbidden, "this enrollment ticket was already used (to register a passkey or enroll a device key); a ticket works once, ask for a new one")
         }
         if record.revokedAt != nil {
             throw ServiceError(.forbidden, "this enrollment ticket was revoked; ask for a new one")

@@ -179,8 +179,8 @@ package struct Challenges: Sendable {
     private static func article(_ kind: CeremonyKind) -> String {
         switch kind {
         case .registration: "a registration"
-        case .authentication: "a sign-in"
-        case .deviceKeyEnrolment: "a device key enrolment"
+        case .signIn: "a sign-in"
+        case .deviceKeyEnrollment: "a device key enrollment"
         case .deviceKeySignIn: "a device key sign-in"
         case .appAttest: "App Attest"
         }

@@ -1,12 +1,12 @@
 import WebAuthn
 
 /// `POST /device-keys/options` body without a session: the enrollment ticket that names the user.
-package struct DeviceKeyEnrolmentOptionsRequest: Decodable, Sendable {
+package struct DeviceKeyEnrollmentOptionsRequest: Decodable, Sendable {
     package var enrollmentTicket: String?
 }
 
-/// `POST /device-keys` body: a new key and its signature over the enrolment message.
-package struct DeviceKeyEnrolmentRequest: Decodable, Sendable {
+/// `POST /device-keys` body: a new key and its signature over the enrollment message.
+package struct DeviceKeyEnrollmentRequest: Decodable, Sendable {
     package var challenge: Base64URLBytes
     /// The 65-byte uncompressed P-256 point `SecKeyCopyExternalRepresentation` returns.
     package var publicKey: Base64URLBytes

@@ -28,7 +28,7 @@ package struct DeviceKeyService: Sendable {
             (ticket, user) = (usable, try await service.tickets.holder(usable.userHandle))
         }
         let issued = try await service.challenges.issue(
-            .deviceKeyEnrolment,
+            .deviceKeyEnrollment,
             for: Challenges.Purpose(
                 userHandle: user.handle, username: user.username, userVerification: .preferred, enrollmentTicketHash: ticket?.hash),
             client: caller.client, presented: binding)
@@ -37,16 +37,16 @@ package struct DeviceKeyService: Sendable {
 
     /// Enrolls the key `request` carries for the user its challenge was issued to; returns the key's ID.
     package func enroll(
-        _ request: DeviceKeyEnrolmentRequest, appAttestation: AppAttestProof, caller: Caller, presented binding: CeremonyBinding
+        _ request: DeviceKeyEnrollmentRequest, appAttestation: AppAttestProof, caller: Caller, presented binding: CeremonyBinding
     ) async throws -> [UInt8] {
         let attestedBy = try await service.appAttest.admit(appAttestation, for: "enrolling a device key")
         // What the request alone shows is checked before the challenge is spent, so a mistake can be mended and sent again.
         let signed = DeviceKeySignature(
-            purpose: .enrol, rpID: service.relyingParty.id, challenge: request.challenge.bytes, publicKey: request.publicKey.bytes)
+            purpose: .enroll, rpID: service.relyingParty.id, challenge: request.challenge.bytes, publicKey: request.publicKey.bytes)
         try signed.verify(request.signature.bytes)
         let name = try request.name.flatMap { $0.isEmpty ? nil : $0 }.map { try UserNames.displayName($0, member: "name") }
         let pending = try await service.challenges.take(
-            .deviceKeyEnrolment, challenge: request.challenge.bytes, presented: binding, member: "challenge")
+            .deviceKeyEnrollment, challenge: request.challenge.bytes, presented: binding, member: "challenge")
         let now = Date()
         let user = try await enrollingUser(of: pending, caller: caller, now: now)
         let ticketHash = pending.enrollmentTicketHash

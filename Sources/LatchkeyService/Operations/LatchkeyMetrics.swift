@@ -14,8 +14,8 @@ public final class LatchkeyMetrics: Sendable {
     public enum Ceremony: String, Sendable, CaseIterable {
         case registrationOptions = "registration-options"
         case registrationResult = "registration-result"
-        case authenticationOptions = "authentication-options"
-        case authenticationResult = "authentication-result"
+        case signInOptions = "authentication-options"
+        case signInResult = "authentication-result"
     }
 
     /// A ceremony step and how it ended: the key of its counter.

@@ -59,7 +59,7 @@ public struct ServerPolicy: Sendable, Equatable {
     /// User verification, resident key and attestation conveyance, whatever the client asks.
     public var ceremonies: CeremonyPolicy
     public var clientAddressLimits: ClientAddressLimits
-    /// How recent a session's sign-in must be for it to add a passkey or enrol a device key; nil:
+    /// How recent a session's sign-in must be for it to add a passkey or enroll a device key; nil:
     /// any live session may.
     public var addingKeysNeedsSignInWithin: TimeInterval?
 

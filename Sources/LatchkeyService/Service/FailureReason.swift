@@ -4,7 +4,7 @@ public enum FailureReason: String, Encodable, Sendable {
     /// `PublicKeyCredential.signalUnknownCredential` so it stops offering it.
     case unknownCredential
     /// The device key is not enrolled (any more: removed, or its account deleted): the app
-    /// enrols a new one (as it must when the biometrics changed and the Secure Enclave dropped it).
+    /// enrolls a new one (as it must when the biometrics changed and the Secure Enclave dropped it).
     case unknownDeviceKey
     /// The App Attest key is not known (never attested here): the app attests a new key.
     case unknownAppAttestKey

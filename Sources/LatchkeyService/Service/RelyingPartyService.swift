@@ -27,7 +27,7 @@ package final class RelyingPartyService: Sendable {
     package let registrationVerifier: RegistrationVerifier
     /// The §7.2 verifier, with parsed credential keys kept between sign-ins (bounded, never stale:
     /// an entry is used only while the stored COSE key is byte for byte the one it was parsed from).
-    package let authenticationVerifier: AuthenticationVerifier
+    package let authenticationVerifier: SignInVerifier
     /// App Attest keys and the assertions that vouch for app requests.
     package let appAttest: AppAttestKeys
     package let metrics: LatchkeyMetrics
@@ -69,7 +69,7 @@ package final class RelyingPartyService: Sendable {
             lifetime: TimeInterval(configuration.tokenLifetime))
         appAttest = AppAttestKeys(configuration: configuration, roots: appAttestRoots, store: store, challenges: challenges)
         registrationVerifier = RegistrationVerifier(relyingParty: relyingParty, trust: attestationTrust)
-        authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))
+        authenticationVerifier = SignInVerifier(relyingParty: relyingParty, keyCache: CredentialKeyCache(capacity: 10_000))
         decoys = UnknownUserDecoys(store: store)
     }
 

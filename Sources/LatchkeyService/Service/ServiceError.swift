@@ -63,7 +63,7 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     /// A device key the server does not know, with `"reason":"unknownDeviceKey"`.
     package static func unknownDeviceKey(_ id: [UInt8]) -> ServiceError {
         ServiceError(
-            .invalidInput, "this device key is not enrolled (it was removed, or its account deleted): enrol a new one",
+            .invalidInput, "this device key is not enrolled (it was removed, or its account deleted): enroll a new one",
             reason: .unknownDeviceKey, credentialID: id)
     }
 

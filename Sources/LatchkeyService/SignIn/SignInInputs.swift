@@ -1,7 +1,7 @@
 import WebAuthn
 
 /// `POST /assertion/options` body: everything optional; no username means usernameless sign-in.
-package struct AuthenticationOptionsRequest: Decodable, Sendable {
+package struct SignInOptionsRequest: Decodable, Sendable {
     package var username: String?
     package var userVerification: UserVerificationRequirement?
     /// Level 3 `hints` (`security-key`, `client-device`, `hybrid`), passed through as sent.
@@ -13,7 +13,7 @@ package struct AuthenticationOptionsRequest: Decodable, Sendable {
 }
 
 /// `POST /assertion/result` body: an `AuthenticationResponseJSON` (WebAuthn §5.1, `toJSON()`).
-package struct AuthenticationCredential: Decodable, Sendable {
+package struct SignInCredential: Decodable, Sendable {
     package struct Response: Decodable, Sendable {
         package var clientDataJSON: Base64URLBytes
         package var authenticatorData: Base64URLBytes

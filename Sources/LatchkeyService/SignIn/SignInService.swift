@@ -13,7 +13,7 @@ package struct SignInService: Sendable {
     /// Request options: for the user `request` names (their passkeys listed), or for anyone (usernameless). Under
     /// `hideUnknownUsers` a name nobody has gets options like a registered user's, which no answer satisfies.
     package func options(
-        _ request: AuthenticationOptionsRequest, caller: Caller, presented binding: CeremonyBinding
+        _ request: SignInOptionsRequest, caller: Caller, presented binding: CeremonyBinding
     ) async throws -> IssuedOptions<RequestOptions> {
         let requested = request.username.flatMap { $0.isEmpty ? nil : $0 }
         let nonce = try TokenNonce.checked(request.nonce)
@@ -44,7 +44,7 @@ package struct SignInService: Sendable {
             }
         }
         let issued = try await service.challenges.issue(
-            .authentication,
+            .signIn,
             for: Challenges.Purpose(
                 userHandle: userHandle, username: userHandle == nil ? nil : username, userVerification: userVerification, nonce: nonce),
             client: caller.client, presented: binding)
@@ -56,7 +56,7 @@ package struct SignInService: Sendable {
     }
 
     /// Verifies an answer to sign-in options and signs its passkey's owner in.
-    package func finish(_ credential: AuthenticationCredential, caller: Caller, presented binding: CeremonyBinding) async throws -> SignedIn {
+    package func finish(_ credential: SignInCredential, caller: Caller, presented binding: CeremonyBinding) async throws -> SignedIn {
         let answer = try SignInAnswer(credential)
         let credentialID = answer.response.credentialID
         // §7.2 step 12: the ceremony is found by the challenge the client data carries; it is read here and
@@ -66,14 +66,14 @@ package struct SignInService: Sendable {
         let challengeHash = Digest.sha256(challenge)
         let lookup = try await service.store.signInLookup(challengeHash: challengeHash, credentialID: credentialID)
         let pending: PendingCeremony, record: CredentialRecord, owner: UserRecord
-        let verified: VerifiedAuthentication, session: Sessions.Started
+        let verified: VerifiedSignIn, session: Sessions.Started
         let now = Date()
         // Set once the answer is to a live challenge issued for this passkey's owner. A failure is the
         // owner's refused sign-in, worth an event, only then and only when the passkey signed the
         // answer: anyone can ask for options naming a user and send a made-up signature.
         var answersLiveChallenge = false
         do {
-            pending = try service.challenges.check(lookup.ceremony, kind: .authentication, presented: binding)
+            pending = try service.challenges.check(lookup.ceremony, kind: .signIn, presented: binding)
             // A passkey whose account was deleted between its rows being read is unknown, as it now is.
             guard let found = lookup.credential, let foundOwner = lookup.owner else {
                 throw ServiceError.unknownCredential(credentialID, rpID: service.relyingParty.id)
@@ -146,15 +146,15 @@ package struct SignInService: Sendable {
     /// (step 22, ``SignCounter``): the sign-in is refused and the passkey marked.
     private func verify(
         _ answer: SignInAnswer, pending: PendingCeremony, record: CredentialRecord, owner: UserRecord, caller: Caller
-    ) async throws -> VerifiedAuthentication {
-        let expectation = AuthenticationExpectation(
+    ) async throws -> VerifiedSignIn {
+        let expectation = SignInExpectation(
             challenge: .foundByTheAnswer,
             userVerification: service.policy.ceremonies.userVerification(requested: pending.userVerification),
             publicKey: record.publicKey, storedSignCount: record.signCount, userHandle: record.userHandle,
             userHandleRequired: pending.userHandle == nil, storedBackupEligible: record.backupEligible)
-        let verified: VerifiedAuthentication
+        let verified: VerifiedSignIn
         do {
-            verified = try service.metrics.timeVerification(.authenticationResult) {
+            verified = try service.metrics.timeVerification(.signInResult) {
                 try service.authenticationVerifier.verify(answer.response, clientData: answer.clientData, expecting: expectation)
             }
         } catch let error as WebAuthnError where error.code == .signCountRegression {
@@ -173,17 +173,17 @@ package struct SignInService: Sendable {
 /// A sign-in answer once its members are checked: the response the verifier reads, and its client data, parsed
 /// once (for the challenge, and for §7.2 steps 10-14).
 struct SignInAnswer {
-    let response: AuthenticationResponse
+    let response: SignInResponse
     let clientData: CollectedClientData
 
-    init(_ credential: AuthenticationCredential) throws {
+    init(_ credential: SignInCredential) throws {
         let credentialID = try CredentialChecks.credentialID(id: credential.id, rawId: credential.rawId)
         let clientDataJSON = try CredentialChecks.required(credential.response.clientDataJSON, "response.clientDataJSON")
         let authenticatorData = try CredentialChecks.required(credential.response.authenticatorData, "response.authenticatorData")
         let signature = try CredentialChecks.required(credential.response.signature, "response.signature")
         let userHandle = credential.response.userHandle.flatMap { $0.bytes.isEmpty ? nil : $0.bytes }
         clientData = try CollectedClientData(clientDataJSON)
-        response = AuthenticationResponse(
+        response = SignInResponse(
             credentialID: credentialID, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData, signature: signature,
             userHandle: userHandle)
     }

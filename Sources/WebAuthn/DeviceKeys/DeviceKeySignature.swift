@@ -1,11 +1,11 @@
 /// What an app's device key (a P-256 key the app made in the Secure Enclave, for example gated
-/// by Face ID) signs to enrol itself and to sign in, and the check of that signature.
+/// by Face ID) signs to enroll itself and to sign in, and the check of that signature.
 ///
 /// The signed message, byte by byte (all lengths big-endian):
 ///
 ///     "LATCHKEY-DEVICE-KEY-V1"    22 ASCII bytes: the domain, so that no other signature
 ///                                 (WebAuthn's start with a 32-byte RP ID hash) can be replayed
-///     purpose                     1 byte: 0x01 enrol, 0x02 sign in
+///     purpose                     1 byte: 0x01 enroll, 0x02 sign in
 ///     length(rpID) ‖ rpID         2 bytes, then the RP ID in UTF-8
 ///     length(challenge) ‖ challenge   2 bytes (32), then the server's single-use challenge
 ///     length(keyID) ‖ keyID       2 bytes (32), then SHA-256 of the key's uncompressed point
@@ -15,7 +15,7 @@
 public struct DeviceKeySignature: Sendable {
     /// Why the key signs.
     public enum Purpose: UInt8, Sendable {
-        case enrol = 1
+        case enroll = 1
         case signIn = 2
     }
 

@@ -1,6 +1,6 @@
 /// Verifies a sign-in: WebAuthn Level 3 §7.2 "Verifying an Authentication Assertion", steps 6-22.
 /// Step 5 (allowCredentials) and finding the credential record are the caller's.
-public struct AuthenticationVerifier: Sendable {
+public struct SignInVerifier: Sendable {
     public let relyingParty: RelyingParty
     public let decoder: CBORDecoder
     /// Parsed credential keys reused across sign-ins; nil parses the stored key on every sign-in.
@@ -16,29 +16,29 @@ public struct AuthenticationVerifier: Sendable {
     /// credential, and returns the new counter and flags to record. Throws ``WebAuthnError`` with the
     /// code of the first check that failed (for example ``WebAuthnError/Code/userHandleMismatch``,
     /// ``WebAuthnError/Code/invalidSignature`` or ``WebAuthnError/Code/signCountRegression``).
-    public func verify(_ response: AuthenticationResponse, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
+    public func verify(_ response: SignInResponse, expecting expectation: SignInExpectation) throws -> VerifiedSignIn {
         try verify(response, parsedClientData: nil, expecting: expectation)
     }
 
     /// As ``verify(_:expecting:)``, with `clientData` already parsed from `response.clientDataJSON`
     /// (a server reads it first to find the challenge). Throws
     /// ``WebAuthnError/Code/malformedClientData`` when `clientData` was parsed from other bytes.
-    public func verify(_ response: AuthenticationResponse, clientData: CollectedClientData, expecting expectation: AuthenticationExpectation) throws -> VerifiedAuthentication {
+    public func verify(_ response: SignInResponse, clientData: CollectedClientData, expecting expectation: SignInExpectation) throws -> VerifiedSignIn {
         try verify(response, parsedClientData: clientData, expecting: expectation)
     }
 
     /// Whether `response.signature` verifies over its authenticator data and the hash of its client
     /// data with the credential key `publicKey` (steps 19-21 alone, nothing else checked): whether the
     /// response came from the passkey, whatever else is wrong with it.
-    public func isSigned(_ response: AuthenticationResponse, byKey publicKey: [UInt8]) -> Bool {
+    public func isSigned(_ response: SignInResponse, byKey publicKey: [UInt8]) -> Bool {
         guard let key = try? credentialKey(publicKey, of: response.credentialID) else { return false }
         let clientDataHash = Digest.sha256(response.clientDataJSON)
         return (try? key.verify(signature: response.signature, over: response.authenticatorData, followedBy: clientDataHash)) != nil
     }
 
     private func verify(
-        _ response: AuthenticationResponse, parsedClientData: CollectedClientData?, expecting expectation: AuthenticationExpectation
-    ) throws -> VerifiedAuthentication {
+        _ response: SignInResponse, parsedClientData: CollectedClientData?, expecting expectation: SignInExpectation
+    ) throws -> VerifiedSignIn {
         // Step 6: the user handle, when given, names the credential's owner; usernameless sign-in needs it.
         if let userHandle = response.userHandle {
             guard constantTimeEquals(userHandle, expectation.userHandle) else {
@@ -85,7 +85,7 @@ public struct AuthenticationVerifier: Sendable {
         if eligibilityChanged, relyingParty.backupEligibilityChanges == .refused {
             throw WebAuthnError(.invalidBackupFlags, "authenticator data BE is \(eligible ? 1 : 0) but was \(eligible ? 0 : 1) at registration")
         }
-        return VerifiedAuthentication(
+        return VerifiedSignIn(
             credentialID: response.credentialID, signCount: received,
             flags: authenticatorData.flags, signCountRegressed: regressed,
             backupEligibilityChanged: eligibilityChanged,

@@ -1,5 +1,5 @@
 /// The client's answer to `navigator.credentials.get()`, decoded from its JSON form.
-public struct AuthenticationResponse: Sendable {
+public struct SignInResponse: Sendable {
     public var credentialID: [UInt8]
     public var clientDataJSON: [UInt8]
     public var authenticatorData: [UInt8]
@@ -17,7 +17,7 @@ public struct AuthenticationResponse: Sendable {
 }
 
 /// What the server issued for one sign-in and knows about the credential used.
-public struct AuthenticationExpectation: Sendable {
+public struct SignInExpectation: Sendable {
     public var challenge: IssuedChallenge
     public var userVerification: UserVerificationRequirement
     /// The stored COSE_Key bytes of the credential.
@@ -50,7 +50,7 @@ public struct AuthenticationExpectation: Sendable {
 }
 
 /// A sign-in that passed every check.
-public struct VerifiedAuthentication: Sendable {
+public struct VerifiedSignIn: Sendable {
     public let credentialID: [UInt8]
     public let signCount: UInt32
     public let flags: AuthenticatorFlags

@@ -4,7 +4,7 @@ import WebAuthn
 
 /// `POST /assertion/options` and `POST /assertion/result`: signing in with a passkey (§7.2, ``SignInService``),
 /// with or without a username.
-struct AuthenticationController: Sendable {
+struct SignInController: Sendable {
     let routes: ServiceRoutes
 
     func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
@@ -13,16 +13,16 @@ struct AuthenticationController: Sendable {
     }
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: AuthenticationOptionsRequest.self, context: context)
+        let body = try await request.decode(as: SignInOptionsRequest.self, context: context)
         let issued = try await routes.service.signIn.options(
-            body, caller: routes.caller(request, context), presented: routes.binding(.authentication, request))
-        return routes.reply(issued, .authentication)
+            body, caller: routes.caller(request, context), presented: routes.binding(.signIn, request))
+        return routes.reply(issued, .signIn)
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let credential = try await request.decode(as: AuthenticationCredential.self, context: context)
+        let credential = try await request.decode(as: SignInCredential.self, context: context)
         let signedIn = try await routes.service.signIn.finish(
-            credential, caller: routes.caller(request, context), presented: routes.binding(.authentication, request))
-        return routes.reply(signedIn, answering: .authentication)
+            credential, caller: routes.caller(request, context), presented: routes.binding(.signIn, request))
+        return routes.reply(signedIn, answering: .signIn)
     }
 }
