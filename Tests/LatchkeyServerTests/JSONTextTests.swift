@@ -29,6 +29,13 @@ struct JSONTextTests {
         "nested": .array([.array([]), .object([:]), .object(["a": .array([.string(awkward)])])]),
     ]
 
+    @Test func anEmptyReplyIsItsEnvelope() throws {
+        var json = JSONText()
+        Reply(OKReply()).write(to: &json)
+        #expect(String(decoding: json.bytes, as: UTF8.self) == #"{"status":"ok","errorMessage":""}"#)
+        #expect(try Self.same(Reply(OKReply())))
+    }
+
     @Test func extensionValuesMatchJSONEncoder() throws {
         var json = JSONText()
         json.object { json in json.member("extensions", .object(Self.extensions)) }
@@ -41,7 +48,7 @@ struct JSONTextTests {
         let reply = SignInReply(
             username: Self.awkward, displayName: "Ünïcødé \u{1F}", credentialId: Base64URLBytes([0, 1, 254, 255]), userVerified: true,
             sessionToken: "token", idToken: "a.b.c")
-        #expect(try Self.same(reply))
+        #expect(try Self.same(Reply(reply)))
     }
 
     @Test(arguments: [false, true])
@@ -88,6 +95,6 @@ struct JSONTextTests {
         let reply = RegistrationReply(
             username: Self.awkward, credentialId: Base64URLBytes([1, 2]), attestationFormat: .androidKey, attestationType: .basic,
             attestationTrusted: false, userVerified: true, sessionToken: sessionToken, idToken: "h.p.s")
-        #expect(try Self.same(reply))
+        #expect(try Self.same(Reply(reply)))
     }
 }

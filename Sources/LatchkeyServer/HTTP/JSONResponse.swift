@@ -20,6 +20,11 @@ enum JSONResponse {
             body: ResponseBody(byteBuffer: body(value)))
     }
 
+    /// `body` in the ``Reply`` envelope, as the reply with `status`.
+    static func make(_ body: some ReplyBody, status: HTTPResponse.Status = .ok) -> Response {
+        make(Reply(body), status: status)
+    }
+
     /// `value` encoded as a reply body, for replies written below the router too.
     static func body(_ value: some Encodable) -> ByteBuffer {
         // The hot replies write their own JSON; the cast is decided per reply type, not per byte.

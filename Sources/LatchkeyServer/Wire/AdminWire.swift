@@ -53,33 +53,25 @@ struct AdminUser: Encodable, Sendable {
 }
 
 /// A reply with one user.
-struct AdminUserReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct AdminUserReply: ReplyBody {
     var user: AdminUser
 }
 
 /// `GET /admin/v1/users`: a page of users in the order of their usernames; `nextCursor` asks for the next.
-struct AdminUserPage: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct AdminUserPage: ReplyBody {
     var users: [AdminUser]
     var nextCursor: String?
 }
 
 /// `GET /admin/v1/users/{username}/credentials`: the same passkey and device-key objects as `GET /credentials`.
-struct AdminCredentialListReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct AdminCredentialListReply: ReplyBody {
     var username: String
     var credentials: [CredentialSummary]
     var deviceKeys: [DeviceKeySummary]
 }
 
 /// `DELETE /admin/v1/users/{username}/sessions` reply.
-struct EndedSessionsReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct EndedSessionsReply: ReplyBody {
     /// How many live or expired-but-kept sessions were ended.
     var ended: Int
 }
@@ -91,9 +83,7 @@ struct EnrollmentTicketRequest: Decodable, Sendable {
 }
 
 /// `POST /admin/v1/users/{username}/enrollment-tickets` reply.
-struct EnrollmentTicketReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct EnrollmentTicketReply: ReplyBody {
     /// The ticket, shown once: `lk_ticket_...`.
     var ticket: String
     var expiresAt: String
@@ -102,8 +92,6 @@ struct EnrollmentTicketReply: Encodable, Sendable {
 }
 
 /// `DELETE /admin/v1/users/{username}/enrollment-tickets` reply.
-struct RevokedTicketsReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct RevokedTicketsReply: ReplyBody {
     var revoked: Int
 }

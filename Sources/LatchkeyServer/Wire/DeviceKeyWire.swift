@@ -4,9 +4,7 @@ import LatchkeyStore
 import WebAuthn
 
 /// `POST /device-keys` reply.
-struct DeviceKeyEnrolledReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct DeviceKeyEnrolledReply: ReplyBody {
     /// SHA-256 of the public key, base64url: what the app signs in with.
     var keyId: Base64URLBytes
 }
@@ -45,15 +43,11 @@ struct DeviceKeySummary: Encodable, Sendable {
 }
 
 /// `PATCH /device-keys/{keyId}` reply.
-struct DeviceKeyReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct DeviceKeyReply: ReplyBody {
     var deviceKey: DeviceKeySummary
 }
 
 /// `GET /device-keys` reply.
-struct DeviceKeyListReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct DeviceKeyListReply: ReplyBody {
     var deviceKeys: [DeviceKeySummary]
 }

@@ -5,9 +5,7 @@ import LatchkeyStore
 import WebAuthn
 
 /// A page of events, newest first; `nextCursor` fetches the page after it (absent on the last).
-struct SecurityEventPage: Encodable, Sendable {
-    var status = "ok"
-    var errorMessage = ""
+struct SecurityEventPage: ReplyBody {
     var events: [SecurityEventSummary]
     var nextCursor: String?
 }
@@ -41,16 +39,12 @@ struct WebhookDeliverySummary: Encodable, Sendable {
 }
 
 /// A page of deliveries, newest first.
-struct WebhookDeliveryPage: Encodable, Sendable {
-    var status = "ok"
-    var errorMessage = ""
+struct WebhookDeliveryPage: ReplyBody {
     var deliveries: [WebhookDeliverySummary]
     var nextCursor: String?
 }
 
 /// `POST /admin/v1/webhook-deliveries/{id}/retry`: the delivery as it now stands.
-struct WebhookDeliveryReply: Encodable, Sendable {
-    var status = "ok"
-    var errorMessage = ""
+struct WebhookDeliveryReply: ReplyBody {
     var delivery: WebhookDeliverySummary
 }

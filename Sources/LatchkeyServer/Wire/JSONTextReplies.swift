@@ -13,18 +13,14 @@ extension RequestOptions: JSONTextMembers {
     }
 }
 
-extension SignInReply: JSONTextEncodable {
-    func write(to json: inout JSONText) {
-        json.object { json in
-            json.member("status", status)
-            json.member("errorMessage", errorMessage)
-            json.member("username", username)
-            json.member("displayName", displayName)
-            json.member("credentialId", base64URL: credentialId.bytes)
-            json.member("userVerified", userVerified)
-            json.member("sessionToken", sessionToken)
-            json.member("idToken", idToken)
-        }
+extension SignInReply: JSONTextMembers {
+    func writeMembers(to json: inout JSONText) {
+        json.member("username", username)
+        json.member("displayName", displayName)
+        json.member("credentialId", base64URL: credentialId.bytes)
+        json.member("userVerified", userVerified)
+        json.member("sessionToken", sessionToken)
+        json.member("idToken", idToken)
     }
 }
 
@@ -75,20 +71,16 @@ extension CreationOptions: JSONTextMembers {
     }
 }
 
-extension RegistrationReply: JSONTextEncodable {
-    func write(to json: inout JSONText) {
-        json.object { json in
-            json.member("status", status)
-            json.member("errorMessage", errorMessage)
-            json.member("username", username)
-            json.member("credentialId", base64URL: credentialId.bytes)
-            json.member("attestationFormat", attestationFormat.rawValue)
-            json.member("attestationType", attestationType.rawValue)
-            json.member("attestationTrusted", attestationTrusted)
-            json.member("userVerified", userVerified)
-            if let sessionToken { json.member("sessionToken", sessionToken) }
-            json.member("idToken", idToken)
-        }
+extension RegistrationReply: JSONTextMembers {
+    func writeMembers(to json: inout JSONText) {
+        json.member("username", username)
+        json.member("credentialId", base64URL: credentialId.bytes)
+        json.member("attestationFormat", attestationFormat.rawValue)
+        json.member("attestationType", attestationType.rawValue)
+        json.member("attestationTrusted", attestationTrusted)
+        json.member("userVerified", userVerified)
+        if let sessionToken { json.member("sessionToken", sessionToken) }
+        json.member("idToken", idToken)
     }
 }
 

@@ -65,9 +65,7 @@ struct CredentialSummary: Encodable, Sendable {
 
 /// `GET /credentials`: the signed-in user's passkeys, oldest first, with what the page needs for
 /// the WebAuthn Signal API.
-struct CredentialListReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct CredentialListReply: ReplyBody {
     var rpId: String
     var userHandle: Base64URLBytes
     var credentials: [CredentialSummary]
@@ -76,9 +74,7 @@ struct CredentialListReply: Encodable, Sendable {
 }
 
 /// `PATCH /credentials/{id}`: the renamed passkey.
-struct CredentialReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct CredentialReply: ReplyBody {
     var credential: CredentialSummary
 }
 

@@ -3,9 +3,7 @@ import LatchkeyStore
 import WebAuthn
 
 /// `POST /attestation/result` reply.
-struct RegistrationReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct RegistrationReply: ReplyBody {
     var username: String
     var credentialId: Base64URLBytes
     var attestationFormat: AttestationFormatIdentifier

@@ -23,6 +23,9 @@ struct Reply<Body: Encodable & Sendable>: Encodable, Sendable {
     }
 }
 
+/// The members of a successful reply, which ``JSONResponse`` sends inside the ``Reply`` envelope.
+protocol ReplyBody: Encodable, Sendable {}
+
 /// A reply body whose members are written by hand (the ceremonies' hot replies), into the object its envelope opened.
 protocol JSONTextMembers: Encodable {
     func writeMembers(to json: inout JSONText)

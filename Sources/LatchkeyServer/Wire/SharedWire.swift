@@ -11,8 +11,7 @@ struct FailureReply: Encodable, Sendable {
     var credentialId: Base64URLBytes?
 }
 
-/// `{"status":"ok","errorMessage":""}` with nothing else.
-struct OKReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+/// A reply with nothing beside its envelope: `{"status":"ok","errorMessage":""}`.
+struct OKReply: ReplyBody, JSONTextMembers {
+    func writeMembers(to json: inout JSONText) {}
 }

@@ -2,9 +2,7 @@ import LatchkeyService
 import WebAuthn
 
 /// `POST /assertion/result` reply.
-struct SignInReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct SignInReply: ReplyBody {
     var username: String
     var displayName: String
     var credentialId: Base64URLBytes
@@ -15,9 +13,7 @@ struct SignInReply: Encodable, Sendable {
 }
 
 /// `GET /session` reply: who is signed in.
-struct SessionReply: Encodable, Sendable {
-    let status = "ok"
-    let errorMessage = ""
+struct SessionReply: ReplyBody {
     var username: String
     var displayName: String
     var userHandle: Base64URLBytes
