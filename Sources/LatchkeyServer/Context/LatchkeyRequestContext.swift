@@ -27,10 +27,4 @@ public struct LatchkeyRequestContext: RequestContext {
 
     /// Bodies are read by ``WireDecoder``: JSON only, bounded, errors that name the member.
     public var requestDecoder: WireDecoder { WireDecoder() }
-
-    /// The signed-in user, or a 401.
-    func requireIdentity() throws -> SessionWithUser {
-        guard let identity else { throw APIError(.unauthorized, "not signed in") }
-        return identity
-    }
 }

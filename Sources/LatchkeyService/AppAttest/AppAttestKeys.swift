@@ -4,7 +4,7 @@ import LatchkeyStore
 import WebAuthn
 
 /// App Attest on the server: attesting keys against Apple's root, and checking their assertions,
-/// each over a single-use challenge of ``ChallengeIssuer`` and with a counter that only moves up.
+/// each over a single-use challenge of ``Challenges`` and with a counter that only moves up.
 ///
 /// An assertion vouches for a request (`X-Latchkey-App-Attest: KEYID.ASSERTION`) when its
 /// `clientData` is the request's exact body, a JSON object whose `appAttestChallenge` is a
