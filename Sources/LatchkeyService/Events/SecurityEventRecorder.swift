@@ -22,7 +22,7 @@ package struct EventOrigin: Sendable {
     }
 }
 
-/// Makes the security events the controllers hand to the store with each change.
+/// Makes the security events the use cases hand to the store with each change.
 package struct SecurityEventRecorder: Sendable {
     /// Names passkeys' authenticators in events.
     package let names: AuthenticatorNames

@@ -2,7 +2,7 @@ import Foundation
 import LatchkeyConfiguration
 
 extension LatchkeyConfiguration {
-    /// The HTTP layer's policy: ``ServerPolicy/conformance`` in conformance mode, else
+    /// The service's policy: ``ServerPolicy/conformance`` in conformance mode, else
     /// ``ServerPolicy/standard`` with the configured ceremony minimums and registration mode.
     public var serverPolicy: ServerPolicy {
         guard !conformanceMode else { return .conformance }

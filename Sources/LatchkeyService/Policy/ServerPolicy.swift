@@ -1,7 +1,7 @@
 import Foundation
 import LatchkeyStore
 
-/// What the HTTP layer decides that WebAuthn leaves to the relying party, as values. The
+/// What the service decides that WebAuthn leaves to the relying party, as values. The
 /// configuration's `conformanceMode` sets them together to what the FIDO conformance tools need
 /// (``conformance``); everything else runs with ``standard``. The core's share of conformance mode
 /// (user presence, token binding) lives in ``WebAuthn/RelyingParty``.
