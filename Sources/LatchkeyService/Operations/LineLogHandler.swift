@@ -4,7 +4,6 @@ import Logging
 
 #if canImport(Glibc)
 import Glibc
-import LatchkeyService
 #endif
 
 /// A swift-log handler that writes each event as one line on standard error, in one `write`:
