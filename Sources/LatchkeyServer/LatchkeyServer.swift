@@ -113,6 +113,22 @@ public enum LatchkeyServer {
             router.add(middleware: CeremonyMetricsMiddleware(metrics: metrics))
         }
 
+        addServiceRoutes(to: router, routes: routes)
+        HealthController(health: service.health).addRoutes(to: router)
+        if let metricsRegistry, !configuration.metricsToken.isEmpty {
+            MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
+        }
+
+        // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
+        MethodNotAllowedRoutes.add(to: router)
+        return router
+    }
+
+    /// The routes of the service: ceremonies, sessions, passkeys, account, device keys, App Attest, the
+    /// well-known files and key set, and the admin API unless it has a listener of its own.
+    private static func addServiceRoutes(to router: Router<LatchkeyRequestContext>, routes: ServiceRoutes) {
+        let service = routes.service
+        let configuration = service.configuration
         // Routes that need to know who is signed in resolve the session once, in this middleware.
         let authenticator = SessionAuthenticator(sessions: service.sessions, cookies: routes.cookies)
         RegistrationController(routes: routes).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
@@ -132,15 +148,6 @@ public enum LatchkeyServer {
         if configuration.adminAddress.isEmpty {
             addAdminRoutes(to: router, routes: routes)
         }
-
-        HealthController(health: service.health).addRoutes(to: router)
-        if let metricsRegistry, !configuration.metricsToken.isEmpty {
-            MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
-        }
-
-        // Last, so it sees every route: a wrong method on a known path is a 405 naming the right ones.
-        MethodNotAllowedRoutes.add(to: router)
-        return router
     }
 
     /// The application over `store`: loads attestation trust, and runs the store, a purger of

@@ -15,8 +15,13 @@ struct CeremonyServiceTests {
         let session = try #require(registered.session)
         let found = try await harness.service.sessions.current(presented: [session.token])
         #expect(found?.user.username == "ana")
-        let claims = try #require(registered.idToken.split(separator: ".").dropFirst().first)
-        #expect(!claims.isEmpty)
+        // The token names the new user: its subject is their handle, its username the folded name.
+        let parts = registered.idToken.split(separator: ".").map(String.init)
+        #expect(parts.count == 3)
+        let payload = try #require(parts.count == 3 ? Base64URL.decode(parts[1]) : nil)
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        #expect(claims["sub"] as? String == Base64URL.encode(try #require(found?.user.handle)))
+        #expect(claims["preferred_username"] as? String == "ana")
     }
 
     @Test func aUsernamelessSignInFindsThePasskeysOwner() async throws {

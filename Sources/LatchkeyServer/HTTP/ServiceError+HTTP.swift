@@ -4,7 +4,14 @@ import LatchkeyService
 extension APIError {
     /// The reply to a refusal of the service: the one place a ``ServiceError/Code`` becomes an HTTP status.
     init(_ refusal: ServiceError) {
-        let status: HTTPResponse.Status = switch refusal.code {
+        var headers: HTTPFields = [:]
+        if let seconds = refusal.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
+        self.init(Self.status(of: refusal.code), refusal.message, headers: headers, reason: refusal.reason, credentialID: refusal.credentialID)
+    }
+
+    /// The status a refusal with `code` is answered with.
+    static func status(of code: ServiceError.Code) -> HTTPResponse.Status {
+        switch code {
         case .invalidInput: .badRequest
         case .notSignedIn: .unauthorized
         case .forbidden: .forbidden
@@ -14,8 +21,5 @@ extension APIError {
         case .busy: .serviceUnavailable
         case .internalInvariant: .internalServerError
         }
-        var headers: HTTPFields = [:]
-        if let seconds = refusal.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
-        self.init(status, refusal.message, headers: headers, reason: refusal.reason, credentialID: refusal.credentialID)
     }
 }

@@ -15,7 +15,7 @@ extension LatchkeyMetrics {
         switch error {
         case let error as WebAuthnError: error.code.description
         case let error as StoreError: error.code.description
-        case let error as ServiceError: error.reason?.rawValue ?? outcome(status: APIError(error).status)
+        case let error as ServiceError: error.reason?.rawValue ?? outcome(status: APIError.status(of: error.code))
         case let error as APIError: error.reason?.rawValue ?? outcome(status: error.status)
         default: "error"
         }
