@@ -11,6 +11,9 @@ import ServiceLifecycle
 ///
 /// A store is a `Service`: the backend is opened when it is made (so a bad database stops the
 /// server before it listens), `run()` waits for graceful shutdown and then closes it.
+///
+/// A backend applies its ``StoreCallPolicy`` where every call enters the database, once per call
+/// (the operation timed is the method's name): a new method is written here and in each backend.
 public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestStore, SecurityEventStore {
     // MARK: Users and credentials
 
@@ -106,6 +109,12 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// Deletes expired challenges and sessions, and enrollment tickets a day after they expired, in
     /// small batches so no lock is held for long.
     func purgeExpired(now: Date) async throws
+
+    // MARK: Calls
+
+    /// The same store (its database, connections and outbox shared) making every call under
+    /// `policy`: retried while busy, timed, or both.
+    func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore
 }
 
 /// The mutating methods without events, for tools and tests that record none.

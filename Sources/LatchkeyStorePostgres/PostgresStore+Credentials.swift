@@ -37,17 +37,20 @@ extension PostgresStore {
     }
 
     public func passkeyShapes() async throws -> PasskeyShapes {
-        let passkeys = try await rows("SELECT octet_length(id)::bigint, transports, count(*) FROM credentials GROUP BY 1, 2") { row in
-            let idLength = Int(try row.next(Int64.self))
-            let transports = try row.next([String].self).compactMap(AuthenticatorTransport.init(rawValue:))
-            return (PasskeyShapes.Shape(idLength: idLength, transports: transports), Int(try row.next(Int64.self)))
+        try await withConnection { connection in
+            let passkeys = try await Self.rows("SELECT octet_length(id)::bigint, transports, count(*) FROM credentials GROUP BY 1, 2", on: connection) {
+                row in
+                let idLength = Int(try row.next(Int64.self))
+                let transports = try row.next([String].self).compactMap(AuthenticatorTransport.init(rawValue:))
+                return (PasskeyShapes.Shape(idLength: idLength, transports: transports), Int(try row.next(Int64.self)))
+            }
+            let users = try await Self.rows("""
+                SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) AS counts GROUP BY n
+                """, on: connection) { row in (Int(try row.next(Int64.self)), Int(try row.next(Int64.self))) }
+            var shapes = PasskeyShapes(usersByPasskeyCount: Dictionary(users, uniquingKeysWith: +))
+            for (shape, count) in passkeys { shapes.passkeys[shape, default: 0] += count }
+            return shapes
         }
-        let users = try await rows("""
-            SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) AS counts GROUP BY n
-            """) { row in (Int(try row.next(Int64.self)), Int(try row.next(Int64.self))) }
-        var shapes = PasskeyShapes(usersByPasskeyCount: Dictionary(users, uniquingKeysWith: +))
-        for (shape, count) in passkeys { shapes.passkeys[shape, default: 0] += count }
-        return shapes
     }
 
     public func register(_ registration: NewRegistration) async throws {

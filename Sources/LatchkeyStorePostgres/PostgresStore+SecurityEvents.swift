@@ -77,17 +77,18 @@ extension PostgresStore {
 
     /// Runs `query` and, when it returned a row, writes `events` in its transaction; returns how
     /// many rows it returned (`RETURNING 1`: how many it changed).
-    func count(_ query: PostgresQuery, recording events: [SecurityEvent] = []) async throws -> Int {
-        guard !events.isEmpty else { return try await rows(query) { _ in true }.count }
-        return try await count(query, recording: { _ in events })
+    func count(_ query: PostgresQuery, recording events: [SecurityEvent] = [], function: String = #function) async throws -> Int {
+        guard !events.isEmpty else { return try await rows(query, function: function) { _ in true }.count }
+        return try await count(query, recording: { _ in events }, function: function)
     }
 
     /// Runs `query` and reads its first row, if any, with `read`; when there is one, writes `events` in its transaction.
     func firstRow<T: Sendable>(
-        _ query: PostgresQuery, recording events: [SecurityEvent], _ read: @escaping @Sendable (inout ColumnReader) throws -> T
+        _ query: PostgresQuery, recording events: [SecurityEvent], function: String = #function,
+        _ read: @escaping @Sendable (inout ColumnReader) throws -> T
     ) async throws -> T? {
         let outbox = webhooks
-        return try await transaction { connection in
+        return try await transaction(function) { connection in
             let first = try await Self.rows(query, on: connection, read).first
             if first != nil { try await Self.insert(events, outbox: outbox, on: connection) }
             return first
@@ -95,9 +96,11 @@ extension PostgresStore {
     }
 
     /// ``count(_:recording:)`` with the events made of how many rows `query` returned.
-    func count(_ query: PostgresQuery, recording events: @escaping @Sendable (_ changed: Int) -> [SecurityEvent]) async throws -> Int {
+    func count(
+        _ query: PostgresQuery, recording events: @escaping @Sendable (_ changed: Int) -> [SecurityEvent], function: String = #function
+    ) async throws -> Int {
         let outbox = webhooks
-        return try await transaction { connection in
+        return try await transaction(function) { connection in
             let changed = try await Self.rows(query, on: connection) { _ in true }.count
             if changed > 0 { try await Self.insert(events(changed), outbox: outbox, on: connection) }
             return changed
@@ -243,9 +246,13 @@ extension PostgresStore {
             SELECT count(*) FROM deleted
             """,
         ]
-        for purge in purges {
-            while try await firstRow(purge, { try $0.next(Int64.self) }) ?? 0 >= Self.purgeBatchSize {
-                await Task.yield()
+        try await policy.call(#function) {
+            for purge in purges {
+                while try await leasingConnection({ try await Self.rows(purge, on: $0) { try $0.next(Int64.self) }.first }) ?? 0
+                    >= Self.purgeBatchSize
+                {
+                    await Task.yield()
+                }
             }
         }
     }

@@ -28,20 +28,23 @@ extension PostgresStore {
             ("pending_ceremonies", "challenge_hash", now), ("sessions", "token_hash", now),
             ("enrollment_tickets", "hash", now.addingTimeInterval(-86_400)),
         ]
-        for (table, key, cutoff) in purges {
-            while true {
-                let deleted = try await firstRow("""
-                    WITH expired AS (
-                        SELECT \(unescaped: key) FROM \(unescaped: table) WHERE expires_at <= \(cutoff)
-                        LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
-                    ), deleted AS (
-                        DELETE FROM \(unescaped: table) WHERE \(unescaped: key) IN (SELECT \(unescaped: key) FROM expired)
-                        RETURNING 1
-                    )
-                    SELECT count(*) FROM deleted
-                    """) { try $0.next(Int64.self) } ?? 0
-                guard deleted >= Self.purgeBatchSize else { break }
-                await Task.yield()
+        try await policy.call(#function) {
+            for (table, key, cutoff) in purges {
+                while true {
+                    let purge: PostgresQuery = """
+                        WITH expired AS (
+                            SELECT \(unescaped: key) FROM \(unescaped: table) WHERE expires_at <= \(cutoff)
+                            LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+                        ), deleted AS (
+                            DELETE FROM \(unescaped: table) WHERE \(unescaped: key) IN (SELECT \(unescaped: key) FROM expired)
+                            RETURNING 1
+                        )
+                        SELECT count(*) FROM deleted
+                        """
+                    let deleted = try await leasingConnection { try await Self.rows(purge, on: $0) { try $0.next(Int64.self) }.first } ?? 0
+                    guard deleted >= Self.purgeBatchSize else { break }
+                    await Task.yield()
+                }
             }
         }
     }

@@ -20,8 +20,10 @@ public final class PostgresStore: LatchkeyStore {
     let client: PostgresClient
     /// The loops of the pool's connections, whose timers bound each wait for a connection.
     private let eventLoops: any EventLoopGroup
-    /// The task running the pool; nil once the store is closed.
-    private let pool: Mutex<Task<Void, Never>?>
+    /// The task running the pool, shared by every store ``applying(_:)`` made from this one.
+    private let pool: PoolTask
+    /// How each call is made: retried while busy, timed.
+    let policy: StoreCallPolicy
 
     /// Connects to the server, applies the migrations it has not seen yet (once, even when several
     /// instances start together) and starts the connection pool. Throws a ``StoreError`` naming the
@@ -46,6 +48,7 @@ public final class PostgresStore: LatchkeyStore {
         self.configuration = configuration
         self.webhooks = webhooks
         self.eventLoops = eventLoops
+        policy = .direct
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
@@ -58,16 +61,23 @@ public final class PostgresStore: LatchkeyStore {
         // still finds it not running (postgres-nio's "run() hasn't been called yet", logged at every start before)
         // would have to be made in the few instructions between.
         let (entered, signal) = AsyncStream.makeStream(of: Void.self)
-        pool = Mutex(Task.detached {
+        pool = PoolTask(Task.detached {
             signal.finish()
             await client.run()
         })
         for await _ in entered {}
     }
 
-    deinit {
-        pool.withLock { $0?.cancel() }
+    private init(sharing store: PostgresStore, policy: StoreCallPolicy) {
+        configuration = store.configuration
+        webhooks = store.webhooks
+        client = store.client
+        eventLoops = store.eventLoops
+        pool = store.pool
+        self.policy = policy
     }
+
+    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy) }
 
     /// Waits for graceful shutdown (or cancellation), then closes the pool.
     public func run() async throws {
@@ -81,7 +91,7 @@ public final class PostgresStore: LatchkeyStore {
 
     /// Closes every connection; every later call throws. Closing twice does nothing.
     public func close() async {
-        let running = pool.withLock { pool in
+        let running = pool.task.withLock { pool in
             defer { pool = nil }
             return pool
         }
@@ -92,6 +102,14 @@ public final class PostgresStore: LatchkeyStore {
 
     // MARK: Running statements
 
+    /// Runs `body` with a pooled connection under the ``policy``: every store call enters here once,
+    /// and `function` names it. See ``leasingConnection(_:)``.
+    func withConnection<T: Sendable>(
+        _ function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await policy.call(function) { try await leasingConnection(body) }
+    }
+
     /// Runs `body` with a pooled connection, turning every failure into a ``StoreError``. Waits at
     /// most the lease timeout (2 s unless configured) for a connection: while the server is down the
     /// pool keeps trying, and a request must fail (503) before a load balancer's check gives up. Once `body` has
@@ -100,8 +118,10 @@ public final class PostgresStore: LatchkeyStore {
     /// The call runs as a task of its own so that the deadline, a timer on an event loop, can cancel
     /// it while it waits for its connection. (A task group racing the call against a sleeping task
     /// cost two child tasks and a Dispatch timer per call, BENCHMARKS.md.)
-    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        guard pool.withLock({ $0 != nil }) else { throw StoreError(.unavailable, "the store is closed") }
+    /// Outside the ``policy``: for a call made of several steps (a purge in batches), which applies
+    /// the policy once around them all.
+    func leasingConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        guard pool.task.withLock({ $0 != nil }) else { throw StoreError(.unavailable, "the store is closed") }
         let deadline = LeaseDeadline()
         let call = Task { [client] in
             try await client.withConnection { connection in
@@ -128,8 +148,10 @@ public final class PostgresStore: LatchkeyStore {
     }
 
     /// Runs `body` inside `BEGIN ... COMMIT` on one pooled connection, rolling back if it throws.
-    func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await withConnection { connection in try await Self.transaction(on: connection, body) }
+    func transaction<T: Sendable>(
+        _ function: String = #function, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await withConnection(function) { connection in try await Self.transaction(on: connection, body) }
     }
 
     /// Runs `body` inside `BEGIN ... COMMIT` on `connection`, rolling back if it throws.
@@ -147,24 +169,28 @@ public final class PostgresStore: LatchkeyStore {
     }
 
     /// Runs one statement on a pooled connection and reads every row it returns with `read`.
-    func rows<T: Sendable>(_ query: PostgresQuery, _ read: @escaping @Sendable (inout ColumnReader) throws -> T) async throws -> [T] {
-        try await withConnection { connection in try await Self.rows(query, on: connection, read) }
+    func rows<T: Sendable>(
+        _ query: PostgresQuery, function: String = #function, _ read: @escaping @Sendable (inout ColumnReader) throws -> T
+    ) async throws -> [T] {
+        try await withConnection(function) { connection in try await Self.rows(query, on: connection, read) }
     }
 
     /// Runs one statement on a pooled connection and reads its first row, if any, with `read`.
-    func firstRow<T: Sendable>(_ query: PostgresQuery, _ read: @escaping @Sendable (inout ColumnReader) throws -> T) async throws -> T? {
-        try await rows(query, read).first
+    func firstRow<T: Sendable>(
+        _ query: PostgresQuery, function: String = #function, _ read: @escaping @Sendable (inout ColumnReader) throws -> T
+    ) async throws -> T? {
+        try await rows(query, function: function, read).first
     }
 
     /// Runs one statement that returns no rows on a pooled connection.
-    func execute(_ query: PostgresQuery) async throws {
-        try await withConnection { connection in try await Self.execute(query, on: connection) }
+    func execute(_ query: PostgresQuery, function: String = #function) async throws {
+        try await withConnection(function) { connection in try await Self.execute(query, on: connection) }
     }
 
     /// Runs a prepared statement (see ``SignInStatements``) on a pooled connection and returns its rows.
-    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, function: String = #function) async throws -> [Statement.Row]
     where Statement.Row: Sendable {
-        try await withConnection { connection in
+        try await withConnection(function) { connection in
             var rows: [Statement.Row] = []
             for try await row in try await connection.execute(statement, logger: Self.silent) {
                 rows.append(row)
@@ -174,8 +200,9 @@ public final class PostgresStore: LatchkeyStore {
     }
 
     /// Runs a prepared statement that returns no rows on a pooled connection.
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws where Statement.Row == () {
-        _ = try await withConnection { connection in try await connection.execute(statement, logger: Self.silent) }
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, function: String = #function) async throws
+    where Statement.Row == () {
+        _ = try await withConnection(function) { connection in try await connection.execute(statement, logger: Self.silent) }
     }
 
     /// Runs one statement on `connection` and reads every row it returns with `read`.
@@ -197,6 +224,14 @@ public final class PostgresStore: LatchkeyStore {
 
     /// Statements log nothing: their binds hold credentials and session tokens.
     static let silent = Logger(label: "latchkey.postgres.statements", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// The task running the connection pool, cancelled when the last store sharing it goes.
+private final class PoolTask: Sendable {
+    /// Nil once the store is closed.
+    let task: Mutex<Task<Void, Never>?>
+    init(_ task: Task<Void, Never>) { self.task = Mutex(task) }
+    deinit { task.withLock { $0?.cancel() } }
 }
 
 /// Settles the race between a call getting its connection and its deadline: exactly one wins.

@@ -12,8 +12,8 @@ extension SQLiteStore {
         WHERE key_id = ?4 AND counter = ?5 AND accepted_counters = ?6
         """
 
-    public func saveAppAttestKey(_ key: AppAttestKeyRecord) throws {
-        try withStatement(Self.insertAppAttestKey) { statement in
+    public func saveAppAttestKey(_ key: AppAttestKeyRecord) async throws {
+        try await withStatement(Self.insertAppAttestKey) { statement in
             try statement.bind(
                 key.keyID, key.publicKey, key.appID, key.environment, key.receipt, Int64(key.counter), Int64(bitPattern: key.acceptedCounters),
                 key.createdAt, key.lastUsedAt)
@@ -25,8 +25,8 @@ extension SQLiteStore {
         }
     }
 
-    public func appAttestKey(id: [UInt8]) throws -> AppAttestKeyRecord? {
-        try withStatement(Self.appAttestKeyByID) { row in
+    public func appAttestKey(id: [UInt8]) async throws -> AppAttestKeyRecord? {
+        try await withStatement(Self.appAttestKeyByID) { row in
             try row.bind(id)
             guard try row.step() else { return nil }
             return AppAttestKeyRecord(
@@ -38,8 +38,8 @@ extension SQLiteStore {
 
     public func updateAppAttestCounters(
         id: [UInt8], from old: (counter: UInt32, accepted: UInt64), to new: (counter: UInt32, accepted: UInt64), at: Date
-    ) throws -> Bool {
-        try withDatabase { database in
+    ) async throws -> Bool {
+        try await withDatabase { database in
             try database.withStatement(Self.updateCounters) { statement in
                 try statement.bind(
                     Int64(new.counter), Int64(bitPattern: new.accepted), at, id, Int64(old.counter), Int64(bitPattern: old.accepted))

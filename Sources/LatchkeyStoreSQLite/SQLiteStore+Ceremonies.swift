@@ -21,8 +21,8 @@ extension SQLiteStore {
     /// Column of the owner in ``credentialWithOwner``.
     private static let ownerOffset: Int32 = 20
 
-    public func savePendingCeremony(_ ceremony: PendingCeremony) throws {
-        try withStatement(Self.insertCeremony) { statement in
+    public func savePendingCeremony(_ ceremony: PendingCeremony) async throws {
+        try await withStatement(Self.insertCeremony) { statement in
             try statement.bind(
                 ceremony.challengeHash, ceremony.kind.rawValue, ceremony.userHandle, ceremony.username,
                 ceremony.displayName, ceremony.userVerification.rawValue, ceremony.bindingHash, ceremony.expiresAt,
@@ -35,12 +35,12 @@ extension SQLiteStore {
         }
     }
 
-    public func takePendingCeremony(challengeHash: [UInt8]) throws -> PendingCeremony? {
-        try withDatabase { try Self.takeCeremony(challengeHash, from: $0) }
+    public func takePendingCeremony(challengeHash: [UInt8]) async throws -> PendingCeremony? {
+        try await withDatabase { try Self.takeCeremony(challengeHash, from: $0) }
     }
 
-    public func pendingChallenges(among challengeHashes: [[UInt8]]) throws -> Set<[UInt8]> {
-        try withDatabase { database in
+    public func pendingChallenges(among challengeHashes: [[UInt8]]) async throws -> Set<[UInt8]> {
+        try await withDatabase { database in
             var pending: Set<[UInt8]> = []
             for hash in challengeHashes {
                 let exists = try database.withStatement(Self.ceremonyExists) { row in
@@ -53,8 +53,8 @@ extension SQLiteStore {
         }
     }
 
-    public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) throws -> SignInLookup {
-        try withDatabase { database in
+    public func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup {
+        try await withDatabase { database in
             let ceremony = try database.withStatement(Self.ceremonyByChallenge) { row in
                 try row.bind(challengeHash)
                 return try row.step() ? try SQLiteRows.ceremony(row) : nil

@@ -30,23 +30,23 @@ extension SQLiteStore {
     private static let countRegression =
         "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
 
-    public func user(named username: String) throws -> UserRecord? {
-        try withDatabase { try Self.user(named: username, in: $0) }
+    public func user(named username: String) async throws -> UserRecord? {
+        try await withDatabase { try Self.user(named: username, in: $0) }
     }
 
-    public func user(handle: [UInt8]) throws -> UserRecord? {
-        try withStatement(Self.userByHandle) { row in
+    public func user(handle: [UInt8]) async throws -> UserRecord? {
+        try await withStatement(Self.userByHandle) { row in
             try row.bind(handle)
             return try row.step() ? SQLiteRows.user(row) : nil
         }
     }
 
-    public func credentials(ofUser handle: [UInt8]) throws -> [CredentialRecord] {
-        try withDatabase { try Self.credentials(ofUser: handle, in: $0) }
+    public func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord] {
+        try await withDatabase { try Self.credentials(ofUser: handle, in: $0) }
     }
 
-    public func userWithCredentials(named username: String) throws -> (user: UserRecord, credentials: [CredentialRecord])? {
-        try withDatabase { database in
+    public func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])? {
+        try await withDatabase { database in
             guard let user = try Self.user(named: username, in: database) else { return nil }
             return (user, try Self.credentials(ofUser: user.handle, in: database))
         }
@@ -68,28 +68,30 @@ extension SQLiteStore {
         }
     }
 
-    public func credential(id: [UInt8]) throws -> CredentialRecord? {
-        try withStatement(Self.credentialByID) { row in
+    public func credential(id: [UInt8]) async throws -> CredentialRecord? {
+        try await withStatement(Self.credentialByID) { row in
             try row.bind(id)
             return try row.step() ? SQLiteRows.credential(row) : nil
         }
     }
 
-    public func passkeyShapes() throws -> PasskeyShapes {
-        var shapes = PasskeyShapes()
-        try withStatement("SELECT length(id), transports, count(*) FROM credentials GROUP BY 1, 2") { row in
-            while try row.step() {
-                let shape = PasskeyShapes.Shape(idLength: Int(row.int64(0)), transports: row.withText(1, SQLiteRows.transports))
-                shapes.passkeys[shape, default: 0] += Int(row.int64(2))
+    public func passkeyShapes() async throws -> PasskeyShapes {
+        try await withDatabase { database in
+            var shapes = PasskeyShapes()
+            try database.withStatement("SELECT length(id), transports, count(*) FROM credentials GROUP BY 1, 2") { row in
+                while try row.step() {
+                    let shape = PasskeyShapes.Shape(idLength: Int(row.int64(0)), transports: row.withText(1, SQLiteRows.transports))
+                    shapes.passkeys[shape, default: 0] += Int(row.int64(2))
+                }
             }
+            try database.withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) GROUP BY n") { row in
+                while try row.step() { shapes.usersByPasskeyCount[Int(row.int64(0))] = Int(row.int64(1)) }
+            }
+            return shapes
         }
-        try withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) GROUP BY n") { row in
-            while try row.step() { shapes.usersByPasskeyCount[Int(row.int64(0))] = Int(row.int64(1)) }
-        }
-        return shapes
     }
 
-    public func register(_ registration: NewRegistration) throws {
+    public func register(_ registration: NewRegistration) async throws {
         let credential = registration.credential
         if let newUser = registration.newUser, newUser.handle != credential.userHandle {
             throw StoreError(.userNotFound, "the new user is not the owner of the credential being registered")
@@ -97,7 +99,7 @@ extension SQLiteStore {
         if let session = registration.session, session.userHandle != credential.userHandle {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
-        try withTransaction { database in
+        try await withTransaction { database in
             if let ticket = registration.spendingTicket {
                 try Self.spend(ticket, of: credential.userHandle, in: database)
             }
@@ -113,8 +115,8 @@ extension SQLiteStore {
         }
     }
 
-    public func recordSignIn(_ signIn: CompletedSignIn) throws -> SignInRecording {
-        try withTransaction { database in
+    public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
+        try await withTransaction { database in
             let consumed = try database.withStatement(Self.consumeCeremony) { statement in
                 try statement.bind(signIn.challengeHash)
                 try statement.step()
@@ -147,8 +149,8 @@ extension SQLiteStore {
         }
     }
 
-    public func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) throws {
-        try withTransaction { database in
+    public func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) async throws {
+        try await withTransaction { database in
             let marked = try database.withStatement(Self.countRegression) { statement in
                 try statement.bind(credentialID)
                 try statement.step()

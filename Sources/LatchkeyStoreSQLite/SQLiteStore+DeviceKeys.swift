@@ -13,9 +13,9 @@ extension SQLiteStore {
     private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
 
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
-        throws
+        async throws
     {
-        try withTransaction { database in
+        try await withTransaction { database in
             if let ticket = spendingTicket {
                 try Self.spend(ticket, of: key.userHandle, in: database)
             }
@@ -33,15 +33,15 @@ extension SQLiteStore {
         }
     }
 
-    public func deviceKey(id: [UInt8]) throws -> DeviceKeyRecord? {
-        try withStatement(Self.byID) { row in
+    public func deviceKey(id: [UInt8]) async throws -> DeviceKeyRecord? {
+        try await withStatement(Self.byID) { row in
             try row.bind(id)
             return try row.step() ? Self.deviceKey(row) : nil
         }
     }
 
-    public func deviceKeys(ofUser handle: [UInt8]) throws -> [DeviceKeyRecord] {
-        try withStatement(Self.byUser) { row in
+    public func deviceKeys(ofUser handle: [UInt8]) async throws -> [DeviceKeyRecord] {
+        try await withStatement(Self.byUser) { row in
             try row.bind(handle)
             var keys: [DeviceKeyRecord] = []
             while try row.step() { keys.append(Self.deviceKey(row)) }
@@ -49,14 +49,14 @@ extension SQLiteStore {
         }
     }
 
-    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
+    public func renameDeviceKey(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> DeviceKeyRecord?
     {
-        try firstRow(Self.rename, recording: events, bind: { try $0.bind(name, id, owner) }) { Self.deviceKey($0) }
+        try await firstRow(Self.rename, recording: events, bind: { try $0.bind(name, id, owner) }) { Self.deviceKey($0) }
     }
 
-    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws -> Bool {
-        try withTransaction { database in
+    public func deleteDeviceKey(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
+        try await withTransaction { database in
             let deleted = try database.withStatement(Self.delete) { statement in
                 try statement.bind(id, owner)
                 try statement.step()
@@ -75,8 +75,8 @@ extension SQLiteStore {
 
     public func recordDeviceKeySignIn(
         id: [UInt8], at: Date, session: SessionRecord, endingSessions: [[UInt8]], recording events: [SecurityEvent]
-    ) throws -> Bool {
-        try withTransaction { database in
+    ) async throws -> Bool {
+        try await withTransaction { database in
             let marked = try database.withStatement(Self.markUsed) { statement in
                 try statement.bind(at, id, session.userHandle)
                 try statement.step()

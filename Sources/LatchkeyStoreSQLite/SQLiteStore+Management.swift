@@ -18,18 +18,18 @@ extension SQLiteStore {
     private static let deleteCeremoniesOfUser = "DELETE FROM pending_ceremonies WHERE user_handle = ?"
     private static let deleteUser = "DELETE FROM users WHERE handle = ?"
 
-    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) throws
+    public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> CredentialRecord?
     {
-        try firstRow(Self.renameCredential, recording: events, bind: { try $0.bind(name, id, owner) }) {
+        try await firstRow(Self.renameCredential, recording: events, bind: { try $0.bind(name, id, owner) }) {
             try SQLiteRows.credential($0)
         }
     }
 
-    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) throws
+    public func deleteCredential(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
         -> CredentialDeletion
     {
-        try withTransaction { database in
+        try await withTransaction { database in
             let deleted = try database.withStatement(Self.deleteUnlessLast) { statement in
                 try statement.bind(id, owner, owner)
                 try statement.step()
@@ -47,8 +47,8 @@ extension SQLiteStore {
         }
     }
 
-    public func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) throws -> [[UInt8]]? {
-        try withTransaction { database in
+    public func deleteUser(handle: [UInt8], recording events: [SecurityEvent]) async throws -> [[UInt8]]? {
+        try await withTransaction { database in
             // Children first and explicitly, rather than through ON DELETE CASCADE, to learn the
             // removed credential IDs and to reach pending ceremonies, which have no foreign key.
             let credentialIDs = try database.withStatement(Self.deleteCredentialsOfUser) { row in

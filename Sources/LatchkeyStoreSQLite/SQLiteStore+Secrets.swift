@@ -8,10 +8,10 @@ extension SQLiteStore {
     private static let insertSecret = "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
     private static let selectSecret = "SELECT value FROM secrets WHERE name = ?"
 
-    public func secret(named name: String) throws -> [UInt8] {
+    public func secret(named name: String) async throws -> [UInt8] {
         // Drawn before the lock: only the write needs it.
         let candidate = try SecureRandom.bytes(count: 32)
-        return try withTransaction { database in
+        return try await withTransaction { database in
             try database.withStatement(Self.insertSecret) { statement in
                 try statement.bind(name, candidate)
                 try statement.step()

@@ -70,9 +70,10 @@ extension SQLiteStore {
     /// Runs one statement and reads its first row, if any, with `read`; when there is one, writes `events` in its
     /// transaction.
     func firstRow<T>(
-        _ sql: String, recording events: [SecurityEvent], bind: (SQLiteStatement) throws -> Void, read: (SQLiteStatement) throws -> T
-    ) throws -> T? {
-        try withTransaction { database in
+        _ sql: String, recording events: [SecurityEvent], function: String = #function, bind: (SQLiteStatement) throws -> Void,
+        read: (SQLiteStatement) throws -> T
+    ) async throws -> T? {
+        try await withTransaction(function) { database in
             let first = try database.withStatement(sql) { row -> T? in
                 try bind(row)
                 guard try row.step() else { return nil }
@@ -111,8 +112,8 @@ extension SQLiteStore {
     }
 
     @discardableResult
-    public func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) throws -> Bool {
-        try withTransaction { database in
+    public func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) async throws -> Bool {
+        try await withTransaction { database in
             // SQLite has one writer at a time: the user read here stays until this transaction ends.
             if whileItsUserExists, let handle = event.userHandle {
                 let exists = try database.withStatement("SELECT 1 FROM users WHERE handle = ?") { row in
@@ -128,7 +129,7 @@ extension SQLiteStore {
 
     // MARK: Reading events
 
-    public func securityEvents(_ query: SecurityEventQuery) throws -> [SecurityEvent] {
+    public func securityEvents(_ query: SecurityEventQuery) async throws -> [SecurityEvent] {
         // Two texts, so that a user's page walks the user index.
         let userFilter = query.userHandle == nil ? "?1 IS NULL" : "user_handle = ?1"
         let sql = """
@@ -138,7 +139,7 @@ extension SQLiteStore {
             ORDER BY sequence DESC LIMIT ?5
             """
         let types = query.types.isEmpty ? nil : "," + query.types.map(\.rawValue).joined(separator: ",") + ","
-        return try withStatement(sql) { row in
+        return try await withStatement(sql) { row in
             try row.bind(query.userHandle, query.since, query.before, types, Int64(query.limit))
             var events: [SecurityEvent] = []
             while try row.step() { events.append(try Self.event(row, from: 0)) }
@@ -146,8 +147,8 @@ extension SQLiteStore {
         }
     }
 
-    public func securityEvent(id: String) throws -> SecurityEvent? {
-        try withStatement(Self.eventByID) { row in
+    public func securityEvent(id: String) async throws -> SecurityEvent? {
+        try await withStatement(Self.eventByID) { row in
             try row.bind(id)
             return try row.step() ? try Self.event(row, from: 0) : nil
         }
@@ -156,11 +157,11 @@ extension SQLiteStore {
     // MARK: Delivering
 
     public func claimWebhookDeliveries(owner: String, now: Date, leaseUntil: Date, limit: Int, receivers: WebhookReceiverSelection)
-        throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
+        async throws -> [(delivery: WebhookDelivery, event: SecurityEvent)]
     {
         let (only, excluded) = receivers.parts
         let excludedJSON = String(decoding: try JSONEncoder().encode(excluded), as: UTF8.self)
-        return try withTransaction { database in
+        return try await withTransaction { database in
             let due = try database.withStatement(Self.dueDeliveries) { row in
                 try row.bind(now, Int64(limit), only, excludedJSON)
                 var due: [(delivery: WebhookDelivery, event: SecurityEvent)] = []
@@ -177,8 +178,8 @@ extension SQLiteStore {
         }
     }
 
-    public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) throws -> Bool {
-        try withDatabase { database in
+    public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
+        try await withDatabase { database in
             switch outcome {
             case .delivered:
                 try database.withStatement(Self.markDelivered) { statement in
@@ -200,8 +201,8 @@ extension SQLiteStore {
         }
     }
 
-    public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) throws -> [WebhookDelivery] {
-        try withStatement("""
+    public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
+        try await withStatement("""
             SELECT \(Self.deliveryColumns) FROM webhook_deliveries d
             WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.id < ?2) ORDER BY d.id DESC LIMIT ?3
             """) { row in
@@ -212,8 +213,8 @@ extension SQLiteStore {
         }
     }
 
-    public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) throws -> WebhookDelivery? {
-        try withTransaction { database in
+    public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery? {
+        try await withTransaction { database in
             try database.withStatement(Self.retryDelivery) { statement in
                 try statement.bind(now, retryUntil, id)
                 try statement.step()
@@ -225,15 +226,15 @@ extension SQLiteStore {
         }
     }
 
-    public func webhookOutboxStatus() throws -> WebhookOutboxStatus {
-        try withStatement(Self.outboxStatus) { row in
+    public func webhookOutboxStatus() async throws -> WebhookOutboxStatus {
+        try await withStatement(Self.outboxStatus) { row in
             guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
             return WebhookOutboxStatus(depth: Int(row.int64(0)), oldestPendingAt: row.optionalDate(1))
         }
     }
 
-    public func renameWebhookReceiver(_ receiver: String, to name: String) throws -> Int {
-        try withDatabase { database in
+    public func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int {
+        try await withDatabase { database in
             try database.withStatement(Self.renameReceiver) { statement in
                 try statement.bind(receiver, name)
                 try statement.step()
@@ -243,17 +244,19 @@ extension SQLiteStore {
     }
 
     public func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
-        while try purgeBatch(Self.purgeDeliveries, bind: { try $0.bind(eventsBefore, deliveriesBefore, Self.purgeBatchSize) }) {
-            await Task.yield()
-        }
-        while try purgeBatch(Self.purgeEvents, bind: { try $0.bind(eventsBefore, Self.purgeBatchSize) }) {
-            await Task.yield()
+        try await policy.call(#function) {
+            while try purgeBatch(Self.purgeDeliveries, bind: { try $0.bind(eventsBefore, deliveriesBefore, Self.purgeBatchSize) }) {
+                await Task.yield()
+            }
+            while try purgeBatch(Self.purgeEvents, bind: { try $0.bind(eventsBefore, Self.purgeBatchSize) }) {
+                await Task.yield()
+            }
         }
     }
 
     /// Runs one batch of a purge; true when the batch was full (there may be more).
     private func purgeBatch(_ sql: String, bind: (SQLiteStatement) throws -> Void) throws -> Bool {
-        try withDatabase { database in
+        try lockedDatabase { database in
             try database.withStatement(sql) { statement in
                 try bind(statement)
                 try statement.step()

@@ -21,17 +21,17 @@ extension SQLiteStore {
         "DELETE FROM enrollment_tickets WHERE rowid IN (SELECT rowid FROM enrollment_tickets WHERE expires_at <= ? - 86400 LIMIT ?)",
     ]
 
-    public func session(tokenHash: [UInt8], now: Date) throws -> SessionWithUser? {
-        try withStatement(Self.liveSessionWithUser) { row in
+    public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
+        try await withStatement(Self.liveSessionWithUser) { row in
             try row.bind(tokenHash, now)
             guard try row.step() else { return nil }
             return SessionWithUser(session: SQLiteRows.session(row), user: SQLiteRows.user(row, at: Self.userOffset))
         }
     }
 
-    public func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) throws {
+    public func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) async throws {
         guard !tokenHashes.isEmpty else { return }
-        try withTransaction { database in
+        try await withTransaction { database in
             if try Self.deleteSessions(tokenHashes, from: database) > 0 { try insert(events, into: database) }
         }
     }
@@ -39,17 +39,19 @@ extension SQLiteStore {
     /// Deletes in batches of ``purgeBatchSize`` rows, letting other calls to the store run between
     /// batches, so neither the database nor the store is held for long.
     public func purgeExpired(now: Date) async throws {
-        for sql in Self.purgeStatements {
-            while true {
-                let deleted = try withDatabase { database in
-                    try database.withStatement(sql) { statement in
-                        try statement.bind(now, Self.purgeBatchSize)
-                        try statement.step()
-                        return database.changes
+        try await policy.call(#function) {
+            for sql in Self.purgeStatements {
+                while true {
+                    let deleted = try lockedDatabase { database in
+                        try database.withStatement(sql) { statement in
+                            try statement.bind(now, Self.purgeBatchSize)
+                            try statement.step()
+                            return database.changes
+                        }
                     }
+                    guard deleted >= Self.purgeBatchSize else { break }
+                    await Task.yield()
                 }
-                guard deleted >= Self.purgeBatchSize else { break }
-                await Task.yield()
             }
         }
     }

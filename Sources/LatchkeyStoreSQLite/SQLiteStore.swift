@@ -7,19 +7,22 @@ import Synchronization
 /// every statement on its single connection; SQLite's own locking guards other processes.
 ///
 /// A store call runs on the thread that makes it, holding the lock for its few microseconds of
-/// cached statements (WAL with `synchronous = NORMAL` does not sync on commit): it never suspends,
-/// so a request's task stays on its event loop instead of hopping to an actor's executor and back
-/// (BENCHMARKS.md). A call that meets another process's lock waits for it up to `lockWait`,
-/// holding its thread, then fails as `busy` having done nothing: the server opens the store with
-/// no wait at all and makes a busy call again after a pause that does not hold its event loop.
+/// cached statements (WAL with `synchronous = NORMAL` does not sync on commit): it suspends only
+/// to pause between attempts, so a request's task stays on its event loop instead of hopping to an
+/// actor's executor and back (BENCHMARKS.md). A call that meets another process's lock waits for it
+/// up to `lockWait`, holding its thread, then fails as `busy` having done nothing: the server opens
+/// the store with no wait at all and, under its ``StoreCallPolicy``, makes a busy call again after
+/// a pause that does not hold its event loop (``applying(_:)``).
 ///
 /// As a `Service`, ``run()`` waits for graceful shutdown and then closes the connection: list the
 /// store before the HTTP server in a `ServiceGroup`, so it shuts down after the server has drained.
 public final class SQLiteStore: LatchkeyStore, Sendable {
-    /// The connection, nil once closed, behind the lock every call takes.
-    private let connection: Mutex<SQLiteConnection?>
+    /// The connection, shared by every store ``applying(_:)`` made from this one.
+    private let database: LockedConnection
     /// Where each event written goes: one pending delivery per receiver.
     let webhooks: WebhookOutbox
+    /// How each call is made: retried while busy, timed.
+    let policy: StoreCallPolicy
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
     /// bad path or a database from a newer Latchkey fails here, before the server listens. The
@@ -28,6 +31,7 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     /// migrating wait up to 5 s for another process's lock; later calls up to `lockWait`.
     public init(path: String, webhooks: WebhookOutbox = .none, lockWait: Duration = .seconds(5)) throws {
         self.webhooks = webhooks
+        policy = .direct
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(
@@ -39,8 +43,16 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         let opened = try SQLiteConnection(path: path)
         try SQLiteSchema.migrate(opened)
         opened.waitForLocks(upTo: lockWait)
-        connection = Mutex(opened)
+        database = LockedConnection(opened)
     }
+
+    private init(sharing store: SQLiteStore, policy: StoreCallPolicy) {
+        database = store.database
+        webhooks = store.webhooks
+        self.policy = policy
+    }
+
+    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy) }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {
@@ -54,35 +66,42 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
 
     /// Closes the database now; every later call throws. Closing twice does nothing.
     public func close() {
-        connection.withLock { connection in
+        database.connection.withLock { connection in
             connection?.close()
             connection = nil
         }
     }
 
     /// Runs `body` with the open connection, holding the lock: one call's statements (and its
-    /// transaction) are never interleaved with another's. Never call it from inside `body`.
-    func withDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try connection.withLock { connection throws -> Locked<T> in
+    /// transaction) are never interleaved with another's. Never call it from inside `body`. Every
+    /// store call enters here once, under the ``policy``; `function` names the call.
+    func withDatabase<T>(_ function: String = #function, _ body: (SQLiteConnection) throws -> T) async throws -> T {
+        try await policy.call(function) { try lockedDatabase(body) }
+    }
+
+    /// `body` with the open connection, holding the lock, outside the ``policy``: for a call made
+    /// of several steps (a purge in batches), which applies the policy once around them all.
+    func lockedDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try database.connection.withLock { connection throws -> Locked<T> in
             guard let connection else { throw StoreError(.unavailable, "the store is closed") }
             return Locked(try body(connection))
         }.value
     }
 
-    /// ``withDatabase(_:)`` inside `BEGIN IMMEDIATE ... COMMIT`, rolled back if `body` throws.
-    func withTransaction<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try withDatabase { database in try database.transaction { try body(database) } }
+    /// ``withDatabase(_:_:)`` inside `BEGIN IMMEDIATE ... COMMIT`, rolled back if `body` throws.
+    func withTransaction<T>(_ function: String = #function, _ body: (SQLiteConnection) throws -> T) async throws -> T {
+        try await withDatabase(function) { database in try database.transaction { try body(database) } }
     }
 
-    /// ``withDatabase(_:)`` for one cached statement.
-    func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
-        try withDatabase { try $0.withStatement(sql, body) }
+    /// ``withDatabase(_:_:)`` for one cached statement.
+    func withStatement<T>(_ sql: String, function: String = #function, _ body: (SQLiteStatement) throws -> T) async throws -> T {
+        try await withDatabase(function) { try $0.withStatement(sql, body) }
     }
 
     /// One row rewritten: a commit appends to the WAL, so a full disk, an I/O error or a
     /// read-only file fails here as it would for a ceremony.
-    public func checkWritable(now: Date) throws {
-        try withStatement("""
+    public func checkWritable(now: Date) async throws {
+        try await withStatement("""
             INSERT INTO store_health (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at
             """) { statement in
             try statement.bind(now)
@@ -90,8 +109,8 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         }
     }
 
-    public func liveRecordCounts(now: Date) throws -> LiveRecordCounts {
-        try withStatement("""
+    public func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {
+        try await withStatement("""
             SELECT (SELECT COUNT(*) FROM pending_ceremonies WHERE expires_at > ?1), (SELECT COUNT(*) FROM sessions WHERE expires_at > ?1)
             """) { row in
             try row.bind(now)
@@ -101,7 +120,13 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     }
 
     /// How many statements the connection has prepared, for tests of the statement cache.
-    var preparedStatementCount: Int { connection.withLock { $0?.preparedStatementCount ?? 0 } }
+    var preparedStatementCount: Int { database.connection.withLock { $0?.preparedStatementCount ?? 0 } }
+}
+
+/// The one connection, nil once closed, behind the lock every call takes.
+private final class LockedConnection: Sendable {
+    let connection: Mutex<SQLiteConnection?>
+    init(_ connection: sending SQLiteConnection) { self.connection = Mutex(connection) }
 }
 
 /// A value carried out of the lock. `Mutex` demands that what leaves it be disconnected from the

@@ -12,7 +12,7 @@ import NIOPosix
 /// is a PostgreSQL database that several instances share; a file path is SQLite, the embedded
 /// default. A SQLite call waits up to `sqliteLockWait` for another process's lock, holding its
 /// thread: a one-off command may; `serve` waits not at all, and makes a busy call again without
-/// holding its event loop (``LatchkeyServer``'s store).
+/// holding its event loop (the service's `StoreCallPolicy`).
 enum StoreBackend {
     static func open(
         _ configuration: LatchkeyConfiguration, logger: Logger, eventLoops: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,

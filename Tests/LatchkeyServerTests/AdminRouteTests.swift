@@ -45,7 +45,7 @@ struct AdminRouteTests {
             #expect(reply.headers[.accessControlAllowOrigin] == nil)
             #expect(try await client.send(.get, "/session", headers: headers).headers[.accessControlAllowOrigin] == "http://localhost:8080")
         }
-        #expect(try harness.store.adminKeys().first { $0.name == "tests" }?.lastUsedAt != nil, "the use is recorded")
+        #expect(try await harness.store.adminKeys().first { $0.name == "tests" }?.lastUsedAt != nil, "the use is recorded")
     }
 
     /// Accounts kept before width mapping and the refusal of invisible characters and mixed scripts can still be managed.
@@ -123,7 +123,7 @@ struct AdminRouteTests {
                 #expect(reply.status == status, "\(body): \(reply.text)")
                 #expect(reply.errorMessage.contains(message), "\(reply.errorMessage)")
             }
-            #expect(try harness.store.user(named: "bob") == nil, "nothing refused was written")
+            #expect(try await harness.store.user(named: "bob") == nil, "nothing refused was written")
 
             let found = try await client.send(.get, "/admin/v1/users?externalId=crm-42", headers: Self.admin(key))
             #expect((found.json["user"] as? [String: Any])?["username"] as? String == "alice")
@@ -194,7 +194,7 @@ struct AdminRouteTests {
             let late = try await client.post("/attestation/result", try TestAuthenticator().register(spare.json))
             #expect(late.status == .forbidden)
             #expect(late.errorMessage.contains("already used"), "\(late.errorMessage)")
-            #expect(try harness.store.credentials(ofUser: try #require(try harness.store.user(named: "alice")).handle).count == 1)
+            #expect(try await harness.store.credentials(ofUser: try #require(try await harness.store.user(named: "alice")).handle).count == 1)
         }
     }
 
@@ -202,7 +202,7 @@ struct AdminRouteTests {
         let (harness, key) = try await Self.harness()
         try await harness.run { client in
             _ = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: Self.admin(key))
-            let alice = try #require(try harness.store.user(named: "alice"))
+            let alice = try #require(try await harness.store.user(named: "alice"))
             let expired = "lk_ticket_expired-for-the-test"
             try await harness.store.saveEnrollmentTicket(EnrollmentTicketRecord(
                 hash: EnrollmentTickets.hash(expired), userHandle: alice.handle, createdAt: Date().addingTimeInterval(-700),
@@ -300,9 +300,9 @@ struct AdminRouteTests {
             // challenge outlives it (the deletion removes the user's pending ceremonies).
             let challengeText = try #require(options.json["challenge"] as? String)
             let challenge = try #require(Base64URL.decode(challengeText))
-            let pending = try #require(try harness.store.takePendingCeremony(challengeHash: Digest.sha256(challenge)))
+            let pending = try #require(try await harness.store.takePendingCeremony(challengeHash: Digest.sha256(challenge)))
             #expect(try await client.send(.delete, "/admin/v1/users/alice", headers: Self.admin(key)).isOK)
-            try harness.store.savePendingCeremony(pending)
+            try await harness.store.savePendingCeremony(pending)
 
             let result = try await client.post("/attestation/result", try TestAuthenticator().register(options.json), bearer: bearer)
             #expect(result.status == .forbidden, "\(result.text)")
@@ -400,7 +400,7 @@ struct AdminRouteTests {
             #expect(header["kid"] as? String == keys.first?["kid"] as? String)
             #expect(claims["iss"] as? String == "https://login.example.com")
             #expect(claims["aud"] as? [String] == ["api.example.com", "billing"])
-            let user = try #require(try harness.store.user(named: "alice"))
+            let user = try #require(try await harness.store.user(named: "alice"))
             #expect(claims["sub"] as? String == Base64URL.encode(user.handle))
             #expect(claims["cred"] as? String == registered.json["credentialId"] as? String)
             #expect(claims["ext_id"] == nil)
@@ -461,7 +461,7 @@ struct ConditionalCreateRouteTests {
             #expect(options.isOK, "\(options.text)")
             let accepted = try await client.post("/attestation/result", try authenticator.register(options.json, flags: 0x40), bearer: session)
             #expect(accepted.isOK, "\(accepted.text)")
-            #expect(try harness.store.credentials(ofUser: try #require(try harness.store.user(named: "alice")).handle).count == 2)
+            #expect(try await harness.store.credentials(ofUser: try #require(try await harness.store.user(named: "alice")).handle).count == 2)
         }
     }
 

@@ -67,7 +67,7 @@ struct CeremonyPolicyTests {
             // UP and AT, no UV: refused, nothing stored.
             let unverified = try await client.post("/attestation/result", try authenticator.register(creation.json, flags: 0x41))
             #expect(unverified.status == .badRequest, "\(unverified.text)")
-            #expect(try harness.store.user(named: "jo") == nil)
+            #expect(try await harness.store.user(named: "jo") == nil)
             #expect(try await client.register("jo", with: authenticator).isOK)
 
             let request = try await client.post("/assertion/options", ["userVerification": "discouraged"])
@@ -86,7 +86,7 @@ struct CeremonyPolicyTests {
             credential["clientExtensionResults"] = ["credProps": ["rk": false]]
             let reply = try await client.post("/attestation/result", credential)
             #expect(reply.status == .badRequest && reply.errorMessage.contains("discoverable"), "\(reply.text)")
-            #expect(try harness.store.user(named: "kim") == nil, "nothing is stored")
+            #expect(try await harness.store.user(named: "kim") == nil, "nothing is stored")
         }
         // With `residentKey: preferred` (security keys), the same credential registers.
         try await RouteHarness { $0.residentKey = .preferred }.run { client in

@@ -25,7 +25,7 @@ struct CeremonyRouteTests {
             #expect((session.json["userHandle"] as? String).flatMap(Base64URL.decode)?.count == 64)
 
             // Only the known transports were kept.
-            let stored = try #require(try harness.store.credential(id: authenticator.credentials[0].id))
+            let stored = try #require(try await harness.store.credential(id: authenticator.credentials[0].id))
             #expect(stored.transports == [.internal, .hybrid])
             #expect(stored.residentKey == true)
         }
@@ -46,7 +46,7 @@ struct CeremonyRouteTests {
             #expect(try await client.send(.get, "/session", headers: [.authorization: "Bearer \(token)"]).isOK)
 
             // The counter and last use were recorded in the same transaction as the session.
-            let stored = try #require(try harness.store.credential(id: authenticator.credentials[0].id))
+            let stored = try #require(try await harness.store.credential(id: authenticator.credentials[0].id))
             #expect(stored.signCount == 2)
             #expect(stored.lastUsedAt != nil)
         }
@@ -115,7 +115,7 @@ struct CeremonyRouteTests {
             let second = try await client.post("/attestation/result", try first.register(again.json), bearer: token)
             #expect(second.isOK, "\(second.text)")
             #expect(second.json["sessionToken"] == nil, "adding a passkey does not start a new session")
-            #expect(try harness.store.credentials(ofUser: first.credentials[0].userHandle).count == 2)
+            #expect(try await harness.store.credentials(ofUser: first.credentials[0].userHandle).count == 2)
         }
     }
 
@@ -170,7 +170,7 @@ struct CeremonyRouteTests {
             #expect(again.isOK, "\(again.text)")
             #expect((again.json["user"] as? [String: Any])?["displayName"] as? String == "Someone Else")
             // The stored name did not change.
-            #expect(try harness.store.user(named: "hank")?.displayName == "Hank")
+            #expect(try await harness.store.user(named: "hank")?.displayName == "Hank")
         }
     }
 }

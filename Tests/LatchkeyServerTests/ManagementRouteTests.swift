@@ -35,7 +35,7 @@ struct ManagementRouteTests {
             #expect(session.json["username"] as? String == "alice")
             #expect(session.json["displayName"] as? String == "Alice")
             #expect(session.json["rpId"] as? String == "localhost")
-            let handle = try #require(try harness.store.user(named: "alice")?.handle)
+            let handle = try #require(try await harness.store.user(named: "alice")?.handle)
             #expect(session.json["userHandle"] as? String == Base64URL.encode(handle))
 
             let signedOut = try await client.send(.delete, "/session", headers: bearer)
@@ -122,7 +122,7 @@ struct ManagementRouteTests {
             // `"name": null` removes it: the provider's name shows again.
             let cleared = try await client.send(.patch, "/credentials/\(id)", raw: #"{"name":null}"#, headers: alice)
             #expect((cleared.json["credential"] as? [String: Any])?["name"] as? String == "Passkey", "\(cleared.text)")
-            #expect(try harness.store.credential(id: alices.credentials[0].id)?.name == nil)
+            #expect(try await harness.store.credential(id: alices.credentials[0].id)?.name == nil)
         }
     }
 
@@ -139,7 +139,7 @@ struct ManagementRouteTests {
             let id = Base64URL.encode(authenticator.credentials[0].id)
             let reply = try await client.send(.patch, "/credentials/\(id)", raw: body, headers: bearer)
             #expect(reply.status == .badRequest && reply.errorMessage.contains(expected), "\(reply.text)")
-            let stored = try harness.store.credential(id: authenticator.credentials[0].id)
+            let stored = try await harness.store.credential(id: authenticator.credentials[0].id)
             #expect(stored?.name == nil, "nothing is written")
         }
     }
@@ -158,11 +158,11 @@ struct ManagementRouteTests {
             #expect(try await client.register("alice", with: alices, bearer: alice.bearerToken).isOK)
             let stolen = try await client.send(.delete, "/credentials/\(only)", headers: bob)
             #expect(stolen.status == .notFound && stolen.errorMessage == "no passkey with this id")
-            #expect(try harness.store.credential(id: alices.credentials[0].id) != nil, "Bob removed nothing")
+            #expect(try await harness.store.credential(id: alices.credentials[0].id) != nil, "Bob removed nothing")
 
             let removed = try await client.send(.delete, "/credentials/\(only)", headers: alice)
             #expect(removed.isOK, "\(removed.text)")
-            #expect(try harness.store.credential(id: alices.credentials[0].id) == nil)
+            #expect(try await harness.store.credential(id: alices.credentials[0].id) == nil)
             #expect(try await client.send(.delete, "/credentials/\(only)", headers: alice).status == .notFound)
 
             // Signing in with the removed passkey tells the page which credential to forget.
@@ -182,15 +182,15 @@ struct ManagementRouteTests {
             let alice = try Self.bearer(registered)
             #expect(try await client.register("alice", with: authenticator, bearer: alice.bearerToken).isOK)
             let otherSession = try Self.bearer(try await client.signIn("alice", with: authenticator))
-            let handle = try #require(try harness.store.user(named: "alice")?.handle)
+            let handle = try #require(try await harness.store.user(named: "alice")?.handle)
 
             let deleted = try await client.send(.delete, "/account", headers: alice)
             #expect(deleted.isOK, "\(deleted.text)")
             #expect(deleted.headers[.setCookie]?.contains("Max-Age=0") == true)
-            #expect(try harness.store.user(named: "alice") == nil)
-            #expect(try harness.store.credentials(ofUser: handle).isEmpty)
+            #expect(try await harness.store.user(named: "alice") == nil)
+            #expect(try await harness.store.credentials(ofUser: handle).isEmpty)
             for credential in authenticator.credentials {
-                #expect(try harness.store.credential(id: credential.id) == nil)
+                #expect(try await harness.store.credential(id: credential.id) == nil)
             }
             for bearer in [alice, otherSession] {
                 #expect(try await client.send(.get, "/session", headers: bearer).status == .unauthorized, "every session ends")
@@ -214,7 +214,7 @@ struct ManagementRouteTests {
             for (method, path) in [(HTTPRequest.Method.delete, "/credentials/\(id)"), (.delete, "/account"), (.delete, "/session")] {
                 #expect(try await client.send(method, path, headers: headers).status == .forbidden, "\(method) \(path)")
             }
-            #expect(try harness.store.credential(id: authenticator.credentials[0].id) != nil)
+            #expect(try await harness.store.credential(id: authenticator.credentials[0].id) != nil)
         }
     }
 

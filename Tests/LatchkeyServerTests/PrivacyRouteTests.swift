@@ -40,7 +40,7 @@ struct PrivacyRouteTests {
             // Answering the decoy options with a real passkey fails, and signs nobody in.
             let answered = try await client.post("/assertion/result", try authenticator.assert(unknown.json))
             #expect(answered.status == .badRequest && answered.json["sessionToken"] == nil, "\(answered.text)")
-            #expect(try harness.store.user(named: "nobody") == nil)
+            #expect(try await harness.store.user(named: "nobody") == nil)
         }
     }
 
@@ -118,8 +118,8 @@ struct PrivacyRouteTests {
             let keys = tag == 3
                 ? [passkey(30, of: user, length: 64, transports: [.nfc, .usb]), passkey(31, of: user, length: 64, transports: [.nfc, .usb])]
                 : [passkey(tag, of: user, length: 20, transports: [])]
-            try harness.store.register(NewRegistration(credential: keys[0], newUser: user))
-            for key in keys.dropFirst() { try harness.store.register(NewRegistration(credential: key, newUser: nil)) }
+            try await harness.store.register(NewRegistration(credential: keys[0], newUser: user))
+            for key in keys.dropFirst() { try await harness.store.register(NewRegistration(credential: key, newUser: nil)) }
         }
         try await harness.run { client in
             var lists: [Int: Int] = [:]

@@ -53,8 +53,8 @@ struct SQLiteStoreTests {
             store.close()
         }
         let reopened = try SQLiteStore(path: path)
-        #expect(try reopened.user(named: "alice") == alice)
-        #expect(try reopened.credential(id: credential.id) == credential)
+        #expect(try await reopened.user(named: "alice") == alice)
+        #expect(try await reopened.credential(id: credential.id) == credential)
         #expect(try await reopened.hasSession(Fixtures.bytes(1)))
     }
 
@@ -82,7 +82,7 @@ struct SQLiteStoreTests {
                 """)
         }
         let store = try SQLiteStore(path: path)
-        let migrated = try #require(try store.credential(id: [0x0A, 0x0B]))
+        let migrated = try #require(try await store.credential(id: [0x0A, 0x0B]))
         #expect(migrated.signCount == 5)
         #expect(migrated.algorithm == .es256)
         #expect(migrated.transports == [.usb])
@@ -93,12 +93,12 @@ struct SQLiteStoreTests {
         #expect(migrated.credentialProtectionPolicy == nil)
         #expect(migrated.signCountRegressions == 0)
         #expect(migrated.residentKey == nil)
-        #expect(try store.user(named: "dora")?.handle == [0x01])
+        #expect(try await store.user(named: "dora")?.handle == [0x01])
         #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
     }
 
     /// An App Attest key kept before the counter window refused every counter up to its highest; migrated, it still does.
-    @Test func anAppAttestKeyKeptBeforeTheWindowHasEveryCounterBelowItsHighestSpent() throws {
+    @Test func anAppAttestKeyKeptBeforeTheWindowHasEveryCounterBelowItsHighestSpent() async throws {
         try FileManager.default.createDirectory(
             at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
         do {
@@ -110,7 +110,7 @@ struct SQLiteStoreTests {
                 VALUES (x'01', x'04', 'ABCDE12345.com.example.app', 'production', x'00', 40, 0);
                 """)
         }
-        let key = try #require(try SQLiteStore(path: path).appAttestKey(id: [0x01]))
+        let key = try #require(try await SQLiteStore(path: path).appAttestKey(id: [0x01]))
         let counters = AppAttestCounters(highest: key.counter, accepted: key.acceptedCounters)
         #expect(key.acceptedCounters == UInt64.max)
         #expect(counters.accepting(39) == nil && counters.accepting(1) == nil && counters.accepting(41) != nil)
@@ -133,7 +133,7 @@ struct SQLiteStoreTests {
         try await store.registerNew(alice, with: credential)
         try SQLiteConnection(path: path).execute(
             "UPDATE credentials SET transports = 'usb,carrier-pigeon,,internal,' WHERE id = x'\(hex(credential.id))'")
-        #expect(try store.credential(id: credential.id)?.transports == [.usb, .internal])
+        #expect(try await store.credential(id: credential.id)?.transports == [.usb, .internal])
     }
 
     @Test func anUnknownAttestationTypeThrowsNamingIt() async throws {
@@ -143,20 +143,20 @@ struct SQLiteStoreTests {
         try await store.registerNew(alice, with: credential)
         try SQLiteConnection(path: path).execute(
             "UPDATE credentials SET attestation_type = 'notarised' WHERE id = x'\(hex(credential.id))'")
-        let error = #expect(throws: StoreError.self) { try store.credential(id: credential.id) }
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: credential.id) }
         #expect(error?.code == .database)
         #expect(error?.message.contains("\"notarised\"") == true)
-        let listError = #expect(throws: StoreError.self) { try store.credentials(ofUser: alice.handle) }
+        let listError = await #expect(throws: StoreError.self) { try await store.credentials(ofUser: alice.handle) }
         #expect(listError?.code == .database)
     }
 
     @Test func anUnknownUserVerificationThrowsNamingIt() async throws {
         let store = try SQLiteStore(path: path)
         let ceremony = Fixtures.signInCeremony(1)
-        try store.savePendingCeremony(ceremony)
+        try await store.savePendingCeremony(ceremony)
         try SQLiteConnection(path: path).execute("UPDATE pending_ceremonies SET user_verification = 'sometimes'")
-        let error = #expect(throws: StoreError.self) {
-            try store.takePendingCeremony(challengeHash: ceremony.challengeHash)
+        let error = await #expect(throws: StoreError.self) {
+            try await store.takePendingCeremony(challengeHash: ceremony.challengeHash)
         }
         #expect(error?.code == .database)
         #expect(error?.message.contains("\"sometimes\"") == true)
@@ -170,18 +170,18 @@ struct SQLiteStoreTests {
             let user = Fixtures.user("user\(round)", handle: round)
             let credential = Fixtures.credential(round, of: user, signCount: 1)
             try await store.registerNew(user, with: credential, session: Fixtures.session(round, of: user))
-            _ = try store.user(named: user.username)
-            _ = try store.user(handle: user.handle)
-            _ = try store.credentials(ofUser: user.handle)
-            _ = try store.credential(id: credential.id)
+            _ = try await store.user(named: user.username)
+            _ = try await store.user(handle: user.handle)
+            _ = try await store.credentials(ofUser: user.handle)
+            _ = try await store.credential(id: credential.id)
             try await store.recordSignCountRegression(credentialID: credential.id)
             _ = try await store.recordAnswered(Fixtures.signIn(
                 credential, from: 1, to: 2, session: Fixtures.session(round + 100, of: user), ending: [Fixtures.bytes(round)]))
-            try store.savePendingCeremony(Fixtures.signInCeremony(round))
-            _ = try store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
-            try store.savePendingCeremony(Fixtures.signInCeremony(round))
-            _ = try store.signInLookup(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
-            _ = try store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
+            try await store.savePendingCeremony(Fixtures.signInCeremony(round))
+            _ = try await store.takePendingCeremony(challengeHash: Fixtures.bytes(round))
+            try await store.savePendingCeremony(Fixtures.signInCeremony(round))
+            _ = try await store.signInLookup(challengeHash: Fixtures.bytes(round), credentialID: credential.id)
+            _ = try await store.session(tokenHash: Fixtures.bytes(round + 100), now: Fixtures.now)
             try await store.deleteSessions(tokenHashes: [Fixtures.bytes(round + 100)])
             try await store.purgeExpired(now: Fixtures.now)
         }
@@ -197,7 +197,7 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: path)
         store.close()
         store.close()
-        let error = #expect(throws: StoreError.self) { try store.credential(id: [1]) }
+        let error = await #expect(throws: StoreError.self) { try await store.credential(id: [1]) }
         #expect(error?.code == .unavailable)
         #expect(error?.message == "the store is closed")
         await #expect(throws: StoreError.self) { try await store.purgeExpired(now: Fixtures.now) }
@@ -206,10 +206,10 @@ struct SQLiteStoreTests {
     @Test func cancellingRunClosesTheStore() async throws {
         let store = try SQLiteStore(path: path)
         let running = Task { try await store.run() }
-        _ = try store.user(named: "alice")
+        _ = try await store.user(named: "alice")
         running.cancel()
         try await running.value
-        #expect(throws: StoreError.self) { try store.user(named: "alice") }
+        await #expect(throws: StoreError.self) { try await store.user(named: "alice") }
     }
 
     // MARK: Two connections on one file
@@ -234,8 +234,8 @@ struct SQLiteStoreTests {
         }
         #expect(codes.filter { $0 == nil }.count == 1, "exactly one registration must win")
         #expect(codes.filter { $0 == .usernameTaken }.count == attempts - 1)
-        let carol = try #require(try stores[0].user(named: "carol"))
-        #expect(try stores[1].credentials(ofUser: carol.handle).count == 1)
+        let carol = try #require(try await stores[0].user(named: "carol"))
+        #expect(try await stores[1].credentials(ofUser: carol.handle).count == 1)
     }
 
     @Test func aPendingCeremonyIsTakenOnceAcrossConnections() async throws {
@@ -247,7 +247,7 @@ struct SQLiteStoreTests {
         var answer = Fixtures.signIn(credential, from: 0, to: 0, session: Fixtures.session(1, of: alice))
         let ceremony = Fixtures.signInCeremony(answer.challengeHash)
         answer.challengeHash = ceremony.challengeHash
-        try first.savePendingCeremony(ceremony)
+        try await first.savePendingCeremony(ceremony)
         async let a = first.takePendingCeremony(challengeHash: ceremony.challengeHash)
         async let b = second.recordSignIn(answer)
         let (taken, recorded) = try await (a, b)
@@ -261,7 +261,7 @@ struct SQLiteStoreTests {
         async let b = second.secret(named: "decoys")
         let secrets = try await [a, b]
         #expect(secrets[0] == secrets[1])
-        #expect(try SQLiteStore(path: path).secret(named: "decoys") == secrets[0], "kept across opens")
+        #expect(try await SQLiteStore(path: path).secret(named: "decoys") == secrets[0], "kept across opens")
     }
 
     @Test func racingSignInsOnTwoConnectionsCannotBothPass() async throws {

@@ -40,9 +40,8 @@ package final class RelyingPartyService: Sendable {
     /// Sign-in options for usernames nobody registered, under `hideUnknownUsers`.
     package let decoys: UnknownUserDecoys
 
-    /// The service over `store`, wrapped as a ``ServerStore``: a call another process's lock keeps busy is made
-    /// again until `storeTimeout`, and every call is timed in `metrics` unless `operations` is
-    /// ``OperationsFeatures/off``; App Attest chains end in `appAttestRoots`.
+    /// The service over `store`, which it calls under ``storeCalls(_:metrics:operations:)``; App
+    /// Attest chains end in `appAttestRoots`.
     package init(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
         metrics: LatchkeyMetrics, operations: OperationsFeatures = .on, authenticatorNames: AuthenticatorNames = AuthenticatorNames()
@@ -53,7 +52,7 @@ package final class RelyingPartyService: Sendable {
         policy = configuration.serverPolicy
         self.metrics = metrics
         self.operations = operations
-        let store = ServerStore(base: store, metrics: operations == .on ? metrics : nil, lockWait: Self.storeDeadline(configuration))
+        let store = store.applying(Self.storeCalls(configuration, metrics: metrics, operations: operations))
         self.store = store
         relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust
@@ -78,6 +77,19 @@ package final class RelyingPartyService: Sendable {
     /// within `storeTimeout`.
     package static func storeDeadline(_ configuration: LatchkeyConfiguration) -> Duration {
         .milliseconds(max(configuration.storeTimeout * 1000 - 500, 500))
+    }
+
+    /// How the service calls its store: a call another process's lock keeps busy (or a deadlock
+    /// rolled back) is made again until the ``storeDeadline(_:)``, and every call is timed in
+    /// `metrics` unless `operations` is ``OperationsFeatures/off``.
+    package static func storeCalls(
+        _ configuration: LatchkeyConfiguration, metrics: LatchkeyMetrics, operations: OperationsFeatures
+    ) -> StoreCallPolicy {
+        var calls = StoreCallPolicy(busyRetry: storeDeadline(configuration))
+        if operations == .on {
+            calls.timing = { operation, started in metrics.recordStoreCall(operation, since: started) }
+        }
+        return calls
     }
 
     /// The options `timeout` member, in milliseconds.

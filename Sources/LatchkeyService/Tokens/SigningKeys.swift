@@ -10,7 +10,7 @@ package enum SigningKeys {
         // As requests call it: a SQLite lock another process holds a moment (`latchkey admin-keys create` beside a
         // starting server) is waited for, not a failed start ("database is locked" stopped `serve`).
         try await SignInTokens(
-            store: ServerStore(base: store, metrics: nil, lockWait: RelyingPartyService.storeDeadline(configuration)),
+            store: store.applying(StoreCallPolicy(busyRetry: RelyingPartyService.storeDeadline(configuration))),
             issuer: configuration.tokenIssuer, audience: configuration.tokenAudience,
             lifetime: TimeInterval(configuration.tokenLifetime)
         ).prepare()
