@@ -60,7 +60,8 @@ struct StoreCallPolicyTests {
         let error = await #expect(throws: StoreError.self) { try await retrying.savePendingCeremony(Fixtures.signInCeremony(1)) }
         let waited = ContinuousClock.now - started
         #expect(error?.code == .unavailable && error?.message.contains("still busy after") == true, "\(String(describing: error))")
-        #expect(waited >= .milliseconds(300) && waited < .seconds(3), "waited \(waited)")
+        // At least the retry; the upper bound is loose, as the whole suite shares two cores.
+        #expect(waited >= .milliseconds(300) && waited < .seconds(30), "waited \(waited)")
         let directError = await #expect(throws: StoreError.self) { try await direct.savePendingCeremony(Fixtures.signInCeremony(1)) }
         #expect(directError?.code == .busy)
         try holder.execute("ROLLBACK")
@@ -68,11 +69,12 @@ struct StoreCallPolicyTests {
         #expect(try await direct.takePendingCeremony(challengeHash: Fixtures.signInCeremony(1).challengeHash) != nil)
     }
 
-    /// A call that was busy twice and then went through: made three times, timed once.
+    /// A call that was busy twice and then went through: made three times, timed once. (A retry long
+    /// enough for its two short pauses on a loaded machine.)
     @Test func aCallThatStopsBeingBusyReturnsItsResultTimedOnce() async throws {
         let timed = TimedOperations()
         let attempts = Mutex(0)
-        let policy = StoreCallPolicy(busyRetry: .seconds(5), timing: timed.note)
+        let policy = StoreCallPolicy(busyRetry: .seconds(120), timing: timed.note)
         let result = try await policy.call("secret(named:)") {
             let attempt = attempts.withLock { attempts in
                 attempts += 1
