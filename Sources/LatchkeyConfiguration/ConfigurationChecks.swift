@@ -18,10 +18,6 @@ extension LatchkeyConfiguration {
         }
     }
 
-    static func aaguidProblem(_ text: String) -> String? {
-        AAGUID.bytes(text) == nil ? "\"\(text)\" is not an AAGUID (32 hexadecimal digits, dashes optional)" : nil
-    }
-
     /// At least one origin; each an `android:apk-key-hash:` origin of 32 bytes, or a web origin whose host the RP ID is
     /// a registrable suffix of (WebAuthn §5.1.3, HTML's "is a registrable domain suffix of or is equal to").
     static func originProblems(_ origins: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
@@ -152,36 +148,29 @@ extension LatchkeyConfiguration {
             ? "\"tickets\" cannot be used with conformanceMode, whose tools register any username" : nil
     }
 
-    static func listenAddressProblem(_ address: String) -> String? {
-        address.isEmpty || (try? listenAddress(address, key: "")) != nil ? nil : "\"\(address)\" is not HOST:PORT"
+    static func metricsAddressProblem(_ address: ListenAddress?, _ configuration: LatchkeyConfiguration) -> String? {
+        guard let address else { return nil }
+        return hostProblem(address.host) ?? sharedListenerProblem(address, with: [("the main listener's", configuration.mainListener)])
     }
 
-    static func metricsAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
-        listenAddressProblem(address) ?? listenHostProblem(address)
-            ?? sharedListenerProblem(address, with: [("the main listener's", "\(configuration.host):\(configuration.port)")])
-    }
-
-    static func adminAddressProblem(_ address: String, _ configuration: LatchkeyConfiguration) -> String? {
-        listenAddressProblem(address) ?? listenHostProblem(address) ?? sharedListenerProblem(address, with: [
-            ("the main listener's", "\(configuration.host):\(configuration.port)"), ("metricsAddress's", configuration.metricsAddress),
+    static func adminAddressProblem(_ address: ListenAddress?, _ configuration: LatchkeyConfiguration) -> String? {
+        guard let address else { return nil }
+        return hostProblem(address.host) ?? sharedListenerProblem(address, with: [
+            ("the main listener's", configuration.mainListener), ("metricsAddress's", configuration.metricsAddress),
         ])
     }
 
-    /// The host of a second listener resolves, as `host`'s must (`serve` stopped with "does not resolve" after
-    /// `check-config` passed it).
-    private static func listenHostProblem(_ address: String) -> String? {
-        guard let (host, _) = try? listenAddress(address, key: "") else { return nil }
-        return hostProblem(host)
-    }
+    /// `host:port` as a listen address, as the second listeners are compared with it.
+    private var mainListener: ListenAddress? { ListenAddress("\(host):\(port)") }
 
     /// A second listener on an address another one takes (the same port on the same host, or on every address):
-    /// `serve` could never start, so it is refused here, where `check-config` says it.
-    private static func sharedListenerProblem(_ address: String, with others: [(name: String, address: String)]) -> String? {
-        guard let mine = try? listenAddress(address, key: "") else { return nil }
+    /// `serve` could never start, so it is refused here, where `check-config` says it. (The host of a second
+    /// listener resolves, as `host`'s must: `serve` stopped with "does not resolve" after `check-config` passed it.)
+    private static func sharedListenerProblem(_ mine: ListenAddress, with others: [(name: String, address: ListenAddress?)]) -> String? {
         for other in others {
-            guard let theirs = try? listenAddress(other.address, key: ""), theirs.port == mine.port else { continue }
+            guard let theirs = other.address, theirs.port == mine.port else { continue }
             if sameAddress(boundHost(mine.host), boundHost(theirs.host)) {
-                return "\"\(address)\" takes port \(mine.port), which is \(other.name) (\(other.address)); give this listener a port of its own"
+                return "\"\(mine.text)\" takes port \(mine.port), which is \(other.name) (\(theirs.text)); give this listener a port of its own"
             }
         }
         return nil

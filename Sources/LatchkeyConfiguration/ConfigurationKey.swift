@@ -20,8 +20,8 @@ public struct ConfigurationKey: Sendable {
     /// Whether the value is a path, resolved against the ``LatchkeyHome`` when it is relative.
     let isPath: Bool
     let get: @Sendable (LatchkeyConfiguration) -> ConfigContent
-    /// Stores a value of the key's type; for any other, returns why not.
-    let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> String?
+    /// Stores a value of the key's type; for any other, returns why not (one problem per bad item of a list).
+    let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> [String]
     /// Every problem with the value, in the whole configuration.
     let check: @Sendable (LatchkeyConfiguration) -> [String]
     /// For a default that follows from other keys: what from, and its value.
@@ -45,9 +45,9 @@ public struct ConfigurationKey: Sendable {
         defaultDescription = derived?.description
         get = { $0[keyPath: path].content }
         set = { configuration, content in
-            guard let value = Value(content: content) else { return Value.problem(with: content) }
+            guard let value = Value(content: content) else { return Value.problems(with: content) }
             configuration[keyPath: path] = value
-            return nil
+            return []
         }
         self.check = { configuration in check(configuration[keyPath: path], configuration).compactMap { $0 } }
         derivedDefault = derived.map { derived in (derived.note, { derived.compute($0).content }) }
@@ -162,12 +162,12 @@ protocol ConfigurationValue: Sendable {
     static var kind: ValueKind { get }
     init?(content: ConfigContent)
     var content: ConfigContent { get }
-    /// Why `content` is not a value of this type.
-    static func problem(with content: ConfigContent) -> String
+    /// Why `content` is not a value of this type: one problem, or one per bad item of a list.
+    static func problems(with content: ConfigContent) -> [String]
 }
 
 extension ConfigurationValue {
-    static func problem(with content: ConfigContent) -> String { kind.expectation }
+    static func problems(with content: ConfigContent) -> [String] { [kind.expectation] }
 }
 
 extension String: ConfigurationValue {
@@ -188,10 +188,43 @@ extension Bool: ConfigurationValue {
     var content: ConfigContent { .bool(self) }
 }
 
-extension Array: ConfigurationValue where Element == String {
+/// A list of texts, or of values parsed from them once (``ConfigurationItem``).
+extension Array: ConfigurationValue where Element: ConfigurationItem {
     static var kind: ValueKind { .list }
-    init?(content: ConfigContent) { guard case .stringArray(let items) = content else { return nil }; self = items }
-    var content: ConfigContent { .stringArray(self) }
+    init?(content: ConfigContent) {
+        guard case .stringArray(let items) = content else { return nil }
+        var values: [Element] = []
+        for item in items {
+            guard case .success(let value) = Element.parse(item) else { return nil }
+            values.append(value)
+        }
+        self = values
+    }
+    var content: ConfigContent { .stringArray(map(\.configuredText)) }
+    static func problems(with content: ConfigContent) -> [String] {
+        guard case .stringArray(let items) = content else { return [kind.expectation] }
+        return items.compactMap { item in
+            guard case .failure(let problem) = Element.parse(item) else { return nil }
+            return problem.message
+        }
+    }
+}
+
+/// A value parsed once from its text, or nil for an empty text.
+extension Optional: ConfigurationValue where Wrapped: ConfigurationItem {
+    static var kind: ValueKind { .string }
+    init?(content: ConfigContent) {
+        guard let text = String(content: content) else { return nil }
+        guard !text.isEmpty else { self = .none; return }
+        guard case .success(let value) = Wrapped.parse(text) else { return nil }
+        self = value
+    }
+    var content: ConfigContent { .string(self?.configuredText ?? "") }
+    static func problems(with content: ConfigContent) -> [String] {
+        guard let text = String(content: content) else { return [kind.expectation] }
+        guard case .failure(let problem) = Wrapped.parse(text) else { return [] }
+        return [problem.message]
+    }
 }
 
 /// A string that names a case of an enumeration.
@@ -204,9 +237,9 @@ extension ConfigurationChoice {
         self.init(rawValue: text)
     }
     var content: ConfigContent { .string(rawValue) }
-    static func problem(with content: ConfigContent) -> String {
-        guard let text = String(content: content) else { return kind.expectation }
-        return "\"\(text)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))"
+    static func problems(with content: ConfigContent) -> [String] {
+        guard let text = String(content: content) else { return [kind.expectation] }
+        return ["\"\(text)\" is not one of \(allCases.map(\.rawValue).joined(separator: ", "))"]
     }
 }
 

@@ -124,8 +124,8 @@ public enum ConfigurationLoader {
         let reader = ConfigReader(providers: providers, accessReporter: accessReporter)
 
         var sources: [String: ConfigurationSource] = [:]
-        // By key, the problem of a value that cannot be read.
-        var unreadable = file?.problems ?? [:]
+        // By key, the problems of a value that cannot be read.
+        var unreadable = (file?.problems ?? [:]).mapValues { [$0] }
         for key in keys {
             let raw = variables[key.environmentName]
             let source: ConfigurationSource =
@@ -134,24 +134,24 @@ public enum ConfigurationLoader {
                 else if let derived = key.derivedDefault { .derived(derived.note) }
                 else { .defaultValue }
             sources[key.name] = source
-            let problem: String?
+            let problems: [String]
             if case .derived = source, let derived = key.derivedDefault {
-                problem = key.set(&configuration, derived.compute(configuration))
+                problems = key.set(&configuration, derived.compute(configuration))
             } else if var content = try? key.kind.read(key.name, from: reader, isSecret: key.isSecret) {
                 // `a, ,b` in a variable lists a and b.
                 if raw != nil, case .stringArray(let items) = content { content = .stringArray(items.filter { !$0.isEmpty }) }
-                problem = key.set(&configuration, content)
+                problems = key.set(&configuration, content)
             } else {
-                problem = raw.map { key.kind.problem(shown: key.redact($0)) } ?? key.kind.expectation
+                problems = [raw.map { key.kind.problem(shown: key.redact($0)) } ?? key.kind.expectation]
             }
-            if let problem, unreadable[key.name] == nil { unreadable[key.name] = "\(key.name) (\(source)): \(problem)" }
+            if !problems.isEmpty, unreadable[key.name] == nil { unreadable[key.name] = problems.map { "\(key.name) (\(source)): \($0)" } }
         }
         configuration = configuration.resolvingPaths(against: home)
         var problems: [String] = []
         for key in keys {
             let source = sources[key.name] ?? .defaultValue
-            if let problem = unreadable[key.name] {
-                problems.append(problem)
+            if let unread = unreadable[key.name] {
+                problems += unread
             } else if case .derived = source, !problems.isEmpty {
                 continue
             } else {

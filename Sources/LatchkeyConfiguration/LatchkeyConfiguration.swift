@@ -17,7 +17,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var appAttest = AppAttestRequirement.off
     public var appAttestEnvironment = AppAttestEnvironments.production
     public var appAttestTestRoots = ""
-    public var androidApps: [String] = []
+    public var androidApps: [AndroidApp] = []
     public var relatedOrigins: [String] = []
     public var corsOrigins: [String] = []
     public var passkeyEnrollURL = ""
@@ -35,14 +35,14 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var topOrigins: [String] = []
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.text
-    public var metricsAddress = ""
+    public var metricsAddress: ListenAddress?
     public var metricsToken = ""
     public var trustedProxies: [String] = []
     public var rateLimit = 100
     public var rateLimitBurst = 1_000
     public var pendingChallengesPerClient = 1_000
     public var pendingChallengesTotal = 100_000
-    public var adminAddress = ""
+    public var adminAddress: ListenAddress?
     public var webhookURLs: [String] = []
     public var webhookSecret = ""
     public var webhookPreviousSecret = ""
@@ -54,8 +54,8 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var tokenLifetime = 300
     public var attestationPolicy = AttestationPolicy.Mode.none
     public var trustAnchors = "Config/trust-anchors"
-    public var allowedAAGUIDs: [String] = []
-    public var deniedAAGUIDs: [String] = []
+    public var allowedAAGUIDs: [AAGUID] = []
+    public var deniedAAGUIDs: [AAGUID] = []
     public var allowSHA1 = false
     public var metadataBLOB = "data/mds-blob.jwt"
     public var metadataRoots = "Config/mds-roots"
@@ -75,19 +75,6 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
 
     /// The web origins whose pages may send state-changing requests (the cross-site request guard).
     public var pageOrigins: Set<String> { Set(origins + relatedOrigins) }
-
-    /// `HOST:PORT` (`[IPv6]:PORT`) split, or nil when empty.
-    public static func listenAddress(_ address: String, key: String) throws(ConfigurationError) -> (host: String, port: Int)? {
-        guard !address.isEmpty else { return nil }
-        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
-              (1...65_535).contains(port), colon != address.startIndex
-        else {
-            throw ConfigurationError("\(key) (\(environmentName(of: key))): \"\(address)\" is not HOST:PORT")
-        }
-        var host = String(address[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host, port)
-    }
 }
 
 /// Who may register a username that does not exist yet (`registration`).

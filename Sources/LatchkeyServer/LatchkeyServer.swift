@@ -145,7 +145,7 @@ public enum LatchkeyServer {
         }
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: service.tokens).addRoutes(to: router.group(".well-known"))
-        if configuration.adminAddress.isEmpty {
+        if configuration.adminAddress == nil {
             addAdminRoutes(to: router, routes: routes)
         }
     }
@@ -179,8 +179,8 @@ public enum LatchkeyServer {
         services.append(try WebhookDispatcher(
             store: shared.store, signer: signer,
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() }))
-        let metricsAddress = try configuration.metricsListenAddress
-        let adminAddress = try configuration.adminListenAddress
+        let metricsAddress = configuration.metricsAddress
+        let adminAddress = configuration.adminAddress
         // Connections are bounded by the descriptors there are: a full listener closes its
         // longest-idle connection for a newcomer, and running out all the same pauses accepts. The
         // PostgreSQL pool, the admin and metrics listeners and the webhook requests hold theirs.
@@ -238,7 +238,7 @@ public enum LatchkeyServer {
     /// The connections the server holds beside the main listener's: the PostgreSQL pool, the admin and metrics
     /// listeners' connections, webhook requests.
     static func otherConnections(_ configuration: LatchkeyConfiguration) throws -> Int {
-        let listeners = [try configuration.metricsListenAddress, try configuration.adminListenAddress].compactMap { $0 }.count
+        let listeners = [configuration.metricsAddress, configuration.adminAddress].compactMap { $0 }.count
         return (configuration.database.contains("://") ? 20 : 0) + listeners * internalListenerConnections
             + configuration.webhookURLs.count * WebhookDispatcher.batchSize
     }

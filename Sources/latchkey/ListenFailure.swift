@@ -19,7 +19,7 @@ struct ListenFailure: Error {
         /// The listeners `settings` ask for: the main one, then the metrics and admin ones when set.
         static func all(of settings: LatchkeyConfiguration) -> [Listener] {
             var listeners = [Listener(host: settings.host, port: settings.port, hostVariable: "LATCHKEY_HOST", portVariable: "LATCHKEY_PORT")]
-            for (key, address) in [("metricsAddress", try? settings.metricsListenAddress), ("adminAddress", try? settings.adminListenAddress)] {
+            for (key, address) in [("metricsAddress", settings.metricsAddress), ("adminAddress", settings.adminAddress)] {
                 guard let address else { continue }
                 let variable = LatchkeyConfiguration.environmentName(of: key)
                 listeners.append(Listener(host: address.host, port: address.port, hostVariable: variable, portVariable: variable))

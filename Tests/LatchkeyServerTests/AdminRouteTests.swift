@@ -415,7 +415,7 @@ struct AdminRouteTests {
     }
 
     @Test func aSeparateAdminListenerTakesTheAdminAPIOffTheMainOne() async throws {
-        let (harness, key) = try await Self.harness { $0.adminAddress = "127.0.0.1:9090" }
+        let (harness, key) = try await Self.harness { $0.adminAddress = ListenAddress("127.0.0.1:9090") }
         try await harness.run { client in
             let reply = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key))
             #expect(reply.status == .notFound)

@@ -30,7 +30,7 @@ struct ServerValuesTests {
         #expect(policy.allowedAAGUIDs == [try #require(AAGUID.bytes("ee882879721c491397753dfcce97072a"))])
         #expect(policy.deniedAAGUIDs == [[UInt8](repeating: 0, count: 16)])
         #expect(configuration.relyingParty.algorithms.contains(.rs1))
-        #expect(configuration.androidAppList.map(\.fingerprintText) == [fingerprint, fingerprint, fingerprint])
+        #expect(configuration.androidApps.map(\.fingerprintText) == [fingerprint, fingerprint, fingerprint])
         #expect(configuration.relyingParty.origins == [
             "https://example.com", "https://login.example.com:8443", android,
             "https://example.co.uk", "https://example.de:8443", "http://shop.localhost:3000",

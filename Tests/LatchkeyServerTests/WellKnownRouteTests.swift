@@ -25,15 +25,16 @@ struct WellKnownRouteTests {
 
     /// A harness with every file configured.
     static func configured() throws -> RouteHarness {
-        try RouteHarness { configuration in
+        let androidApps = try [
+            "com.example.app@" + text(firstKey),
+            "com.example.other@" + text(secondKey),
+            "com.example.app@" + text(secondKey, lowercase: true),
+            "com.example.app@" + text(firstKey, lowercase: true),
+        ].map(AndroidApp.init(parsing:))
+        return try RouteHarness { configuration in
             configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
             configuration.appleAppLinks = ["ABCDE12345.com.example.app", "FGHIJ67890.com.example.other"]
-            configuration.androidApps = [
-                "com.example.app@" + text(firstKey),
-                "com.example.other@" + text(secondKey),
-                "com.example.app@" + text(secondKey, lowercase: true),
-                "com.example.app@" + text(firstKey, lowercase: true),
-            ]
+            configuration.androidApps = androidApps
             configuration.relatedOrigins = ["https://example.co.uk", "https://shop.example.de:8443"]
             configuration.passkeyEnrollURL = "https://localhost/account/passkeys/new"
             configuration.passkeyManageURL = "https://localhost/account/passkeys"
@@ -180,7 +181,7 @@ struct WellKnownRouteTests {
     /// What `check-config` prints and `serve` answers: only the configured files have a body.
     @Test func theWellKnownFilesFollowTheConfiguration() throws {
         var configuration = LatchkeyConfiguration()
-        configuration.androidApps = ["com.example.app@\(Self.text(Self.firstKey, lowercase: true))"]
+        configuration.androidApps = [try AndroidApp(parsing: "com.example.app@\(Self.text(Self.firstKey, lowercase: true))")]
         configuration.passkeyEnrollURL = "https://localhost/new"
         let files = configuration.wellKnownFiles
         #expect(files.map(\.path) == [

@@ -60,8 +60,8 @@ struct StoreCallPolicyTests {
         let error = await #expect(throws: StoreError.self) { try await retrying.savePendingCeremony(Fixtures.signInCeremony(1)) }
         let waited = ContinuousClock.now - started
         #expect(error?.code == .unavailable && error?.message.contains("still busy after") == true, "\(String(describing: error))")
-        // At least the retry; the upper bound is loose, as the whole suite shares two cores.
-        #expect(waited >= .milliseconds(300) && waited < .seconds(30), "waited \(waited)")
+        // At least the retry. No upper bound: the whole suite shares two cores, and a pause may resume late.
+        #expect(waited >= .milliseconds(300), "waited \(waited)")
         let directError = await #expect(throws: StoreError.self) { try await direct.savePendingCeremony(Fixtures.signInCeremony(1)) }
         #expect(directError?.code == .busy)
         try holder.execute("ROLLBACK")

@@ -9,7 +9,7 @@ extension LatchkeyConfiguration {
     /// an Android app's origin or a related origin, each matched exactly.
     public var relyingParty: RelyingParty {
         RelyingParty(
-            id: rpID, name: rpName, origins: Set(origins + androidAppList.map(\.origin) + relatedOrigins),
+            id: rpID, name: rpName, origins: Set(origins + androidApps.map(\.origin) + relatedOrigins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
             userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
             backupEligibilityChanges: backupEligibilityChanges,
@@ -22,13 +22,10 @@ extension LatchkeyConfiguration {
     public var attestation: AttestationPolicy {
         AttestationPolicy(
             mode: attestationPolicy,
-            allowedAAGUIDs: allowedAAGUIDs.isEmpty ? nil : Set(allowedAAGUIDs.compactMap(AAGUID.bytes)),
-            deniedAAGUIDs: Set(deniedAAGUIDs.compactMap(AAGUID.bytes)),
+            allowedAAGUIDs: allowedAAGUIDs.isEmpty ? nil : Set(allowedAAGUIDs.map(\.bytes)),
+            deniedAAGUIDs: Set(deniedAAGUIDs.map(\.bytes)),
             allowSHA1: allowSHA1)
     }
-
-    /// The configured Android apps.
-    public var androidAppList: [AndroidApp] { androidApps.compactMap { try? AndroidApp(parsing: $0) } }
 
     /// The App Attest environments whose keys are accepted.
     package var appAttestEnvironments: Set<AppAttestEnvironment> {
@@ -47,14 +44,4 @@ extension LatchkeyConfiguration {
 
     /// Cookies get the Secure attribute, and replies Strict-Transport-Security, when the relying party is served over HTTPS.
     package var usesHTTPS: Bool { origins.contains { $0.hasPrefix("https://") } }
-
-    /// ``metricsAddress`` as host and port, or nil when it is empty.
-    public var metricsListenAddress: (host: String, port: Int)? {
-        get throws { try Self.listenAddress(metricsAddress, key: "metricsAddress") }
-    }
-
-    /// ``adminAddress`` as host and port, or nil when it is empty.
-    public var adminListenAddress: (host: String, port: Int)? {
-        get throws { try Self.listenAddress(adminAddress, key: "adminAddress") }
-    }
 }

@@ -54,7 +54,7 @@ extension LatchkeyConfiguration {
             WellKnownFile(
                 name: "apple-app-site-association", keys: ["appleAppIDs", "appleAppLinks"],
                 content: AppleAppSiteAssociation(webCredentialApps: appleAppIDs, appLinkApps: appleAppLinks)),
-            WellKnownFile(name: "assetlinks.json", keys: ["androidApps"], content: AssetLinks(apps: androidAppList)),
+            WellKnownFile(name: "assetlinks.json", keys: ["androidApps"], content: AssetLinks(apps: androidApps)),
             WellKnownFile(name: "webauthn", keys: ["relatedOrigins"], content: RelatedOrigins(origins: relatedOrigins)),
             WellKnownFile(
                 name: "passkey-endpoints", keys: ["passkeyEnrollURL", "passkeyManageURL"],

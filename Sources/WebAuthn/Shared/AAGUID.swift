@@ -1,7 +1,18 @@
 import Foundation
 
-/// AAGUID formatting.
-public enum AAGUID {
+/// An authenticator model's AAGUID (16 bytes), and its formatting.
+public struct AAGUID: Sendable, Hashable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// The AAGUID `text` writes in the dashed or plain hexadecimal form, or nil.
+    public init?(_ text: String) {
+        guard let bytes = Self.bytes(text) else { return nil }
+        self.bytes = bytes
+    }
+
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.
+    public var description: String { Self.string(bytes) }
+
     /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, lowercase.
     public static func string(_ bytes: [UInt8]) -> String {
         guard bytes.count == 16 else { return Hex.lowercase(bytes) }

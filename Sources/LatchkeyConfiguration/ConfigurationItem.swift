@@ -1,0 +1,56 @@
+import WebAuthn
+
+/// What a key's text stands for, parsed once when the configuration is read: an item of a typed list
+/// (`androidApps`, `allowedAAGUIDs`) or the value of an optional key (`metricsAddress`). The server is
+/// handed the parsed value and never parses the text again.
+protocol ConfigurationItem: Sendable, Equatable {
+    /// The value `text` writes, or the problem with it in words, quoting it.
+    static func parse(_ text: String) -> Result<Self, ConfigurationItemProblem>
+    /// The value as the configuration shows it (`check-config`, the defaults).
+    var configuredText: String { get }
+}
+
+/// Why a key's text is not a value of its type, in words that quote the text.
+struct ConfigurationItemProblem: Error {
+    let message: String
+}
+
+extension String: ConfigurationItem {
+    static func parse(_ text: String) -> Result<String, ConfigurationItemProblem> { .success(text) }
+    var configuredText: String { self }
+}
+
+extension AndroidApp: ConfigurationItem {
+    static func parse(_ text: String) -> Result<AndroidApp, ConfigurationItemProblem> {
+        do throws(IdentityProblem) {
+            return .success(try AndroidApp(parsing: text))
+        } catch {
+            return .failure(ConfigurationItemProblem(message: error.message))
+        }
+    }
+
+    /// `PACKAGE@FINGERPRINT`, the fingerprint in upper-case pairs.
+    var configuredText: String { "\(packageName)@\(fingerprintText)" }
+}
+
+extension AAGUID: ConfigurationItem {
+    static func parse(_ text: String) -> Result<AAGUID, ConfigurationItemProblem> {
+        guard let aaguid = AAGUID(text) else {
+            return .failure(ConfigurationItemProblem(message: "\"\(text)\" is not an AAGUID (32 hexadecimal digits, dashes optional)"))
+        }
+        return .success(aaguid)
+    }
+
+    var configuredText: String { description }
+}
+
+extension ListenAddress: ConfigurationItem {
+    static func parse(_ text: String) -> Result<ListenAddress, ConfigurationItemProblem> {
+        guard let address = ListenAddress(text) else {
+            return .failure(ConfigurationItemProblem(message: "\"\(text)\" is not HOST:PORT"))
+        }
+        return .success(address)
+    }
+
+    var configuredText: String { text }
+}
