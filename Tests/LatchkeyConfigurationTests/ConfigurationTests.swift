@@ -267,6 +267,27 @@ struct ConfigurationTests {
         #expect(fileLines.map { $0.prefix { $0 != ":" } } == ["FILE", "port (file FILE)", "rpID (file FILE)", "relatedOrigins (file FILE)"])
     }
 
+    /// Android apps, AAGUIDs and the second listeners' addresses are parsed once, when the configuration is
+    /// read: the configuration holds the values, and a list refuses each bad item on a line of its own.
+    @Test func typedValuesAreParsedOnceAndEachBadItemIsNamed() throws {
+        let fingerprint = Array(repeating: "ab", count: 32).joined(separator: ":")
+        let configuration = try loaded([
+            "LATCHKEY_ANDROID_APPS": "com.example.app@\(fingerprint)", "LATCHKEY_DENIED_AAGUIDS": "EE882879721C491397753DFCCE97072A",
+            "LATCHKEY_METRICS_ADDRESS": "[::1]:9464",
+        ]).configuration
+        #expect(configuration.androidApps.map(\.packageName) == ["com.example.app"])
+        #expect(configuration.androidApps.first?.certificateFingerprint == Array(repeating: 0xAB, count: 32))
+        #expect(configuration.deniedAAGUIDs.map(\.description) == ["ee882879-721c-4913-9775-3dfcce97072a"])
+        #expect(configuration.metricsAddress?.host == "::1" && configuration.metricsAddress?.port == 9464)
+        #expect(configuration.adminAddress == nil, "empty: no listener")
+        #expect(configuration.displayValue(of: "deniedAAGUIDs") == "ee882879-721c-4913-9775-3dfcce97072a", "shown as parsed")
+        let lines = try refusal(["LATCHKEY_ALLOWED_AAGUIDS": "ee882879-721c,ee882879721c491397753dfcce97072a,0123"]).split(separator: "\n")
+        #expect(lines == [
+            #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "ee882879-721c" is not an AAGUID (32 hexadecimal digits, dashes optional)"#,
+            #"allowedAAGUIDs (LATCHKEY_ALLOWED_AAGUIDS): "0123" is not an AAGUID (32 hexadecimal digits, dashes optional)"#,
+        ])
+    }
+
     // MARK: - Secrets
 
     @Test(arguments: [
