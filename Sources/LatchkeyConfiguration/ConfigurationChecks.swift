@@ -22,15 +22,14 @@ extension LatchkeyConfiguration {
     /// a registrable suffix of (WebAuthn §5.1.3, HTML's "is a registrable domain suffix of or is equal to").
     static func originProblems(_ origins: [String], _ configuration: LatchkeyConfiguration) -> [String?] {
         guard !origins.isEmpty else { return ["at least one origin is required"] }
-        let rpID = configuration.rpID
+        let rpID = configuration.rpID.value
         return origins.map { origin in
             if origin.hasPrefix(AndroidApp.originPrefix) {
                 guard (try? WebOrigin(origin)) == nil else { return nil }
                 return "\"\(origin)\" is not android:apk-key-hash: and a SHA-256 fingerprint (32 bytes) in base64url without padding"
             }
             if let problem = webOriginProblem(origin) { return problem }
-            // A bad RP ID is reported under its own key; comparing with it would only add noise.
-            guard (try? RelyingPartyID(parsing: rpID)) != nil, let parsed = try? WebOrigin(origin), let host = parsed.host else { return nil }
+            guard let parsed = try? WebOrigin(origin), let host = parsed.host else { return nil }
             guard parsed.admits(rpID: rpID) else {
                 return "the host of \"\(origin)\" is not \(rpID) or a subdomain of it, so passkeys for RP ID \(rpID) cannot be used there"
             }

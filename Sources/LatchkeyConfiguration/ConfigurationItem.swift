@@ -1,8 +1,8 @@
 import WebAuthn
 
-/// What a key's text stands for, parsed once when the configuration is read: an item of a typed list
-/// (`androidApps`, `allowedAAGUIDs`) or the value of an optional key (`metricsAddress`). The server is
-/// handed the parsed value and never parses the text again.
+/// What a key's text stands for, parsed once when the configuration is read: the value of a key
+/// (`rpID`), an item of a typed list (`androidApps`, `allowedAAGUIDs`) or the value of an optional
+/// key (`metricsAddress`). The server is handed the parsed value and never parses the text again.
 protocol ConfigurationItem: Sendable, Equatable {
     /// The value `text` writes, or the problem with it in words, quoting it.
     static func parse(_ text: String) -> Result<Self, ConfigurationItemProblem>
@@ -18,6 +18,18 @@ struct ConfigurationItemProblem: Error {
 extension String: ConfigurationItem {
     static func parse(_ text: String) -> Result<String, ConfigurationItemProblem> { .success(text) }
     var configuredText: String { self }
+}
+
+extension RelyingPartyID: ConfigurationItem {
+    static func parse(_ text: String) -> Result<RelyingPartyID, ConfigurationItemProblem> {
+        do throws(IdentityProblem) {
+            return .success(try RelyingPartyID(parsing: text))
+        } catch {
+            return .failure(ConfigurationItemProblem(message: error.message))
+        }
+    }
+
+    var configuredText: String { value }
 }
 
 extension AndroidApp: ConfigurationItem {

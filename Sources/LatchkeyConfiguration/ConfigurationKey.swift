@@ -24,6 +24,9 @@ public struct ConfigurationKey: Sendable {
     let set: @Sendable (inout LatchkeyConfiguration, ConfigContent) -> [String]
     /// Every problem with the value, in the whole configuration.
     let check: @Sendable (LatchkeyConfiguration) -> [String]
+    /// The other keys ``check`` compares the value with: when one of them cannot be read, the value is
+    /// not checked (it would be compared with a default nobody chose).
+    let reads: [String]
     /// For a default that follows from other keys: what from, and its value.
     let derivedDefault: (note: String, compute: @Sendable (LatchkeyConfiguration) -> ConfigContent)?
 
@@ -37,7 +40,7 @@ public struct ConfigurationKey: Sendable {
 
     init<Value: ConfigurationValue>(
         _ name: String, _ path: WritableKeyPath<LatchkeyConfiguration, Value> & Sendable, secrecy: Secrecy = .none,
-        isPath: Bool = false, check: @escaping Check<Value> = { _, _ in [] },
+        isPath: Bool = false, check: @escaping Check<Value> = { _, _ in [] }, reading reads: [String] = [],
         derived: (description: String, note: String, compute: @Sendable (LatchkeyConfiguration) -> Value)? = nil,
         _ documentation: String
     ) {
@@ -50,6 +53,7 @@ public struct ConfigurationKey: Sendable {
             return []
         }
         self.check = { configuration in check(configuration[keyPath: path], configuration).compactMap { $0 } }
+        self.reads = reads
         derivedDefault = derived.map { derived in (derived.note, { derived.compute($0).content }) }
     }
 
@@ -223,6 +227,21 @@ extension Optional: ConfigurationValue where Wrapped: ConfigurationItem {
     static func problems(with content: ConfigContent) -> [String] {
         guard let text = String(content: content) else { return [kind.expectation] }
         guard case .failure(let problem) = Wrapped.parse(text) else { return [] }
+        return [problem.message]
+    }
+}
+
+/// A key of one value parsed once from its text: the RP ID.
+extension RelyingPartyID: ConfigurationValue {
+    static var kind: ValueKind { .string }
+    init?(content: ConfigContent) {
+        guard let text = String(content: content), case .success(let value) = Self.parse(text) else { return nil }
+        self = value
+    }
+    var content: ConfigContent { .string(value) }
+    static func problems(with content: ConfigContent) -> [String] {
+        guard let text = String(content: content) else { return [kind.expectation] }
+        guard case .failure(let problem) = parse(text) else { return [] }
         return [problem.message]
     }
 }

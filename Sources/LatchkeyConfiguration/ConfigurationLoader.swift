@@ -103,7 +103,8 @@ public enum ConfigurationLoader {
     }
 
     /// Every key from the first source that has it, then every check. A key whose value cannot be read is not checked;
-    /// nor is a derived default once a key before it has a problem, which it would only repeat (`origins` of a bad `rpID`).
+    /// nor is a derived default once a key before it has a problem, which it would only repeat (`origins` of a bad `rpID`),
+    /// nor a key compared with another that cannot be read (`origins` with a bad `rpID`).
     static func read(
         environment: [String: String], file: ConfigurationFile?, home: LatchkeyHome, accessReporter: (any AccessReporter)?
     ) throws(ConfigurationError) -> LoadedConfiguration {
@@ -153,6 +154,8 @@ public enum ConfigurationLoader {
             if let unread = unreadable[key.name] {
                 problems += unread
             } else if case .derived = source, !problems.isEmpty {
+                continue
+            } else if key.reads.contains(where: { unreadable[$0] != nil }) {
                 continue
             } else {
                 problems += key.check(configuration).map { "\(key.name) (\(source)): \($0)" }

@@ -8,7 +8,7 @@ import WebAuthn
 public struct LatchkeyConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8080
-    public var rpID = "localhost"
+    public var rpID = RelyingPartyID.localhost
     public var rpName = "Latchkey"
     public var origins = ["http://localhost:8080"]
     public var database = "data/latchkey.sqlite"

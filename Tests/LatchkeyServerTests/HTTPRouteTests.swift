@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import WebAuthn
 
 /// Methods, the cross-site guard, well-known files, static files and headers.
 @Suite("HTTP routes")
@@ -187,8 +188,9 @@ struct HTTPRouteTests {
     }
 
     @Test func httpsOriginsAddStrictTransportSecurity() async throws {
+        let rpID = try RelyingPartyID(parsing: "example.com")
         let harness = try RouteHarness {
-            $0.rpID = "example.com"
+            $0.rpID = rpID
             $0.origins = ["https://example.com"]
         }
         try await harness.run { client in

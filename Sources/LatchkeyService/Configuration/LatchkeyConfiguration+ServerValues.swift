@@ -9,7 +9,7 @@ extension LatchkeyConfiguration {
     /// an Android app's origin or a related origin, each matched exactly.
     public var relyingParty: RelyingParty {
         RelyingParty(
-            id: rpID, name: rpName, origins: Set(origins + androidApps.map(\.origin) + relatedOrigins),
+            id: rpID.value, name: rpName, origins: Set(origins + androidApps.map(\.origin) + relatedOrigins),
             crossOrigin: allowCrossOrigin ? .allow(topOrigins: Set(topOrigins)) : .forbid,
             userPresence: conformanceMode ? .optionalUnlessVerificationRequired : .required,
             backupEligibilityChanges: backupEligibilityChanges,

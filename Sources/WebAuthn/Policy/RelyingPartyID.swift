@@ -13,6 +13,11 @@ public struct RelyingPartyID: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { value }
 
+    /// `localhost`: the RP ID of a server on this machine.
+    public static let localhost = RelyingPartyID(valid: "localhost")
+
+    private init(valid: String) { value = valid }
+
     /// Checks `text`; the error says everything that is wrong with it.
     public init(parsing text: String) throws(IdentityProblem) {
         if Self.isIPAddress(text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text) {
