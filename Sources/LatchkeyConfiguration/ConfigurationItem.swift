@@ -13,6 +13,17 @@ protocol ConfigurationItem: Sendable, Equatable {
 /// Why a key's text is not a value of its type, in words that quote the text.
 struct ConfigurationItemProblem: Error {
     let message: String
+
+    /// The identity `parse` makes of `text`, or the core's refusal in its words.
+    static func identity<Identity>(
+        _ text: String, _ parse: (String) throws(IdentityProblem) -> Identity
+    ) -> Result<Identity, ConfigurationItemProblem> {
+        do throws(IdentityProblem) {
+            return .success(try parse(text))
+        } catch {
+            return .failure(ConfigurationItemProblem(message: error.message))
+        }
+    }
 }
 
 extension String: ConfigurationItem {
@@ -22,11 +33,7 @@ extension String: ConfigurationItem {
 
 extension RelyingPartyID: ConfigurationItem {
     static func parse(_ text: String) -> Result<RelyingPartyID, ConfigurationItemProblem> {
-        do throws(IdentityProblem) {
-            return .success(try RelyingPartyID(parsing: text))
-        } catch {
-            return .failure(ConfigurationItemProblem(message: error.message))
-        }
+        ConfigurationItemProblem.identity(text, RelyingPartyID.init(parsing:))
     }
 
     var configuredText: String { value }
@@ -34,11 +41,7 @@ extension RelyingPartyID: ConfigurationItem {
 
 extension AndroidApp: ConfigurationItem {
     static func parse(_ text: String) -> Result<AndroidApp, ConfigurationItemProblem> {
-        do throws(IdentityProblem) {
-            return .success(try AndroidApp(parsing: text))
-        } catch {
-            return .failure(ConfigurationItemProblem(message: error.message))
-        }
+        ConfigurationItemProblem.identity(text, AndroidApp.init(parsing:))
     }
 
     /// `PACKAGE@FINGERPRINT`, the fingerprint in upper-case pairs.
@@ -47,10 +50,8 @@ extension AndroidApp: ConfigurationItem {
 
 extension AAGUID: ConfigurationItem {
     static func parse(_ text: String) -> Result<AAGUID, ConfigurationItemProblem> {
-        guard let aaguid = AAGUID(text) else {
-            return .failure(ConfigurationItemProblem(message: "\"\(text)\" is not an AAGUID (32 hexadecimal digits, dashes optional)"))
-        }
-        return .success(aaguid)
+        AAGUID(text).map(Result.success)
+            ?? .failure(ConfigurationItemProblem(message: "\"\(text)\" is not an AAGUID (32 hexadecimal digits, dashes optional)"))
     }
 
     var configuredText: String { description }
@@ -58,10 +59,7 @@ extension AAGUID: ConfigurationItem {
 
 extension ListenAddress: ConfigurationItem {
     static func parse(_ text: String) -> Result<ListenAddress, ConfigurationItemProblem> {
-        guard let address = ListenAddress(text) else {
-            return .failure(ConfigurationItemProblem(message: "\"\(text)\" is not HOST:PORT"))
-        }
-        return .success(address)
+        ListenAddress(text).map(Result.success) ?? .failure(ConfigurationItemProblem(message: "\"\(text)\" is not HOST:PORT"))
     }
 
     var configuredText: String { text }
