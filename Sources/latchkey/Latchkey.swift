@@ -16,6 +16,11 @@ import WebAuthn
 /// request's handler, its store calls and its socket I/O then share threads instead of handing
 /// each step between two pools. This must happen before any task exists, hence a synchronous
 /// entry point.
+///
+/// The command runs in a detached task, off the main actor that `main` is isolated to, and the
+/// main thread only waits: nothing runs on the main queue. That lets `valgrind --tool=callgrind`
+/// run the server and count its instructions, which it could not under `dispatchMain()` (Valgrind
+/// itself crashed once the server's threads started).
 @main
 enum LatchkeyMain {
     static func main() {
@@ -23,11 +28,11 @@ enum LatchkeyMain {
         // every line (a `stat` per request). Naming the file once keeps the same zone.
         setenv("TZ", ":/etc/localtime", 0)
         _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        Task {
+        Task.detached {
             await Latchkey.main()
             exit(0)
         }
-        dispatchMain()
+        DispatchSemaphore(value: 0).wait()
     }
 }
 
