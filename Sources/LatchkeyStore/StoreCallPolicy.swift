@@ -9,12 +9,12 @@ public struct StoreCallPolicy: Sendable {
     /// How long a busy call is made again, after pauses that hold no thread, before it fails as
     /// ``StoreError/Code/unavailable``; nil: a busy call fails as `busy` at once.
     public var busyRetry: Duration?
-    /// Told of each call once it ends, with its operation (the name of the store method, as
-    /// `user` for `user(named:)`) and the instant it started; nil: calls are not timed.
-    public var timing: (@Sendable (_ operation: String, _ started: ContinuousClock.Instant) -> Void)?
+    /// Told of each call once it ends, with the store method's `#function` (``operation(_:)`` names
+    /// it, once per method rather than once per call) and the instant it started; nil: calls are not timed.
+    public var timing: (@Sendable (_ function: String, _ started: ContinuousClock.Instant) -> Void)?
 
     public init(
-        busyRetry: Duration? = nil, timing: (@Sendable (_ operation: String, _ started: ContinuousClock.Instant) -> Void)? = nil
+        busyRetry: Duration? = nil, timing: (@Sendable (_ function: String, _ started: ContinuousClock.Instant) -> Void)? = nil
     ) {
         self.busyRetry = busyRetry
         self.timing = timing
@@ -31,7 +31,7 @@ public struct StoreCallPolicy: Sendable {
     public func call<T>(_ function: String, _ body: () async throws -> T) async throws -> T {
         if busyRetry == nil && timing == nil { return try await body() }
         let start = ContinuousClock.now
-        defer { timing?(Self.operation(function), start) }
+        defer { timing?(function, start) }
         var attempt = 0
         while true {
             do {
@@ -47,8 +47,9 @@ public struct StoreCallPolicy: Sendable {
         }
     }
 
-    /// The operation a `#function` names: its base name, without the argument labels.
-    static func operation(_ function: String) -> String {
+    /// The operation a `#function` names: its base name, without the argument labels (`user` for
+    /// `user(named:)`).
+    public static func operation(_ function: String) -> String {
         guard let parenthesis = function.firstIndex(of: "(") else { return function }
         return String(function[..<parenthesis])
     }

@@ -105,7 +105,7 @@ final class TimedOperations: Sendable {
 
     var operations: [String] { noted.withLock { $0 } }
 
-    var note: @Sendable (_ operation: String, _ started: ContinuousClock.Instant) -> Void {
-        { operation, _ in self.noted.withLock { $0.append(operation) } }
+    var note: @Sendable (_ function: String, _ started: ContinuousClock.Instant) -> Void {
+        { function, _ in self.noted.withLock { $0.append(StoreCallPolicy.operation(function)) } }
     }
 }

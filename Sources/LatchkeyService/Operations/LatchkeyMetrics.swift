@@ -95,13 +95,14 @@ public final class LatchkeyMetrics: Sendable {
         return try body()
     }
 
-    /// Records how long one store operation took.
-    package func recordStoreCall(_ operation: String, since start: ContinuousClock.Instant) {
+    /// Records how long one store call took; `function` is the store method's `#function`, whose
+    /// operation label is made once, with its timer.
+    package func recordStoreCall(_ function: String, since start: ContinuousClock.Instant) {
         let timer = storeTimers.withLock { timers in
-            if let timer = timers[operation] { return timer }
+            if let timer = timers[function] { return timer }
             let timer = CoreMetrics.Timer(
-                label: "latchkey_store_duration_seconds", dimensions: [("operation", operation)], factory: factory)
-            timers[operation] = timer
+                label: "latchkey_store_duration_seconds", dimensions: [("operation", StoreCallPolicy.operation(function))], factory: factory)
+            timers[function] = timer
             return timer
         }
         timer.record(since: start)

@@ -87,7 +87,7 @@ package final class RelyingPartyService: Sendable {
     ) -> StoreCallPolicy {
         var calls = StoreCallPolicy(busyRetry: storeDeadline(configuration))
         if operations == .on {
-            calls.timing = { operation, started in metrics.recordStoreCall(operation, since: started) }
+            calls.timing = { function, started in metrics.recordStoreCall(function, since: started) }
         }
         return calls
     }
