@@ -9,7 +9,6 @@ let package = Package(
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -85,22 +84,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The Hummingbird transport: routes that decode, make one service call and encode; wire models,
-        // cookies, middleware, listeners.
+        // The HTTP transport on SwiftNIO's HTTP/1.1 pipeline: listeners, the request handler, the route table, the
+        // steps around every route, routes that decode, make one service call and encode; wire models, cookies.
         .target(
             name: "LatchkeyServer",
             dependencies: [
                 "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration", "LatchkeyService",
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -112,7 +109,7 @@ let package = Package(
                 "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres",
                 "WebAuthn", "LatchkeyAuthenticator", "LatchkeyTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -150,7 +147,10 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn",
                 "LatchkeyAuthenticator",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import LatchkeyConfiguration
 import LatchkeyServer
 import LatchkeyService
@@ -10,6 +9,7 @@ import Metrics
 import NIOCore
 import NIOPosix
 import Prometheus
+import ServiceLifecycle
 import WebAuthn
 
 /// Starts `latchkey` with Swift concurrency's jobs run on SwiftNIO's event loop threads: a
@@ -95,7 +95,7 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data(failure.line.utf8))
             throw ExitCode(69)
         }
-        let application: any ApplicationProtocol
+        let application: ServiceGroup
         do {
             // The loops that serve: connections, their requests and the store's connections.
             // One loop of SwiftNIO's shared group, or all of them (SwiftNIO's bootstraps take its
@@ -108,7 +108,7 @@ struct Serve: AsyncParsableCommand {
             let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops, sqliteLockWait: .zero)
             try await SigningKeys.prepare(store, configuration: settings)
             application = try LatchkeyServer.application(
-                configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: .shared(eventLoops),
+                configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: eventLoops,
                 operations: ProcessInfo.processInfo.environment[OperationsFeatures.benchmarkVariable] == "1" ? .off : .on,
                 logger: logger)
         } catch let error as ConfigurationError {
@@ -125,7 +125,7 @@ struct Serve: AsyncParsableCommand {
         let stopNotice = StopSignalNotice(logger: logger)
         defer { withExtendedLifetime(stopNotice) {} }
         do {
-            try await application.runService()
+            try await application.run()
             logger.notice("stopped")
         } catch {
             if let failure = await ListenFailure.diagnose(error, listeners: ListenFailure.Listener.all(of: settings)) {

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 import LatchkeyConfiguration
 import LatchkeyStore
 import Testing
@@ -420,9 +419,10 @@ struct AdminRouteTests {
             let reply = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key))
             #expect(reply.status == .notFound)
         }
-        let adminRouter = LatchkeyServer.adminRouter(
-            configuration: harness.configuration, store: harness.store, attestationTrust: AttestationTrust(policy: harness.configuration.attestation))
-        try await harness.run(adminRouter) { client in
+        let adminSite = LatchkeyServer.adminSite(
+            configuration: harness.configuration, store: harness.store, attestationTrust: AttestationTrust(policy: harness.configuration.attestation),
+            logger: RouteHarness.logger)
+        try await harness.run(adminSite) { client in
             let created = try await client.send(.post, "/admin/v1/users", json: ["username": "alice"], headers: Self.admin(key))
             #expect(created.status == .created)
             let anonymous = try await client.send(.get, "/admin/v1/users/alice")

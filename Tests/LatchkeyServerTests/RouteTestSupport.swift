@@ -1,19 +1,20 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
-import HummingbirdTesting
 import LatchkeyConfiguration
 import LatchkeyServer
 @testable import LatchkeyService
 import LatchkeyStore
 import LatchkeyStoreSQLite
 import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Prometheus
 import Testing
 import WebAuthn
 
-/// The Latchkey router over a real SQLite store in a temporary folder, driven in process through
-/// HummingbirdTesting's router mode (no socket).
+/// The Latchkey server over a real SQLite store in a temporary folder, served on a loopback port in process and
+/// driven through a plain SwiftNIO HTTP/1.1 client, one connection per request.
 struct RouteHarness {
     let configuration: LatchkeyConfiguration
     let store: SQLiteStore
@@ -44,9 +45,9 @@ struct RouteHarness {
         store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
     }
 
-    /// The application's router, as `LatchkeyServer.router` builds it for this configuration.
-    func router(logger: Logger = RouteHarness.logger) -> Router<LatchkeyRequestContext> {
-        LatchkeyServer.router(
+    /// The main listener's site, as `LatchkeyServer.site` builds it for this configuration.
+    func site(logger: Logger = RouteHarness.logger) throws -> Site {
+        try LatchkeyServer.site(
             configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
             appAttestRoots: appAttestRoots, authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
     }
@@ -59,17 +60,12 @@ struct RouteHarness {
 
     /// Runs `body` with a client of the application.
     func run<Value: Sendable>(_ body: @Sendable (RouteClient) async throws -> Value) async throws -> Value {
-        try await run(router(), body)
+        try await run(site(), body)
     }
 
-    /// Runs `body` with a client of the application over `router`.
-    func run<Value: Sendable>(
-        _ router: Router<LatchkeyRequestContext>, _ body: @Sendable (RouteClient) async throws -> Value
-    ) async throws -> Value {
-        let application = Application(router: router, logger: Self.logger)
-        return try await application.test(.router) { client in
-            try await body(RouteClient(client: client))
-        }
+    /// Runs `body` with a client of `site`, served on a loopback port while it runs.
+    func run<Value: Sendable>(_ site: Site, _ body: @Sendable (RouteClient) async throws -> Value) async throws -> Value {
+        try await site.serve(logger: Self.logger) { address in try await body(RouteClient(address: address)) }
     }
 }
 
@@ -88,9 +84,9 @@ struct RouteReply: Sendable {
     var isFailure: Bool { json["status"] as? String == "failed" && !errorMessage.isEmpty }
 }
 
-/// Sends JSON requests through the router.
+/// Sends requests to the server, each on a connection of its own.
 struct RouteClient: Sendable {
-    let client: any TestClientProtocol
+    let address: SocketAddress
 
     func send(
         _ method: HTTPRequest.Method, _ path: String, json: [String: Any]? = nil, raw: String? = nil,
@@ -104,8 +100,42 @@ struct RouteClient: Sendable {
             body = ByteBuffer(string: raw)
         }
         if body != nil, fields[.contentType] == nil { fields[.contentType] = "application/json" }
-        return try await client.execute(uri: path, method: method, headers: fields, body: body) { response in
-            RouteReply(status: response.status, headers: response.headers, text: String(buffer: response.body))
+        return try await exchange(method, path, headers: fields, body: body)
+    }
+
+    /// Writes one request on a new connection and reads its reply to the end.
+    private func exchange(_ method: HTTPRequest.Method, _ path: String, headers fields: HTTPFields, body: ByteBuffer?) async throws -> RouteReply {
+        var headers = HTTPHeaders([("Host", "localhost")])
+        for field in fields { headers.add(name: field.name.rawName, value: field.value) }
+        // Without a length NIO's encoder would frame the request as chunked.
+        headers.replaceOrAdd(name: "Content-Length", value: String(body?.readableBytes ?? 0))
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(to: address) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+            }
+        }
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(.head(HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method.rawValue), uri: path, headers: headers)))
+            if let body { try await outbound.write(.body(.byteBuffer(body))) }
+            try await outbound.write(.end(nil))
+            var status = HTTPResponse.Status.internalServerError
+            var replyHeaders = HTTPFields()
+            var text = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let head):
+                    status = HTTPResponse.Status(code: Int(head.status.code))
+                    for (name, value) in head.headers {
+                        if let fieldName = HTTPField.Name(name) { replyHeaders.append(HTTPField(name: fieldName, value: value)) }
+                    }
+                case .body(var bytes):
+                    text.writeBuffer(&bytes)
+                case .end:
+                    return RouteReply(status: status, headers: replyHeaders, text: String(buffer: text))
+                }
+            }
+            throw ChannelError.eof
         }
     }
 

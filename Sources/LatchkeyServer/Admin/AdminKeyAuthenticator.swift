@@ -1,16 +1,14 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 
 /// Lets a request through to the admin API only with `Authorization: Bearer` and a live admin
 /// key, found by its hash (so a revoked key fails at once on every instance); records the key's
 /// use and adds its name to the request's log lines. Everything else is a 401.
-struct AdminKeyAuthenticator: RouterMiddleware {
-    typealias Context = LatchkeyRequestContext
+struct AdminKeyAuthenticator: RouteMiddleware {
     let store: any BackendStore
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: LatchkeyRequestContext, next: RouteHandler) async throws -> Response {
         guard let key = ServiceCookies.bearerToken(in: request) else {
             throw Self.refusal("the admin API needs Authorization: Bearer with an admin key")
         }

@@ -1,6 +1,5 @@
-import Hummingbird
-import LatchkeyStore
 import LatchkeyService
+import LatchkeyStore
 
 extension LatchkeyRequestContext {
     /// This request as the origin of a change: the user's own, or the admin key's on admin routes.
@@ -9,5 +8,15 @@ extension LatchkeyRequestContext {
             clientAddress: clientAddress == .unknown ? peerAddress : clientAddress.key,
             userAgent: request.headers[.userAgent], requestID: requestID,
             actor: adminKeyName.map(SecurityEventActor.admin) ?? .user)
+    }
+
+    /// What log lines name a request by: the matched route template, or for a path no route matched, the path
+    /// with each segment longer than 12 characters cut to its first 8, so that a token or credential ID sent in a
+    /// path is not logged whole.
+    func loggedRoute(of request: Request) -> String {
+        if let endpointPath { return endpointPath }
+        return request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.count > 12 ? $0.prefix(8) + "…" : $0 }
+            .joined(separator: "/")
     }
 }

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 
 /// `DELETE /account`: removes the signed-in user with every passkey, session and pending ceremony
@@ -6,7 +5,7 @@ import LatchkeyService
 struct AccountController: Sendable {
     let routes: ServiceRoutes
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.delete(use: delete)
     }
 

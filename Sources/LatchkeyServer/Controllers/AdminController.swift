@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import WebAuthn
@@ -12,7 +11,7 @@ struct AdminController: Sendable {
 
     private var users: UserAdministration { routes.service.users }
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.post("users", use: createUser)
         group.get("users", use: findOrListUsers)
         group.get("users/{username}", use: showUser)
@@ -27,7 +26,7 @@ struct AdminController: Sendable {
     }
 
     @Sendable func createUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: CreateUserRequest.self, context: context)
+        let body = try request.decode(as: CreateUserRequest.self)
         let user = try await users.create(body, caller: routes.caller(request, context))
         return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: [], deviceKeys: [])), status: .created)
     }
@@ -66,7 +65,7 @@ struct AdminController: Sendable {
 
     @Sendable func updateUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
-        let body = try await request.decode(as: UpdateUserRequest.self, context: context)
+        let body = try request.decode(as: UpdateUserRequest.self)
         return try await userReply(try await users.update(user, with: body, caller: routes.caller(request, context)))
     }
 
@@ -103,8 +102,8 @@ struct AdminController: Sendable {
     @Sendable func issueTicket(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
         // No body, or an empty one whatever its type, asks for the default lifetime.
-        let hasNoBody = (request.headers[.contentLength] ?? "0") == "0" && request.headers[.transferEncoding] == nil
-        let body = hasNoBody ? EnrollmentTicketRequest() : try await request.decode(as: EnrollmentTicketRequest.self, context: context)
+        let hasNoBody = request.body.readableBytes == 0
+        let body = hasNoBody ? EnrollmentTicketRequest() : try request.decode(as: EnrollmentTicketRequest.self)
         let issued = try await users.issueTicket(for: user, expiresIn: body.expiresIn, caller: routes.caller(request, context))
         return JSONResponse.make(
             EnrollmentTicketReply(ticket: issued.ticket, expiresAt: RFC3339.string(issued.expiresAt), enrollmentURL: issued.enrollmentURL),

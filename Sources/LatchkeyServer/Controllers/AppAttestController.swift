@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import WebAuthn
 
@@ -7,7 +6,7 @@ import WebAuthn
 struct AppAttestController: Sendable {
     let routes: ServiceRoutes
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.post("challenge", use: challenge)
         group.post("keys", use: attest)
         group.post("assertions", use: assert)
@@ -23,7 +22,7 @@ struct AppAttestController: Sendable {
     }
 
     @Sendable func attest(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: AppAttestKeyRequest.self, context: context)
+        let body = try request.decode(as: AppAttestKeyRequest.self)
         let key = try await routes.service.appAttestation.attest(
             body, caller: routes.caller(request, context), presented: routes.binding(.appAttest, request))
         var response = JSONResponse.make(
@@ -33,7 +32,7 @@ struct AppAttestController: Sendable {
     }
 
     @Sendable func assert(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: AppAttestAssertionRequest.self, context: context)
+        let body = try request.decode(as: AppAttestAssertionRequest.self)
         let (key, counter) = try await routes.service.appAttestation.assert(body, presented: routes.binding(.appAttest, request))
         var response = JSONResponse.make(AppAttestAssertionReply(keyId: Base64URLBytes(key.keyID), appId: key.appID, counter: counter))
         response.setCookie(routes.cookies.clearingCeremony(.appAttest))

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import WebAuthn
 
@@ -7,7 +6,7 @@ import WebAuthn
 struct CredentialsController: Sendable {
     let routes: ServiceRoutes
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.get(use: list)
         group.patch("{id}", use: rename)
         group.delete("{id}", use: remove)
@@ -23,7 +22,7 @@ struct CredentialsController: Sendable {
     @Sendable func rename(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let caller = try routes.signedInCaller(request, context)
         let id = try Self.credentialID(context)
-        let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
+        let body = try request.decode(as: RenameCredentialRequest.self)
         let renamed = try await routes.service.passkeys.rename(id, to: body.name, caller: caller)
         return JSONResponse.make(CredentialReply(credential: CredentialSummary(renamed, names: routes.service.names)))
     }

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import WebAuthn
@@ -9,7 +8,7 @@ struct DeviceKeysController: Sendable {
     let routes: ServiceRoutes
 
     /// Enrollment, listing and removal run behind ``SessionAuthenticator``; sign-in does not.
-    func addRoutes(authenticated: RouterGroup<LatchkeyRequestContext>, signIn: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(authenticated: RouteGroup, signIn: RouteGroup) {
         authenticated.post("options", use: enrollmentOptions)
         authenticated.post(use: enroll)
         authenticated.get(use: list)
@@ -22,14 +21,14 @@ struct DeviceKeysController: Sendable {
     @Sendable func enrollmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         // Without a body, the options are for the signed-in user; with one, for the user its ticket names.
         let ticket = request.headers[.contentType] == nil
-            ? nil : try await request.decode(as: DeviceKeyEnrollmentOptionsRequest.self, context: context).enrollmentTicket
+            ? nil : try request.decode(as: DeviceKeyEnrollmentOptionsRequest.self).enrollmentTicket
         let issued = try await routes.service.deviceKeys.enrollmentOptions(
             ticket: ticket, caller: routes.caller(request, context), presented: routes.binding(.deviceKeyEnrollment, request))
         return routes.reply(issued, .deviceKeyEnrollment)
     }
 
     @Sendable func enroll(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let bytes = try await WireDecoder.body(of: request)
+        let bytes = try WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeyEnrollmentRequest.self, from: bytes)
         let keyID = try await routes.service.deviceKeys.enroll(
             body, appAttestation: routes.appAttestProof(request, body: bytes), caller: routes.caller(request, context),
@@ -46,7 +45,7 @@ struct DeviceKeysController: Sendable {
 
     @Sendable func rename(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let caller = try routes.signedInCaller(request, context)
-        let body = try await request.decode(as: RenameCredentialRequest.self, context: context)
+        let body = try request.decode(as: RenameCredentialRequest.self)
         let renamed = try await routes.service.deviceKeys.rename(ServiceRoutes.id("keyId", in: context), to: body.name, caller: caller)
         return JSONResponse.make(DeviceKeyReply(deviceKey: DeviceKeySummary(renamed)))
     }
@@ -57,14 +56,14 @@ struct DeviceKeysController: Sendable {
     }
 
     @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: DeviceKeySignInOptionsRequest.self, context: context)
+        let body = try request.decode(as: DeviceKeySignInOptionsRequest.self)
         let issued = try await routes.service.deviceKeys.signInOptions(
             body, caller: routes.caller(request, context), presented: routes.binding(.deviceKeySignIn, request))
         return routes.reply(issued, .deviceKeySignIn)
     }
 
     @Sendable func signIn(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let bytes = try await WireDecoder.body(of: request)
+        let bytes = try WireDecoder.body(of: request)
         let body = try WireDecoder.decode(DeviceKeySignInRequest.self, from: bytes)
         let signedIn = try await routes.service.deviceKeys.signIn(
             body, appAttestation: routes.appAttestProof(request, body: bytes), caller: routes.caller(request, context),

@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import WebAuthn
@@ -14,13 +13,13 @@ import WebAuthn
 struct EventsController: Sendable {
     let routes: ServiceRoutes
 
-    func addAdminRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addAdminRoutes(to group: RouteGroup) {
         group.get("events", use: adminEvents)
         group.get("webhook-deliveries", use: deliveries)
         group.post("webhook-deliveries/{id}/retry", use: retry)
     }
 
-    func addAccountRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addAccountRoutes(to group: RouteGroup) {
         group.get("events", use: accountEvents)
     }
 

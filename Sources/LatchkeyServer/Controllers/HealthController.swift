@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import Logging
@@ -8,8 +7,8 @@ import Logging
 struct HealthController: Sendable {
     let health: StoreHealth
 
-    func addRoutes(to router: Router<LatchkeyRequestContext>) {
-        router.get("healthz") { _, _ in JSONResponse.ok() }
+    func addRoutes(to router: Router) {
+        router.get("healthz", immediately: { _, _ in JSONResponse.ok() })
         router.get("readyz", use: ready)
     }
 

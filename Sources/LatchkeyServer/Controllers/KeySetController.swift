@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import NIOCore
 
@@ -12,8 +11,8 @@ struct KeySetController: Sendable {
     /// A verifier may keep the set this long; it should fetch it again on meeting an unknown `kid`.
     static let cacheControl = "public, max-age=60"
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
-        group.get("jwks.json") { _, _ in
+    func addRoutes(to group: RouteGroup) {
+        group.get("jwks.json") { [tokens] _, _ in
             var response = JSONResponse.make(try await tokens.keySet())
             response.headers[.cacheControl] = Self.cacheControl
             return response

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import WebAuthn
 
@@ -9,13 +8,13 @@ struct RegistrationController: Sendable {
     /// Both run behind ``SessionAuthenticator``: adding a passkey to an existing user needs that user's
     /// session when the options are asked for and still when the result comes; `result` finds its
     /// ceremony from the challenge.
-    func addRoutes(authenticated: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(authenticated: RouteGroup) {
         authenticated.post("options", use: options)
         authenticated.post("result", use: result)
     }
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let bytes = try await WireDecoder.body(of: request)
+        let bytes = try WireDecoder.body(of: request)
         let body = try WireDecoder.decode(RegistrationOptionsRequest.self, from: bytes)
         let issued = try await routes.service.registration.options(
             body, appAttestation: routes.appAttestProof(request, body: bytes), caller: routes.caller(request, context),
@@ -24,7 +23,7 @@ struct RegistrationController: Sendable {
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let credential = try await request.decode(as: RegistrationCredential.self, context: context)
+        let credential = try request.decode(as: RegistrationCredential.self)
         let registered = try await routes.service.registration.finish(
             credential, caller: routes.caller(request, context), presented: routes.binding(.registration, request))
         var response = JSONResponse.make(RegistrationReply(

@@ -1,5 +1,3 @@
-import HTTPTypes
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import NIOCore
@@ -70,5 +68,5 @@ struct ServiceRoutes: Sendable {
 
 /// The App Attest request header, as the transport reads it.
 enum AppAttestRoutes {
-    static let header = HTTPField.Name(AppAttestKeys.header)!
+    static let header = HeaderName(AppAttestKeys.header)
 }

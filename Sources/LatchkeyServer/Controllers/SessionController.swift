@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import WebAuthn
 
@@ -7,7 +6,7 @@ import WebAuthn
 struct SessionController: Sendable {
     let routes: ServiceRoutes
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.get(use: current)
         group.delete(use: signOut)
         group.post("logout", use: signOut)

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import WebAuthn
 
@@ -7,20 +6,20 @@ import WebAuthn
 struct SignInController: Sendable {
     let routes: ServiceRoutes
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         group.post("options", use: options)
         group.post("result", use: result)
     }
 
     @Sendable func options(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let body = try await request.decode(as: SignInOptionsRequest.self, context: context)
+        let body = try request.decode(as: SignInOptionsRequest.self)
         let issued = try await routes.service.signIn.options(
             body, caller: routes.caller(request, context), presented: routes.binding(.signIn, request))
         return routes.reply(issued, .signIn)
     }
 
     @Sendable func result(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
-        let credential = try await request.decode(as: SignInCredential.self, context: context)
+        let credential = try request.decode(as: SignInCredential.self)
         let signedIn = try await routes.service.signIn.finish(
             credential, caller: routes.caller(request, context), presented: routes.binding(.signIn, request))
         return routes.reply(signedIn, answering: .signIn)

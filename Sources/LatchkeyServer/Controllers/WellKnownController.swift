@@ -1,5 +1,4 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import NIOCore
 
@@ -9,17 +8,15 @@ import NIOCore
 struct WellKnownController: Sendable {
     let files: [WellKnownFile]
 
-    func addRoutes(to group: RouterGroup<LatchkeyRequestContext>) {
+    func addRoutes(to group: RouteGroup) {
         for file in files {
             let reply = Self.reply(for: file)
-            group.get(RouterPath(file.name)) { _, _ in reply }
+            group.get(file.name, immediately: { _, _ in reply })
         }
     }
 
     static func reply(for file: WellKnownFile) -> Response {
         guard let body = file.body else { return JSONResponse.failed(file.notConfigured, status: .notFound) }
-        return Response(
-            status: .ok, headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(status: .ok, headers: JSONResponse.headers, body: ByteBuffer(bytes: body))
     }
 }

@@ -1,21 +1,19 @@
-import HTTPTypes
-import Hummingbird
 import LatchkeyService
+import NIOHTTP1
 import WebAuthn
 
 /// A request the API refuses, with the status and the message the client sees: the transport's own refusals, and
-/// the service's (``ServiceError``) once mapped to their status. It renders itself
-/// as the JSON failure reply, so middleware that decorates errors (CORS) keeps status and body.
-struct APIError: HTTPResponseError, Sendable {
-    let status: HTTPResponse.Status
+/// the service's (``ServiceError``) once mapped to their status. ``response`` renders it as the JSON failure reply.
+struct APIError: Error, Sendable {
+    let status: HTTPResponseStatus
     let message: String
-    var headers: HTTPFields = [:]
+    var headers: [HeaderName: String] = [:]
     /// A machine-readable reason, and the credential it is about, added to the body when set.
     var reason: FailureReason?
     var credentialID: [UInt8]?
 
     init(
-        _ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:], reason: FailureReason? = nil,
+        _ status: HTTPResponseStatus, _ message: String, headers: [HeaderName: String] = [:], reason: FailureReason? = nil,
         credentialID: [UInt8]? = nil
     ) {
         self.status = status
@@ -27,11 +25,12 @@ struct APIError: HTTPResponseError, Sendable {
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    /// `{"status":"failed","errorMessage":...}` with the status and headers.
+    var response: Response {
         var response = JSONResponse.make(
             FailureReply(errorMessage: message, reason: reason, credentialId: credentialID.map { Base64URLBytes($0) }),
             status: status)
-        response.headers.append(contentsOf: headers)
+        for (name, value) in headers { response.headers.append(name, value) }
         return response
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import NIOCore
+import NIOHTTP1
 import WebAuthn
 
 /// Builds the JSON replies of the API from wire models: `application/json`, never cached.
@@ -13,15 +13,15 @@ enum JSONResponse {
     private static let encoder = OrderedJSONEncoder()
 
     /// `value` encoded as the body of a reply with `status`.
-    static func make(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: contentType, .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: body(value)))
+    static func make(_ value: some Encodable, status: HTTPResponseStatus = .ok) -> Response {
+        Response(status: status, headers: headers, body: body(value))
     }
 
+    /// The headers of every JSON reply.
+    static let headers: HTTPHeaders = [HeaderName.contentType.text: contentType, HeaderName.cacheControl.text: "no-store"]
+
     /// `body` in the ``Reply`` envelope, as the reply with `status`.
-    static func make(_ body: some ReplyBody, status: HTTPResponse.Status = .ok) -> Response {
+    static func make(_ body: some ReplyBody, status: HTTPResponseStatus = .ok) -> Response {
         make(Reply(body), status: status)
     }
 
@@ -41,7 +41,7 @@ enum JSONResponse {
     static func ok() -> Response { make(OKReply()) }
 
     /// `{"status":"failed","errorMessage":message}`.
-    static func failed(_ message: String, status: HTTPResponse.Status) -> Response {
+    static func failed(_ message: String, status: HTTPResponseStatus) -> Response {
         make(FailureReply(errorMessage: message), status: status)
     }
 }

@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import LatchkeyStore
 import WebAuthn

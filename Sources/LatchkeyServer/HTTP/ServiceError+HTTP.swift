@@ -1,16 +1,16 @@
-import HTTPTypes
 import LatchkeyService
+import NIOHTTP1
 
 extension APIError {
     /// The reply to a refusal of the service: the one place a ``ServiceError/Code`` becomes an HTTP status.
     init(_ refusal: ServiceError) {
-        var headers: HTTPFields = [:]
+        var headers: [HeaderName: String] = [:]
         if let seconds = refusal.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         self.init(Self.status(of: refusal.code), refusal.message, headers: headers, reason: refusal.reason, credentialID: refusal.credentialID)
     }
 
     /// The status a refusal with `code` is answered with.
-    static func status(of code: ServiceError.Code) -> HTTPResponse.Status {
+    static func status(of code: ServiceError.Code) -> HTTPResponseStatus {
         switch code {
         case .invalidInput: .badRequest
         case .notSignedIn: .unauthorized

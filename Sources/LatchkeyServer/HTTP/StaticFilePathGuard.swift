@@ -1,17 +1,11 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 
-/// Refuses, before the file middleware sees it, a path that could never name a file of the page
+/// Refuses, before any route or file is looked for, a path that could never name a file of the page
 /// but would confuse the file system: one that is not percent-encoded UTF-8, holds a control
 /// character once decoded (a NUL would cut the name the file is opened by short of the name its
 /// type is guessed from), or has a `.` or `..` segment. Each is a 400 saying which.
-struct StaticFilePathGuard<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try Self.check(request.uri.path)
-        return try await next(request, context)
-    }
-
+enum StaticFilePathGuard {
     /// Runs on every request, so a path without escapes or dots (every ceremony's) costs one pass over its bytes.
     static func check(_ path: String) throws(APIError) {
         var decoded = path

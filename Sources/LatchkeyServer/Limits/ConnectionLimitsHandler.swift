@@ -1,10 +1,7 @@
-import HTTPTypes
 import LatchkeyService
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOHTTPTypes
-import NIOHTTPTypesHTTP1
 
 /// Limits on each HTTP/1 connection, below the router:
 /// - **A deadline for every request.** From the moment a connection waits for a request (when it
@@ -16,18 +13,16 @@ import NIOHTTPTypesHTTP1
 ///   other malformed request 400, each with the JSON failure body, then the connection closes.
 /// - **Closing after a reply that says `Connection: close`** (such as 413, whose unread body is not
 ///   worth reading): the server stops sending, and the deadline ends the reading.
-/// - **HTTP/1.0 without keep-alive, and CONNECT,** end with their reply (``ClosingRequestMarker``, which this
-///   handler places ahead of the conversion to HTTP types).
 /// - **A body in too many pieces** (more than ``HTTPLimits/maximumBodyParts`` chunks, such as
 ///   60,000 chunked bytes of one byte each) closes the connection: each piece costs the server more
 ///   than its bytes, and the body limit counts only the bytes.
 /// - **Telling the listener's ``ConnectionShedder``** when the connection turns idle or busy, so
 ///   that a full listener makes room by closing the connection idle longest.
 final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let requestTimeout: TimeAmount
     private let logger: Logger
@@ -55,12 +50,6 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        // Hummingbird adds this handler after the HTTP/1 parser and the conversion to HTTP types; the
-        // HTTP/1.0 rule needs the version, which only the parser's side still has (``ClosingRequestMarker``).
-        let pipeline = context.pipeline.syncOperations
-        if let conversion = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? pipeline.addHandler(ClosingRequestMarker(), position: .before(conversion))
-        }
         if context.channel.isActive { updateDeadline(context) }
     }
 
@@ -104,8 +93,10 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code < 200:
+            context.write(data, promise: promise)
         case .head(let head):
-            closeAfterReply = head.headerFields[.connection]?.lowercased() == "close"
+            closeAfterReply = head.headers.first(name: "connection")?.lowercased() == "close"
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)
@@ -130,7 +121,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.fireErrorCaught(error)
             return
         }
-        let (status, message): (HTTPResponse.Status, String) = parserError == .headerOverflow
+        let (status, message): (HTTPResponseStatus, String) = parserError == .headerOverflow
             ? (.requestHeaderFieldsTooLarge,
                "request headers are over the limit of \(HTTPLimits.maximumHeaderBytes / 1024) KiB and \(HTTPLimits.maximumHeaderFields) fields")
             : (.badRequest, "malformed HTTP request")
@@ -138,12 +129,12 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         // This reply is in progress now: a further error goes on to the application, which closes.
         requestsInProgress = 1
         let body = JSONResponse.body(FailureReply(errorMessage: message))
-        let head = HTTPResponse(status: status, headerFields: [
-            .contentType: JSONResponse.contentType, .contentLength: String(body.readableBytes), .connection: "close",
-            .cacheControl: "no-store",
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: [
+            "content-type": JSONResponse.contentType, "content-length": String(body.readableBytes), "connection": "close",
+            "cache-control": "no-store",
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 

@@ -1,11 +1,11 @@
-import HTTPTypes
 import LatchkeyService
 import LatchkeyStore
+import NIOHTTP1
 import WebAuthn
 
 extension LatchkeyMetrics {
     /// The outcome label of a reply with `status`: `ok` below 400, else `http` and the code.
-    static func outcome(status: HTTPResponse.Status) -> String {
+    static func outcome(status: HTTPResponseStatus) -> String {
         status.code < 400 ? "ok" : "http\(status.code)"
     }
 

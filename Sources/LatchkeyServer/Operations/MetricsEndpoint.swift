@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 import NIOCore
 import Prometheus
@@ -12,8 +11,8 @@ struct MetricsEndpoint: Sendable {
     /// The token a scraper must send on the public listener; nil on the metrics listener.
     let token: String?
 
-    func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        router.get("metrics") { request, _ -> Response in
+    func addRoutes(to router: Router) {
+        router.get("metrics", immediately: { request, _ in
             if let token {
                 let sent = ServiceCookies.bearerToken(in: request) ?? ""
                 guard constantTimeEquals(Digest.sha256(Array(sent.utf8)), Digest.sha256(Array(token.utf8))) else {
@@ -21,8 +20,8 @@ struct MetricsEndpoint: Sendable {
                 }
             }
             return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
-        }
+                status: .ok, headers: ["content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store"],
+                body: ByteBuffer(bytes: registry.emitToBuffer()))
+        })
     }
 }

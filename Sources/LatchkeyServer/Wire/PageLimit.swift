@@ -1,4 +1,3 @@
-import Hummingbird
 import LatchkeyService
 
 /// The `limit` of a paged list (security events, webhook deliveries, users).

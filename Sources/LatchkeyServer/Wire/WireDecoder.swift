@@ -1,35 +1,20 @@
 import Foundation
-import Hummingbird
 import LatchkeyService
 import NIOCore
 import WebAuthn
 
 /// Reads a request body as one JSON object of a wire model. The body must be sent as
-/// `application/json` (a type no cross-site HTML form can send) and fit in
-/// ``HTTPLimits/maximumBodyBytes``; every decoding failure becomes a 4xx ``APIError`` that names the
+/// `application/json` (a type no cross-site HTML form can send); the transport has collected it within
+/// ``HTTPLimits/maximumBodyBytes``. Every decoding failure becomes a 4xx ``APIError`` that names the
 /// member and what was wrong.
-public struct WireDecoder: RequestDecoder {
-    public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        try Self.decode(type, from: try await Self.body(of: request))
-    }
-
+enum WireDecoder {
     /// The whole body of a JSON request, for a handler that needs its bytes as well as its members.
-    static func body(of request: Request) async throws -> ByteBuffer {
+    static func body(of request: Request) throws(APIError) -> ByteBuffer {
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" else {
             throw APIError(.unsupportedMediaType, "Content-Type must be application/json, not \((request.headers[.contentType] ?? "none").debugDescription)")
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: HTTPLimits.maximumBodyBytes)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            // The rest of the body is not worth reading: the connection closes after the reply.
-            throw APIError(
-                .contentTooLarge, "request body is larger than \(HTTPLimits.maximumBodyBytes / 1024) KiB", headers: [.connection: "close"])
-        } catch {
-            throw APIError.badRequest("request body could not be read completely")
-        }
-        return buffer
+        return request.body
     }
 
     /// Decodes `buffer` (a request body, or JSON a request carries, named by `document` in the messages) as
@@ -40,5 +25,12 @@ public struct WireDecoder: RequestDecoder {
         } catch let refusal as ServiceError {
             throw APIError(refusal)
         }
+    }
+}
+
+extension Request {
+    /// The body as the wire model `type` (``WireDecoder``).
+    func decode<T: Decodable>(as type: T.Type) throws -> T {
+        try WireDecoder.decode(type, from: try WireDecoder.body(of: self))
     }
 }

@@ -1,14 +1,12 @@
-import HTTPTypes
-import Hummingbird
 import LatchkeyService
+import NIOHTTP1
 
 /// Limits how fast one client address may call the endpoints that issue challenges or verify
 /// signatures and attestations (`POST` to the passkey, device-key and App Attest ceremonies), all
-/// drawing on one token bucket per address: beyond it, 429 with `Retry-After`, before the body is
-/// read or the store is asked anything. Routes are told by the router's match, not the request's
-/// path, so `/assertion/result/` or `//assertion//result` (which reach the same handler) count too.
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = LatchkeyRequestContext
+/// drawing on one token bucket per address: beyond it, 429 with `Retry-After`, before the store is asked
+/// anything. Routes are told by the route matched, not the request's path, so `/assertion/result/` or
+/// `//assertion//result` (which reach the same handler) count too.
+struct RateLimit: Sendable {
     static let limitedRoutes: Set<String> = [
         "/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result",
         "/device-keys/options", "/device-keys", "/device-keys/sign-in/options", "/device-keys/sign-in",
@@ -17,13 +15,11 @@ struct RateLimitMiddleware: RouterMiddleware {
 
     let buckets: TokenBuckets
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post, let route = context.endpointPath, Self.limitedRoutes.contains(route) else {
-            return try await next(request, context)
-        }
+    func check(_ request: Request, context: LatchkeyRequestContext) throws(APIError) {
+        guard request.method == .POST, let route = context.endpointPath, Self.limitedRoutes.contains(route) else { return }
         switch buckets.take(for: context.clientAddress) {
         case .allowed:
-            return try await next(request, context)
+            return
         case .refused(let retryAfter):
             context.logger.debug("rate limited", metadata: ["client": "\(context.clientAddress)", "route": "\(route)"])
             throw APIError(

@@ -1,14 +1,12 @@
-import HTTPTypes
-import Hummingbird
 import LatchkeyService
+import NIOHTTP1
 
 /// CORS with credentials for the origins it allows: replies to their requests, errors included,
 /// name the request's origin in `Access-Control-Allow-Origin` and carry
 /// `Access-Control-Allow-Credentials`, and their preflights are answered here. A request from any
 /// other origin passes untouched and its reply has no CORS headers, so a browser keeps it from that
-/// page. The admin API never gets CORS: backends call it, not pages. Sits outside
-/// ``ErrorReplyMiddleware``: by the time a reply comes back here every error is one.
-struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+/// page. The admin API never gets CORS: backends call it, not pages.
+struct OriginCORS: Sendable {
     /// The origins whose pages may read replies.
     enum AllowedOrigins: Sendable, Equatable {
         /// Every origin (conformance mode: the FIDO tool's page calls from its own).
@@ -37,33 +35,42 @@ struct OriginCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Seconds a browser may keep a preflight's answer.
     static var preflightMaxAge: String { "600" }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard !request.uri.path.hasPrefix(Self.uncoveredPathPrefix) else {
-            return try await next(request, context)
+    /// The origin whose page may read the reply to `request`, when it is one this allows.
+    private func allowedOrigin(of request: Request) -> String? {
+        guard !request.uri.path.hasPrefix(Self.uncoveredPathPrefix), let origin = request.headers[.origin], allowed.allow(origin) else {
+            return nil
         }
-        guard let origin = request.headers[.origin], allowed.allow(origin) else {
-            // The reply to an allowed origin differs: a shared cache (of /.well-known/jwks.json, say) keeps them apart.
-            var response = try await next(request, context)
-            response.headers[values: .vary].append("Origin")
-            return response
+        return origin
+    }
+
+    /// The answer to a preflight from an allowed origin; nil for every other request.
+    func preflight(_ request: Request) -> Response? {
+        guard request.method == .OPTIONS, request.headers[.accessControlRequestMethod] != nil, let origin = allowedOrigin(of: request) else {
+            return nil
         }
-        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
-            var response = Response(status: .noContent)
-            response.headers[.accessControlAllowMethods] = Self.allowedMethods
-            response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
-            response.headers[.accessControlMaxAge] = Self.preflightMaxAge
-            Self.allow(origin, in: &response.headers)
-            return response
-        }
-        var response = try await next(request, context)
-        response.headers[.accessControlExposeHeaders] = Self.exposedHeaders
+        var response = Response(status: .noContent)
+        response.headers[.accessControlAllowMethods] = Self.allowedMethods
+        response.headers[.accessControlAllowHeaders] = Self.allowedHeaders
+        response.headers[.accessControlMaxAge] = Self.preflightMaxAge
         Self.allow(origin, in: &response.headers)
         return response
     }
 
-    private static func allow(_ origin: String, in headers: inout HTTPFields) {
+    /// Adds the CORS headers to the reply to `request` (not to a preflight's, which has them).
+    func decorate(_ response: inout Response, for request: Request) {
+        guard !request.uri.path.hasPrefix(Self.uncoveredPathPrefix) else { return }
+        guard let origin = allowedOrigin(of: request) else {
+            // The reply to an allowed origin differs: a shared cache (of /.well-known/jwks.json, say) keeps them apart.
+            response.headers.append(.vary, "Origin")
+            return
+        }
+        response.headers[.accessControlExposeHeaders] = Self.exposedHeaders
+        Self.allow(origin, in: &response.headers)
+    }
+
+    private static func allow(_ origin: String, in headers: inout HTTPHeaders) {
         headers[.accessControlAllowOrigin] = origin
         headers[.accessControlAllowCredentials] = "true"
-        headers[values: .vary].append("Origin")
+        headers.append(.vary, "Origin")
     }
 }

@@ -1,0 +1,59 @@
+import CoreMetrics
+import LatchkeyService
+import NIOHTTP1
+import Synchronization
+
+/// Counts and times every request, under the names and dimensions Latchkey has always used (those of
+/// Hummingbird's `MetricsMiddleware`: `hb.requests`, `http.server.request.duration` and
+/// `http.server.active_requests`, by route, method and status), so dashboards keep working. A request no
+/// route matched is counted under the route `Unknown`.
+final class RequestMetrics: Sendable {
+    struct Endpoint: Hashable {
+        let route: String
+        let method: String
+        let status: UInt
+    }
+
+    struct EndpointMetrics: Sendable {
+        let requests: Counter
+        let duration: CoreMetrics.Timer
+
+        init(_ endpoint: Endpoint) {
+            let dimensions = [
+                ("http.route", endpoint.route), ("http.request.method", endpoint.method),
+                ("http.response.status_code", String(endpoint.status)),
+            ]
+            requests = Counter(label: "hb.requests", dimensions: dimensions)
+            duration = CoreMetrics.Timer(label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds)
+        }
+    }
+
+    private let endpoints = Mutex<[Endpoint: EndpointMetrics]>([:])
+    private let methods = Mutex<[String: Meter]>([:])
+
+    /// Records a request to `route` answered with `status`, begun at `start`.
+    func record(route: String?, method: HTTPMethod, status: HTTPResponseStatus, since start: ContinuousClock.Instant) {
+        let metrics = endpoint(Endpoint(route: route ?? "Unknown", method: method.rawValue, status: status.code))
+        metrics.requests.increment()
+        metrics.duration.record(since: start)
+    }
+
+    private func endpoint(_ key: Endpoint) -> EndpointMetrics {
+        endpoints.withLock { cached in
+            if let metrics = cached[key] { return metrics }
+            let metrics = EndpointMetrics(key)
+            cached[key] = metrics
+            return metrics
+        }
+    }
+
+    /// The gauge of requests in progress with `method`.
+    func activeRequests(_ method: HTTPMethod) -> Meter {
+        methods.withLock { cached in
+            if let meter = cached[method.rawValue] { return meter }
+            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+            cached[method.rawValue] = meter
+            return meter
+        }
+    }
+}

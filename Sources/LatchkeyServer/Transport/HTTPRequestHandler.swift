@@ -1,0 +1,122 @@
+import LatchkeyService
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The last handler of a connection: collects each request's body within ``HTTPLimits/maximumBodyBytes``, has the
+/// ``Responder`` answer it, and writes the reply in one flush. SwiftNIO's pipeline ahead of it parses, and holds
+/// back a pipelined request until the reply before it is written, so one request at a time is in progress here.
+///
+/// - A body over the limit (by its `Content-Length`, or once more of it has come) is answered at once, without
+///   waiting for the rest, which is dropped; the connection closes after the reply.
+/// - `Expect: 100-continue` gets `100 Continue` when the body may be sent.
+/// - The connection ends with the reply when the request asks (`Connection: close`, in any case or list), speaks
+///   HTTP/1.0 without keep-alive, or is CONNECT; and when the reply says `Connection: close`.
+/// - HEAD gets GET's reply without its body.
+final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        /// Waiting for a request's head.
+        case idle
+        /// Collecting a body.
+        case reading(HTTPRequestHead, ByteBuffer)
+        /// Answered (or being answered) before the body ended: the rest is dropped, and the connection closes.
+        case discarding
+        /// The reply is being made.
+        case answering
+    }
+
+    private let responder: Responder
+    private var state = State.idle
+
+    init(responder: Responder) {
+        self.responder = responder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), _):
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
+                answerOverLimit(head, context: context)
+                return
+            }
+            if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
+            state = .reading(head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var part), .reading(let head, var body)):
+            state = .answering  // Let `body` be the only reference while it grows.
+            guard body.readableBytes + part.readableBytes <= HTTPLimits.maximumBodyBytes else {
+                answerOverLimit(head, context: context)
+                return
+            }
+            body.writeBuffer(&part)
+            state = .reading(head, body)
+        case (.end, .reading(let head, let body)):
+            state = .answering
+            answer(Request(head: head, body: body), closes: Self.endsConnection(head), context: context)
+        case (.end, .discarding):
+            break
+        case (.body, _), (.end, _):
+            break
+        }
+    }
+
+    private func answerOverLimit(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        state = .discarding
+        answer(Request(head: head, body: ByteBuffer(), bodyIsOverLimit: true), closes: true, context: context)
+    }
+
+    private func answer(_ request: Request, closes: Bool, context: ChannelHandlerContext) {
+        switch responder.respond(to: request, peer: context.channel.remoteAddress, on: context.eventLoop) {
+        case .ready(let response):
+            write(response, to: request, closes: closes, context: context)
+        case .pending(let future):
+            future.assumeIsolated().whenComplete { result in
+                switch result {
+                case .success(let response): self.write(response, to: request, closes: closes, context: context)
+                case .failure: context.close(promise: nil)  // The responder renders every error; this is not one.
+                }
+            }
+        }
+    }
+
+    private func write(_ response: Response, to request: Request, closes requested: Bool, context: ChannelHandlerContext) {
+        var headers = response.headers
+        let closes = requested || headers[.connection]?.lowercased() == "close"
+        if response.status != .noContent && response.status != .notModified {
+            headers[.contentLength] = String(response.body.readableBytes)
+        }
+        if closes {
+            headers[.connection] = "close"
+        } else if request.head.version == .http1_0 {
+            headers[.connection] = "keep-alive"
+        }
+        if case .discarding = state {} else { state = .idle }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+        if request.method != .HEAD, response.body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if closes {
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A parser error was answered by ``ConnectionLimitsHandler``; any other (a reset) ends the connection.
+        context.close(promise: nil)
+    }
+
+    /// Whether the connection ends with the reply to `head`: CONNECT (whose reply SwiftNIO sends without a body or
+    /// a length, which a client could only read to the end of the connection), HTTP/1.0 without keep-alive
+    /// (RFC 9112 §9.3), or a `close` option in any case or list (RFC 9110 §7.6.1).
+    static func endsConnection(_ head: HTTPRequestHead) -> Bool {
+        if head.method == .CONNECT || (head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive) { return true }
+        return head.headers["connection"].contains {
+            $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+        }
+    }
+}

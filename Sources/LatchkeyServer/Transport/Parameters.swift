@@ -1,0 +1,61 @@
+/// Named values read from a request: a route's path parameters (`{id}`) or its query. A name given
+/// twice answers with its first value.
+public struct Parameters: Sendable {
+    private var pairs: [(name: Substring, value: Substring)]
+
+    init(_ pairs: [(name: Substring, value: Substring)] = []) {
+        self.pairs = pairs
+    }
+
+    /// The first value of `name`.
+    public func get(_ name: String) -> String? {
+        pairs.first { $0.name == name }.map { String($0.value) }
+    }
+
+    mutating func append(_ name: Substring, _ value: Substring) {
+        pairs.append((name, value))
+    }
+
+    /// A query (what follows `?`): `&`-separated `name=value` pairs, values percent-decoded (a value that does not
+    /// decode is kept as sent), names as sent; a pair without `=` has the empty value.
+    static func query(_ query: Substring) -> Parameters {
+        var parameters = Parameters()
+        for pair in query.split(separator: "&") {
+            guard let equals = pair.firstIndex(of: "=") else {
+                parameters.append(pair, "")
+                continue
+            }
+            let value = pair[pair.index(after: equals)...]
+            let decoded = value.contains("%") ? String(value).removingPercentEncodingStrictly().map { Substring($0) } ?? value : value
+            parameters.append(pair[..<equals], decoded)
+        }
+        return parameters
+    }
+}
+
+extension String {
+    /// The text with `%XX` escapes decoded, nil when an escape is malformed or the bytes are not UTF-8.
+    func removingPercentEncodingStrictly() -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
