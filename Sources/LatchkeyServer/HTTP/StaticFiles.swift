@@ -103,8 +103,8 @@ struct StaticFiles: Sendable {
 
 /// Dates as HTTP writes them (RFC 9110 §5.6.7, IMF-fixdate).
 enum HTTPDate {
-    // Used under `lock` only.
-    nonisolated(unsafe) private static let formatter: DateFormatter = {
+    // Used under `lock` only: a formatter is not safe to use from two threads at once.
+    private static let formatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")

@@ -3,8 +3,8 @@ import LatchkeyService
 import NIOHTTP1
 import Synchronization
 
-/// Counts and times every request, under the names and dimensions Latchkey has always used (those of
-/// Hummingbird's `MetricsMiddleware`: `hb.requests`, `http.server.request.duration` and
+/// Counts and times every request, under the names and dimensions Latchkey has always used (those it
+/// had from Hummingbird's `MetricsMiddleware`: `hb.requests`, `http.server.request.duration` and
 /// `http.server.active_requests`, by route, method and status), so dashboards keep working. A request no
 /// route matched is counted under the route `Unknown`.
 final class RequestMetrics: Sendable {

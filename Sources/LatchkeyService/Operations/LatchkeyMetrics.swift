@@ -8,7 +8,7 @@ import WebAuthn
 /// Latchkey's own metrics, through swift-metrics (Prometheus when the server is started by the
 /// `latchkey` command): ceremonies by kind and outcome, verification and store latency, and the
 /// pending challenges and live sessions the store holds. HTTP requests by route and status come
-/// from ``RequestMetricsMiddleware`` (under the names of Hummingbird's `MetricsMiddleware`).
+/// from the server's request metrics (under the names Latchkey has always used).
 public final class LatchkeyMetrics: Sendable {
     /// The ceremony a request belongs to: `registration-options`, `authentication-result`, ...
     public enum Ceremony: String, Sendable, CaseIterable {

@@ -13,8 +13,8 @@ import Glibc
 ///   `message`, then the metadata as strings, nested dictionaries and arrays as JSON.
 ///
 /// Metadata is formatted when a line is written, not each time it changes (`StreamLogHandler`
-/// formats it on every change): every request sets two keys on its logger, Hummingbird's request
-/// ID and ours, and most requests write no line. Handler, logger and event metadata merge in
+/// formats it on every change): every request sets its request ID on its logger, and most
+/// requests write no line. Handler, logger and event metadata merge in
 /// that order, later ones winning, with the event's error as `error.message` and `error.type`.
 public struct LineLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info

@@ -80,6 +80,25 @@ struct StrictJSONReader {
         }
     }
 
+    /// Reads `bytes` as ``check(_:)`` does and keeps what they say, in the same pass: the tree a
+    /// ``StrictJSONDecoder`` decodes.
+    static func tree(_ bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) -> StrictJSONNode {
+        if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { throw .notJSON }
+        var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
+        do throws(Failure) {
+            reader.skipWhitespace()
+            let node = try reader.node(depth: 0)
+            try reader.expectEnd()
+            return node
+        } catch {
+            switch error {
+            case .duplicate(let name): throw .repeatedMember(name)
+            case .tooDeep: throw .tooDeep(maximumDepth)
+            case .notJSON, .notAnObject: throw .notJSON
+            }
+        }
+    }
+
     enum Failure: Error, Equatable {
         case notJSON
         case notAnObject
@@ -183,6 +202,52 @@ struct StrictJSONReader {
             case UInt8(ascii: "}"): return
             default: throw .notJSON
             }
+        }
+    }
+
+    /// One value of any kind, kept whole; names repeated in an object are refused by ``forEachMember``.
+    private mutating func node(depth: Int) throws(Failure) -> StrictJSONNode {
+        switch peek() {
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "{"):
+            index += 1
+            var members: [String: StrictJSONNode] = [:]
+            try forEachMember(depth: depth + 1) { (reader: inout StrictJSONReader, name: String) throws(Failure) in
+                members[name] = try reader.node(depth: depth + 1)
+            }
+            return .object(members)
+        case UInt8(ascii: "["):
+            index += 1
+            guard depth + 1 <= Self.maximumDepth else { throw .tooDeep }
+            var items: [StrictJSONNode] = []
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
+            while true {
+                skipWhitespace()
+                items.append(try node(depth: depth + 1))
+                skipWhitespace()
+                switch next() {
+                case UInt8(ascii: ","): continue
+                case UInt8(ascii: "]"): return .array(items)
+                default: throw .notJSON
+                }
+            }
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
+        default:
+            let start = index
+            try number()
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
         }
     }
 
