@@ -14,8 +14,13 @@ extension LatchkeyRequestContext {
     /// with each segment longer than 12 characters cut to its first 8, so that a token or credential ID sent in a
     /// path is not logged whole.
     func loggedRoute(of request: Request) -> String {
-        if let endpointPath { return endpointPath }
-        return request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        endpointPath ?? Self.shortened(request.uri.path)
+    }
+
+    /// `path` with every segment longer than 12 characters cut to its first 8 and `…`: a token or key a client
+    /// put in a path that matched no route reaches no log line or reply.
+    static func shortened(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.count > 12 ? $0.prefix(8) + "…" : $0 }
             .joined(separator: "/")
     }

@@ -130,8 +130,8 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         requestsInProgress = 1
         let body = JSONResponse.body(FailureReply(errorMessage: message))
         let head = HTTPResponseHead(version: .http1_1, status: status, headers: [
-            "content-type": JSONResponse.contentType, "content-length": String(body.readableBytes), "connection": "close",
-            "cache-control": "no-store",
+            "Content-Type": JSONResponse.contentType, "Content-Length": String(body.readableBytes), "Connection": "close",
+            "Cache-Control": "no-store",
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)

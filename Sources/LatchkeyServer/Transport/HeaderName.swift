@@ -1,47 +1,55 @@
 import NIOHTTP1
 
-/// A header's name, lower-cased once, so that routes read and write headers by a constant
-/// (`request.headers[.origin]`) rather than by a string spelled at every use.
+/// A header's name, so that routes read and write headers by a constant (`request.headers[.origin]`)
+/// rather than by a string spelled at every use. Names compare without regard to case, as HTTP's do;
+/// replies write them as spelled here (`Content-Type`).
 public struct HeaderName: Hashable, Sendable, CustomStringConvertible {
-    /// The name in lower case, as it is written on the wire.
+    /// The name as it is written on the wire.
     public let text: String
+    /// The name in lower case, which equality and hashing use.
+    private let key: String
 
     public init(_ text: String) {
-        self.text = text.lowercased()
+        self.text = text
+        self.key = text.lowercased()
     }
 
     public var description: String { text }
 
-    static let accept = HeaderName("accept")
-    static let accessControlAllowCredentials = HeaderName("access-control-allow-credentials")
-    static let accessControlAllowHeaders = HeaderName("access-control-allow-headers")
-    static let accessControlAllowMethods = HeaderName("access-control-allow-methods")
-    static let accessControlAllowOrigin = HeaderName("access-control-allow-origin")
-    static let accessControlExposeHeaders = HeaderName("access-control-expose-headers")
-    static let accessControlMaxAge = HeaderName("access-control-max-age")
-    static let accessControlRequestMethod = HeaderName("access-control-request-method")
-    static let allow = HeaderName("allow")
-    static let authorization = HeaderName("authorization")
-    static let cacheControl = HeaderName("cache-control")
-    static let connection = HeaderName("connection")
-    static let contentLength = HeaderName("content-length")
-    static let contentSecurityPolicy = HeaderName("content-security-policy")
-    static let contentType = HeaderName("content-type")
-    static let cookie = HeaderName("cookie")
-    static let eTag = HeaderName("etag")
-    static let expect = HeaderName("expect")
-    static let ifModifiedSince = HeaderName("if-modified-since")
-    static let ifNoneMatch = HeaderName("if-none-match")
-    static let lastModified = HeaderName("last-modified")
-    static let origin = HeaderName("origin")
-    static let retryAfter = HeaderName("retry-after")
-    static let setCookie = HeaderName("set-cookie")
-    static let strictTransportSecurity = HeaderName("strict-transport-security")
-    static let transferEncoding = HeaderName("transfer-encoding")
-    static let userAgent = HeaderName("user-agent")
-    static let vary = HeaderName("vary")
-    static let wwwAuthenticate = HeaderName("www-authenticate")
-    static let xContentTypeOptions = HeaderName("x-content-type-options")
+    public static func == (left: HeaderName, right: HeaderName) -> Bool { left.key == right.key }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    static let accept = HeaderName("Accept")
+    static let accessControlAllowCredentials = HeaderName("Access-Control-Allow-Credentials")
+    static let accessControlAllowHeaders = HeaderName("Access-Control-Allow-Headers")
+    static let accessControlAllowMethods = HeaderName("Access-Control-Allow-Methods")
+    static let accessControlAllowOrigin = HeaderName("Access-Control-Allow-Origin")
+    static let accessControlExposeHeaders = HeaderName("Access-Control-Expose-Headers")
+    static let accessControlMaxAge = HeaderName("Access-Control-Max-Age")
+    static let accessControlRequestMethod = HeaderName("Access-Control-Request-Method")
+    static let allow = HeaderName("Allow")
+    static let authorization = HeaderName("Authorization")
+    static let cacheControl = HeaderName("Cache-Control")
+    static let connection = HeaderName("Connection")
+    static let contentLength = HeaderName("Content-Length")
+    static let contentSecurityPolicy = HeaderName("Content-Security-Policy")
+    static let contentType = HeaderName("Content-Type")
+    static let cookie = HeaderName("Cookie")
+    static let eTag = HeaderName("ETag")
+    static let expect = HeaderName("Expect")
+    static let ifModifiedSince = HeaderName("If-Modified-Since")
+    static let ifNoneMatch = HeaderName("If-None-Match")
+    static let lastModified = HeaderName("Last-Modified")
+    static let origin = HeaderName("Origin")
+    static let retryAfter = HeaderName("Retry-After")
+    static let setCookie = HeaderName("Set-Cookie")
+    static let strictTransportSecurity = HeaderName("Strict-Transport-Security")
+    static let transferEncoding = HeaderName("Transfer-Encoding")
+    static let userAgent = HeaderName("User-Agent")
+    static let vary = HeaderName("Vary")
+    static let wwwAuthenticate = HeaderName("WWW-Authenticate")
+    static let xContentTypeOptions = HeaderName("X-Content-Type-Options")
 }
 
 extension HTTPHeaders {

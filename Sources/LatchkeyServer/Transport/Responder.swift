@@ -123,7 +123,7 @@ struct Responder: Sendable {
                     .methodNotAllowed, "\(request.uri.path) is a file of the page: it takes GET or HEAD", headers: [.allow: "GET, HEAD"])
             }
         }
-        throw APIError(.notFound, "no such endpoint: \(request.method.rawValue) \(request.uri.path)")
+        throw APIError(.notFound, "no such endpoint: \(request.method.rawValue) \(LatchkeyRequestContext.shortened(request.uri.path))")
     }
 
     /// The reply as it leaves: a refusal rendered (and logged at info), then CORS, the security headers, the
