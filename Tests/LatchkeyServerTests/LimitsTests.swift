@@ -147,6 +147,19 @@ import Testing
         }
     }
 
+    /// Printable ASCII takes a shorter way through the rules; it must end where the whole way does.
+    @Test func plainASCIINamesGetWhatEveryRuleGives() throws {
+        let printable = (0x20...0x7E).map { Character(Unicode.Scalar(UInt8($0))) }
+        var names = printable.map { "a\($0)B" } + printable.map(String.init) + ["Alice", "BOB.smith@Example.com", "team/Alice", " a", "a ", "  "]
+        names += [String(repeating: "x", count: 64), String(repeating: "x", count: 65), "../x", "a/./b", ".", "..", "x/..."]
+        for name in names {
+            func outcome(_ rule: () throws -> String) -> String {
+                do { return "name \(try rule())" } catch { return "refused: \((error as? ServiceError)?.message ?? "\(error)")" }
+            }
+            #expect(outcome { try UserNames.username(name) } == outcome { try UserNames.folded(UserNames.spelling(name)) }, "\(name.debugDescription)")
+        }
+    }
+
     @Test func usernamesAreFoldedToOneAccount() async throws {
         #expect(try UserNames.username("ALICE") == "alice")
         #expect(try UserNames.username("U\u{308}ber") == "\u{FC}ber")

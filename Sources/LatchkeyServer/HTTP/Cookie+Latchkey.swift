@@ -21,7 +21,7 @@ extension Request {
     func cookieValue(named name: String) -> String? {
         for header in headers[values: .cookie] {
             for part in header.split(separator: ";", omittingEmptySubsequences: false) {
-                let cookie = part.drop(while: \.isWhitespace)
+                let cookie = part.droppingLeadingOptionalWhitespace
                 guard let equals = cookie.firstIndex(of: "="), cookie[..<equals] == name else { continue }
                 return String(cookie[cookie.index(after: equals)...])
             }

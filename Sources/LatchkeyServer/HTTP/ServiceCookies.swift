@@ -35,9 +35,9 @@ struct ServiceCookies: Sendable {
     static func bearerToken(in request: Request) -> String? {
         guard let authorization = request.headers[.authorization] else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
+        guard parts.count == 2, parts[0].equalsIgnoringASCIICase("bearer") else { return nil }
+        let token = parts[1].trimmingOptionalWhitespace
+        return token.isEmpty ? nil : String(token)
     }
 
     /// The name of the cookie that holds the bindings of `kind`'s challenges.

@@ -75,7 +75,7 @@ struct StaticFiles: Sendable {
     static func reply(_ file: File, to request: Request) -> Response {
         if let tags = request.headers[.ifNoneMatch] {
             let matches = tags.split(separator: ",").contains { tag in
-                let tag = tag.trimmingCharacters(in: .whitespaces)
+                let tag = tag.trimmingOptionalWhitespace
                 return tag == "*" || tag == file.eTag || tag == "W/" + file.eTag
             }
             if matches { return Response(status: .notModified, headers: file.headers) }

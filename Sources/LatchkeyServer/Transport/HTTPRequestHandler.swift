@@ -115,8 +115,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// (RFC 9112 §9.3), or a `close` option in any case or list (RFC 9110 §7.6.1).
     static func endsConnection(_ head: HTTPRequestHead) -> Bool {
         if head.method == .CONNECT || (head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive) { return true }
-        return head.headers["connection"].contains {
-            $0.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
-        }
+        // Each option of each field, trimmed.
+        return head.headers[canonicalForm: HeaderName.connection.text].contains { $0.equalsIgnoringASCIICase("close") }
     }
 }

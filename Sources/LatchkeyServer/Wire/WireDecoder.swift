@@ -1,4 +1,3 @@
-import Foundation
 import LatchkeyService
 import NIOCore
 import WebAuthn
@@ -10,8 +9,8 @@ import WebAuthn
 enum WireDecoder {
     /// The whole body of a JSON request, for a handler that needs its bytes as well as its members.
     static func body(of request: Request) throws(APIError) -> ByteBuffer {
-        let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard mediaType == "application/json" else {
+        let mediaType = request.headers[.contentType]?.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first
+        guard let mediaType, mediaType.trimmingOptionalWhitespace.equalsIgnoringASCIICase("application/json") else {
             throw APIError(.unsupportedMediaType, "Content-Type must be application/json, not \((request.headers[.contentType] ?? "none").debugDescription)")
         }
         return request.body

@@ -13,7 +13,18 @@ package enum UserNames {
 
     /// The username as accounts are kept and found: ``spelling(_:)`` case-folded, or a 400 naming the problem.
     package static func username(_ raw: String) throws -> String {
-        try folded(spelling(raw))
+        try plainASCIIUsername(raw) ?? folded(spelling(raw))
+    }
+
+    /// The username of `raw` when it is printable ASCII that every rule takes as it is (most names): NFC, width
+    /// mapping, invisible characters and look-alike scripts do not apply to it, so it is only lower-cased. Nil
+    /// for anything else, and for a name a rule refuses, which ``spelling(_:)`` then words.
+    private static func plainASCIIUsername(_ raw: String) -> String? {
+        let bytes = raw.utf8
+        guard let first = bytes.first, let last = bytes.last, first != 0x20, last != 0x20, bytes.count <= maximumUsernameBytes,
+              bytes.allSatisfy({ (0x20...0x7E).contains($0) }), unaddressableSegment(raw) == nil
+        else { return nil }
+        return raw.lowercased()
     }
 
     /// The names to look an account up by, in order: ``username(_:)``, then the name as accounts made before
