@@ -218,23 +218,11 @@ struct StrictJSONReader {
             return .object(members)
         case UInt8(ascii: "["):
             index += 1
-            guard depth + 1 <= Self.maximumDepth else { throw .tooDeep }
             var items: [StrictJSONNode] = []
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
+            try forEachItem(depth: depth + 1) { (reader: inout StrictJSONReader) throws(Failure) in
+                items.append(try reader.node(depth: depth + 1))
             }
-            while true {
-                skipWhitespace()
-                items.append(try node(depth: depth + 1))
-                skipWhitespace()
-                switch next() {
-                case UInt8(ascii: ","): continue
-                case UInt8(ascii: "]"): return .array(items)
-                default: throw .notJSON
-                }
-            }
+            return .array(items)
         case UInt8(ascii: "t"):
             try literal("true")
             return .bool(true)
@@ -251,6 +239,27 @@ struct StrictJSONReader {
         }
     }
 
+    /// Reads the items of an array up to the closing bracket (the opening one is already read), handing the
+    /// reader to `body` at each item.
+    private mutating func forEachItem(depth: Int, _ body: (inout StrictJSONReader) throws(Failure) -> Void) throws(Failure) {
+        guard depth <= Self.maximumDepth else { throw .tooDeep }
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            try body(&self)
+            skipWhitespace()
+            switch next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "]"): return
+            default: throw .notJSON
+            }
+        }
+    }
+
     /// Validates one value of any kind without keeping it.
     private mutating func skipValue(depth: Int) throws(Failure) {
         switch peek() {
@@ -262,21 +271,8 @@ struct StrictJSONReader {
             }
         case UInt8(ascii: "["):
             index += 1
-            guard depth + 1 <= Self.maximumDepth else { throw .tooDeep }
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                index += 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                try skipValue(depth: depth + 1)
-                skipWhitespace()
-                switch next() {
-                case UInt8(ascii: ","): continue
-                case UInt8(ascii: "]"): return
-                default: throw .notJSON
-                }
+            try forEachItem(depth: depth + 1) { (reader: inout StrictJSONReader) throws(Failure) in
+                try reader.skipValue(depth: depth + 1)
             }
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
