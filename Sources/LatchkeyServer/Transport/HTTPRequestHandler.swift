@@ -38,11 +38,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), _):
-            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
+            if let length = head.headers[.contentLength].flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
                 answerOverLimit(head, context: context)
                 return
             }
-            if head.headers.first(name: "expect")?.lowercased() == "100-continue" {
+            if head.headers[.expect].map({ Substring($0).trimmingOptionalWhitespace.equalsIgnoringASCIICase("100-continue") }) == true {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
             }
             state = .reading(head, context.channel.allocator.buffer(capacity: 0))
@@ -85,7 +85,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func write(_ response: Response, to request: Request, closes requested: Bool, context: ChannelHandlerContext) {
         var headers = response.headers
-        let closes = requested || headers[.connection]?.lowercased() == "close"
+        let closes = requested || headers[.connection].map({ Substring($0).equalsIgnoringASCIICase("close") }) == true
         if response.status != .noContent && response.status != .notModified {
             headers[.contentLength] = String(response.body.readableBytes)
         }

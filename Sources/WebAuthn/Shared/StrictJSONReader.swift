@@ -64,32 +64,27 @@ struct StrictJSONReader {
     /// Reads `bytes` as one JSON text (RFC 8259: UTF-8, no byte order mark) and refuses it when it is not one,
     /// when any of its objects repeats a member name, or when it nests deeper than ``maximumDepth``.
     static func check(_ bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) {
-        // Names are compared as text, and text that is not UTF-8 is not JSON.
-        if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { throw .notJSON }
-        var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
-        do throws(Failure) {
-            reader.skipWhitespace()
-            try reader.skipValue(depth: 0)
-            try reader.expectEnd()
-        } catch {
-            switch error {
-            case .duplicate(let name): throw .repeatedMember(name)
-            case .tooDeep: throw .tooDeep(maximumDepth)
-            case .notJSON, .notAnObject: throw .notJSON
-            }
-        }
+        try readWhole(bytes) { (reader: inout StrictJSONReader) throws(Failure) in try reader.skipValue(depth: 0) }
     }
 
     /// Reads `bytes` as ``check(_:)`` does and keeps what they say, in the same pass: the tree a
     /// ``StrictJSONDecoder`` decodes.
     static func tree(_ bytes: UnsafeBufferPointer<UInt8>) throws(StrictJSONProblem) -> StrictJSONNode {
+        try readWhole(bytes) { (reader: inout StrictJSONReader) throws(Failure) in try reader.node(depth: 0) }
+    }
+
+    /// `bytes` as one JSON text read by `readValue`, with nothing after it; every name repeated in an object refused.
+    private static func readWhole<Value>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ readValue: (inout StrictJSONReader) throws(Failure) -> Value
+    ) throws(StrictJSONProblem) -> Value {
+        // Names are compared as text, and text that is not UTF-8 is not JSON.
         if bytes.contains(where: { $0 >= 0x80 }), !isValidUTF8(bytes) { throw .notJSON }
         var reader = StrictJSONReader(bytes, refusesEveryRepeatedName: true)
         do throws(Failure) {
             reader.skipWhitespace()
-            let node = try reader.node(depth: 0)
+            let value = try readValue(&reader)
             try reader.expectEnd()
-            return node
+            return value
         } catch {
             switch error {
             case .duplicate(let name): throw .repeatedMember(name)
