@@ -134,21 +134,36 @@ public enum LatchkeyServer {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
-        let metrics = LatchkeyMetrics()
         let shared = RelyingPartyService(
-            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: metrics,
+            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics(),
             operations: operations, authenticatorNames: names)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
-        var services: [any Service] = [
-            store,
-            ExpiredRecordPurger(
-                store: shared.store, metrics: metrics, logger: logger, eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
-        ]
+        let services: [any Service] = [store]
+            + (try backgroundServices(of: shared, logger: logger))
+            + (try listeners(of: shared, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
+        return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    }
+
+    /// What runs beside the listeners: the purge of expired records and the webhook dispatcher.
+    private static func backgroundServices(of shared: RelyingPartyService, logger: Logger) throws -> [any Service] {
+        let configuration = shared.configuration
         let signer = configuration.webhookURLs.isEmpty
             ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
-        services.append(try WebhookDispatcher(
-            store: shared.store, signer: signer,
-            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() }))
+        return [
+            ExpiredRecordPurger(
+                store: shared.store, metrics: shared.metrics, logger: logger,
+                eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
+            try WebhookDispatcher(
+                store: shared.store, signer: signer, receivers: configuration.webhookReceivers, metrics: shared.metrics, logger: logger,
+                makeTransport: { HTTPClientWebhookTransport() }),
+        ]
+    }
+
+    /// The main listener, and the metrics and admin listeners when they are configured.
+    private static func listeners(
+        of shared: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, eventLoops: any EventLoopGroup, logger: Logger
+    ) throws -> [any Service] {
+        let configuration = shared.configuration
         // Connections are bounded by the descriptors there are: a full listener closes its
         // longest-idle connection for a newcomer, and running out all the same pauses accepts. The
         // PostgreSQL pool, the admin and metrics listeners and the webhook requests hold theirs.
@@ -160,20 +175,21 @@ public enum LatchkeyServer {
         func listener(_ site: Site, _ host: String, _ port: Int, limit: Int) -> HTTPListener {
             site.listener(
                 host: host, port: port, eventLoops: eventLoops, requestTimeout: .seconds(Int64(configuration.requestTimeout)),
-                connectionLimit: limit, metrics: metrics, logger: logger)
+                connectionLimit: limit, metrics: shared.metrics, logger: logger)
         }
+        var listeners: [any Service] = []
         if let metricsRegistry, let address = configuration.metricsAddress {
             let router = Router()
             MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: router)
             let site = Site(routes: router.routes, responder: responder(shared, router, logger: logger))
-            services.append(listener(site, address.host, address.port, limit: Self.internalListenerConnections))
+            listeners.append(listener(site, address.host, address.port, limit: Self.internalListenerConnections))
         }
         if let address = configuration.adminAddress {
-            services.append(listener(adminSite(service: shared, logger: logger), address.host, address.port, limit: Self.internalListenerConnections))
+            listeners.append(listener(adminSite(service: shared, logger: logger), address.host, address.port, limit: Self.internalListenerConnections))
         }
         let main = try site(service: shared, metricsRegistry: metricsRegistry, logger: logger)
-        services.append(listener(main, configuration.host, configuration.port, limit: maximumConnections))
-        return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        listeners.append(listener(main, configuration.host, configuration.port, limit: maximumConnections))
+        return listeners
     }
 
     /// Connections the admin listener holds open at most: it serves a few backends.

@@ -3,6 +3,9 @@ import Foundation
 /// A verified registration to store: the credential, the user to create with it when it is their
 /// first, and the session that signs a new user in.
 public struct NewRegistration: Sendable, Equatable {
+    /// SHA-256 of the challenge it answered, when it answered one: its pending ceremony is consumed in
+    /// the same transaction, and when it is gone by then (another answer took it) nothing is written.
+    public var challengeHash: [UInt8]?
     public var credential: CredentialRecord
     /// Created in the same transaction when the credential is the user's first.
     public var newUser: UserRecord?
@@ -18,9 +21,10 @@ public struct NewRegistration: Sendable, Equatable {
     public var events: [SecurityEvent]
 
     public init(
-        credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil, endingSessions: [[UInt8]] = [],
-        spendingTicket: (hash: [UInt8], at: Date)? = nil, events: [SecurityEvent] = []
+        challengeHash: [UInt8]? = nil, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil,
+        endingSessions: [[UInt8]] = [], spendingTicket: (hash: [UInt8], at: Date)? = nil, events: [SecurityEvent] = []
     ) {
+        self.challengeHash = challengeHash
         self.credential = credential
         self.newUser = newUser
         self.session = session
@@ -30,7 +34,7 @@ public struct NewRegistration: Sendable, Equatable {
     }
 
     public static func == (lhs: NewRegistration, rhs: NewRegistration) -> Bool {
-        lhs.credential == rhs.credential && lhs.newUser == rhs.newUser && lhs.session == rhs.session
+        lhs.challengeHash == rhs.challengeHash && lhs.credential == rhs.credential && lhs.newUser == rhs.newUser && lhs.session == rhs.session
             && lhs.endingSessions == rhs.endingSessions && lhs.spendingTicket?.hash == rhs.spendingTicket?.hash
             && lhs.spendingTicket?.at == rhs.spendingTicket?.at && lhs.events == rhs.events
     }
@@ -81,6 +85,22 @@ public struct SignInLookup: Sendable, Equatable {
         self.ceremony = ceremony
         self.credential = credential
         self.owner = owner
+    }
+}
+
+/// What the start of a registration result reads: the pending ceremony (nil when the challenge is
+/// unknown or spent), the user its user handle names (nil for a user the registration creates), and
+/// whether that user handle has any security event: a handle with a history and no user is an account
+/// deleted since the options were issued.
+public struct RegistrationLookup: Sendable, Equatable {
+    public var ceremony: PendingCeremony?
+    public var user: UserRecord?
+    public var userHandleHasHistory: Bool
+
+    public init(ceremony: PendingCeremony?, user: UserRecord?, userHandleHasHistory: Bool) {
+        self.ceremony = ceremony
+        self.user = user
+        self.userHandleHasHistory = userHandleHasHistory
     }
 }
 

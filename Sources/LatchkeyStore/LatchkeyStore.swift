@@ -31,7 +31,9 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// How the registered passkeys look in aggregate (two scans of the credentials): for decoys.
     func passkeyShapes() async throws -> PasskeyShapes
 
-    /// Stores a verified credential and its `events`, in one transaction: creates `newUser` first when given
+    /// Stores a verified credential and its `events`, in one transaction. With a `challengeHash`, it first
+    /// consumes that pending ceremony; when it is gone (another answer took it), it writes nothing and throws
+    /// ``StoreError/Code/challengeSpent``, so a challenge registers at most once. It creates `newUser` first when given
     /// (throws ``StoreError/Code/usernameTaken`` if the username exists by then), refuses a
     /// credential ID already registered (``StoreError/Code/credentialAlreadyRegistered``) or a
     /// missing owner (``StoreError/Code/userNotFound``), and starts `session` when given, ending the
@@ -79,6 +81,10 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// consuming it: ``recordSignIn(_:)`` does, or the caller with ``takePendingCeremony(challengeHash:)``
     /// when the sign-in fails) and the credential with its owner.
     func signInLookup(challengeHash: [UInt8], credentialID: [UInt8]) async throws -> SignInLookup
+    /// The start of a registration result in one round trip: reads the pending ceremony (without
+    /// consuming it: ``register(_:)`` does, or the caller with ``takePendingCeremony(challengeHash:)``
+    /// when the registration fails), the user its user handle names, and whether that handle has a history.
+    func registrationLookup(challengeHash: [UInt8]) async throws -> RegistrationLookup
     /// Which of these challenge hashes still have a pending ceremony (not yet taken, expired or not):
     /// what an instance asks about the challenges it issued that another may have answered.
     func pendingChallenges(among challengeHashes: [[UInt8]]) async throws -> Set<[UInt8]>

@@ -16,6 +16,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let nameTaken = Code("nameTaken")
         /// The enrollment ticket a registration spends is used, revoked, expired or gone.
         public static let ticketNotUsable = Code("ticketNotUsable")
+        /// The challenge a write answers was answered already: its pending ceremony is gone.
+        public static let challengeSpent = Code("challengeSpent")
         /// The store cannot be used now (unreachable, read-only, an I/O error, no connection within
         /// the deadline); it may come back by itself. Clients should retry shortly.
         public static let unavailable = Code("unavailable")

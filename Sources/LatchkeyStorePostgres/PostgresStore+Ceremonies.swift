@@ -31,4 +31,12 @@ extension PostgresStore {
         guard let lookup = rows.first else { throw StoreError(.database, "the sign-in lookup returned no row") }
         return lookup
     }
+
+    /// One statement (``SignInStatements/RegistrationLookupStatement``): the ceremony, the user its handle
+    /// names and whether that handle has a history.
+    public func registrationLookup(challengeHash: [UInt8]) async throws -> RegistrationLookup {
+        let rows = try await rows(SignInStatements.RegistrationLookupStatement(challengeHash: challengeHash))
+        guard let lookup = rows.first else { throw StoreError(.database, "the registration lookup returned no row") }
+        return lookup
+    }
 }

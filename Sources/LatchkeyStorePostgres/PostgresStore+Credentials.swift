@@ -64,6 +64,12 @@ extension PostgresStore {
         let outbox = webhooks
         do {
             try await transaction { connection in
+                if let challengeHash = registration.challengeHash {
+                    let consumed = try await Self.rows("""
+                        DELETE FROM pending_ceremonies WHERE challenge_hash = \(challengeHash.bytea) RETURNING 1
+                        """, on: connection) { _ in true }
+                    guard !consumed.isEmpty else { throw StoreError(.challengeSpent, "the challenge was answered already") }
+                }
                 if let ticket = registration.spendingTicket {
                     try await Self.spend(ticket, of: credential.userHandle, on: connection)
                 }

@@ -106,6 +106,38 @@ enum SignInStatements {
         }
     }
 
+    /// Reads the ceremony (without consuming it), the user its handle names and whether that handle has any
+    /// security event: ``PostgresStore/registrationLookup(challengeHash:)``. The LEFT JOINs give one row whatever
+    /// is missing.
+    struct RegistrationLookupStatement: PostgresPreparedStatement {
+        typealias Row = RegistrationLookup
+        static let name = "latchkey_registration_lookup_v1"
+        static let sql = """
+            SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.userColumns("u.")),
+                EXISTS (SELECT FROM security_events e WHERE e.user_handle = t.user_handle)
+            FROM (SELECT) AS one
+            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1
+            LEFT JOIN users u ON u.handle = t.user_handle
+            """
+        static let bindingDataTypes = [bytea]
+
+        let challengeHash: [UInt8]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(challengeHash.bytea)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> RegistrationLookup {
+            var columns = ColumnReader(row)
+            return RegistrationLookup(
+                ceremony: try PostgresRows.optional(&columns, columns: PostgresRows.ceremonyColumnCount, PostgresRows.ceremony),
+                user: try PostgresRows.optional(&columns, columns: PostgresRows.userColumnCount, PostgresRows.user),
+                userHandleHasHistory: try columns.next(Bool.self))
+        }
+    }
+
     /// The challenge's consumption, the counter's compare-and-set, the new session, the end of the
     /// replaced ones, and the sign-in's security event with its webhook deliveries (only when the
     /// sign-in is recorded), in one statement: ``PostgresStore/recordSignIn(_:)``. Its row: whether the

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 
 /// Pending ceremonies: issued challenges, each taken at most once.
 extension SQLiteStore {
@@ -20,6 +21,15 @@ extension SQLiteStore {
         """
     /// Column of the owner in ``credentialWithOwner``.
     private static let ownerOffset: Int32 = 20
+    /// The ceremony, the user its handle names (NULL columns when there is none) and whether the handle has any
+    /// security event, in one row; no row when the challenge has no ceremony.
+    private static let ceremonyWithUser = """
+        SELECT \(StoreColumns.ceremonies("t.")), \(SQLiteRows.userColumns("u.")),
+            EXISTS (SELECT 1 FROM security_events e WHERE e.user_handle = t.user_handle)
+        FROM pending_ceremonies t LEFT JOIN users u ON u.handle = t.user_handle WHERE t.challenge_hash = ?
+        """
+    /// Columns of the user and of the history in ``ceremonyWithUser``.
+    private static let (ceremonyUserOffset, ceremonyHistoryOffset): (Int32, Int32) = (11, 17)
 
     public func savePendingCeremony(_ ceremony: PendingCeremony) async throws {
         try await withStatement(Self.insertCeremony) { statement in
@@ -65,6 +75,17 @@ extension SQLiteStore {
                 return SignInLookup(
                     ceremony: ceremony, credential: try SQLiteRows.credential(row), owner: SQLiteRows.user(row, at: Self.ownerOffset))
             }
+        }
+    }
+
+    public func registrationLookup(challengeHash: [UInt8]) async throws -> RegistrationLookup {
+        try await withStatement(Self.ceremonyWithUser) { row in
+            try row.bind(challengeHash)
+            guard try row.step() else { return RegistrationLookup(ceremony: nil, user: nil, userHandleHasHistory: false) }
+            return RegistrationLookup(
+                ceremony: try SQLiteRows.ceremony(row),
+                user: row.isNull(Self.ceremonyUserOffset) ? nil : SQLiteRows.user(row, at: Self.ceremonyUserOffset),
+                userHandleHasHistory: row.bool(Self.ceremonyHistoryOffset))
         }
     }
 

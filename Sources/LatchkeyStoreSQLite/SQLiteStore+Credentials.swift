@@ -100,6 +100,14 @@ extension SQLiteStore {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
         try await withTransaction { database in
+            if let challengeHash = registration.challengeHash {
+                let consumed = try database.withStatement(Self.consumeCeremony) { statement in
+                    try statement.bind(challengeHash)
+                    try statement.step()
+                    return database.changes
+                }
+                guard consumed == 1 else { throw StoreError(.challengeSpent, "the challenge was answered already") }
+            }
             if let ticket = registration.spendingTicket {
                 try Self.spend(ticket, of: credential.userHandle, in: database)
             }

@@ -85,17 +85,40 @@ struct Serve: AsyncParsableCommand {
             "origins": "\(settings.origins.joined(separator: ","))", "database": "\(settings.displayValue(of: "database"))",
             "conformanceMode": "\(settings.conformanceMode)", "home": "\(settings.home)",
         ])
+        try await checkCanServe(settings)
+        let application = try await makeApplication(settings, metricsRegistry: metricsRegistry, logger: logger)
+        let stopNotice = StopSignalNotice(logger: logger)
+        defer { withExtendedLifetime(stopNotice) {} }
+        do {
+            try await application.run()
+            logger.notice("stopped")
+        } catch {
+            if let failure = await ListenFailure.diagnose(error, listeners: ListenFailure.Listener.all(of: settings)) {
+                FileHandle.standardError.write(Data(failure.line.utf8))
+                throw ExitCode(69)  // EX_UNAVAILABLE
+            }
+            throw error
+        }
+    }
+
+    /// Stops before anything starts when the process cannot serve: too few file descriptors for its connection
+    /// limit, or a listener that cannot be bound (caught again when binding, for a port taken in between).
+    private func checkCanServe(_ settings: LatchkeyConfiguration) async throws {
         if let problem = try LatchkeyServer.descriptorLimitProblem(settings) {
             FileHandle.standardError.write(Data("latchkey: \(problem)\n".utf8))
             throw ExitCode(69)  // EX_UNAVAILABLE
         }
-        // A listener that cannot be bound is said before anything starts (it is also caught when binding, for a port
-        // taken in between).
         if let failure = await ListenFailure.check(ListenFailure.Listener.all(of: settings)) {
             FileHandle.standardError.write(Data(failure.line.utf8))
             throw ExitCode(69)
         }
-        let application: ServiceGroup
+    }
+
+    /// The store opened and the server's services made, or the exit code that says why not: 78 for the
+    /// configuration (EX_CONFIG), 69 for a store that did not answer in time (EX_UNAVAILABLE).
+    private func makeApplication(
+        _ settings: LatchkeyConfiguration, metricsRegistry: PrometheusCollectorRegistry, logger: Logger
+    ) async throws -> ServiceGroup {
         do {
             // The loops that serve: connections, their requests and the store's connections.
             // One loop of SwiftNIO's shared group, or all of them (SwiftNIO's bootstraps take its
@@ -107,7 +130,7 @@ struct Serve: AsyncParsableCommand {
             }
             let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops, sqliteLockWait: .zero)
             try await SigningKeys.prepare(store, configuration: settings)
-            application = try LatchkeyServer.application(
+            return try LatchkeyServer.application(
                 configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: eventLoops,
                 operations: ProcessInfo.processInfo.environment[OperationsFeatures.benchmarkVariable] == "1" ? .off : .on,
                 logger: logger)
@@ -121,18 +144,6 @@ struct Serve: AsyncParsableCommand {
         } catch let error as StoreError {
             FileHandle.standardError.write(Data("latchkey: configuration error: database (LATCHKEY_DATABASE): \(error.message)\n".utf8))
             throw ExitCode(78)
-        }
-        let stopNotice = StopSignalNotice(logger: logger)
-        defer { withExtendedLifetime(stopNotice) {} }
-        do {
-            try await application.run()
-            logger.notice("stopped")
-        } catch {
-            if let failure = await ListenFailure.diagnose(error, listeners: ListenFailure.Listener.all(of: settings)) {
-                FileHandle.standardError.write(Data(failure.line.utf8))
-                throw ExitCode(69)  // EX_UNAVAILABLE
-            }
-            throw error
         }
     }
 }

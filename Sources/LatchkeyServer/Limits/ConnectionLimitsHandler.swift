@@ -96,7 +96,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head(let head) where head.status.code < 200:
             context.write(data, promise: promise)
         case .head(let head):
-            closeAfterReply = head.headers.first(name: "connection")?.lowercased() == "close"
+            closeAfterReply = head.headers[canonicalForm: HeaderName.connection.text].contains { $0.equalsIgnoringASCIICase("close") }
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)

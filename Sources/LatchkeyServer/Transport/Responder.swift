@@ -39,18 +39,10 @@ struct Responder: Sendable {
 
     func respond(to request: Request, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
         let start = ContinuousClock.now
-        var context = LatchkeyRequestContext(logger: logger, peer: peer)
-        if let requestIDs {
-            let id = requestIDs.id(for: request, peerAddress: context.peerAddress)
-            context.requestID = id
-            context.logger[metadataKey: "requestID"] = .string(id)
-        }
-        context.clientAddress = clientAddresses.client(peer: context.peerAddress, forwardedFor: request.headers[values: .forwardedFor])
+        let match = table.match(request.uri.path)
+        let context = context(for: request, peer: peer, match: match)
         let active = requestMetrics?.activeRequests(request.method)
         active?.increment()
-        let match = table.match(request.uri.path)
-        context.endpointPath = match?.routes.template
-        context.parameters = match?.parameters ?? Parameters()
 
         let work: RouteWork
         do {
@@ -67,6 +59,30 @@ struct Responder: Sendable {
         } catch {
             return .ready(finish(.failure(error), request, context, start, active))
         }
+        return run(work, request, context, start, active, on: eventLoop)
+    }
+
+    /// The request's context: its request ID (and the logger that carries it), client address, route and parameters.
+    private func context(
+        for request: Request, peer: SocketAddress?, match: (routes: RouteTable.PathRoutes, parameters: Parameters)?
+    ) -> LatchkeyRequestContext {
+        var context = LatchkeyRequestContext(logger: logger, peer: peer)
+        if let requestIDs {
+            let id = requestIDs.id(for: request, peerAddress: context.peerAddress)
+            context.requestID = id
+            context.logger[metadataKey: "requestID"] = .string(id)
+        }
+        context.clientAddress = clientAddresses.client(peer: context.peerAddress, forwardedFor: request.headers[values: .forwardedFor])
+        context.endpointPath = match?.routes.template
+        context.parameters = match?.parameters ?? Parameters()
+        return context
+    }
+
+    /// Runs the route's handler: on the event loop when it cannot suspend, in one task when it can.
+    private func run(
+        _ work: RouteWork, _ request: Request, _ context: LatchkeyRequestContext, _ start: ContinuousClock.Instant, _ active: Meter?,
+        on eventLoop: any EventLoop
+    ) -> ResponseOutcome {
         let ceremony = ceremonyMetrics.flatMap { _ in CeremonyMetrics.ceremony(request, route: context.endpointPath) }
         switch work {
         case .immediate(let handler):

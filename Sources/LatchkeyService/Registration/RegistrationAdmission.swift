@@ -85,12 +85,12 @@ struct RegistrationAdmission {
     /// When the answer comes, what may have changed since the options: the account disabled or deleted, or the
     /// session that asked ended or grown too old.
     func checkStillAllowed(
-        existing: UserRecord?, userHandle: [UInt8], username: String, pending: PendingCeremony, caller: Caller, now: Date
-    ) async throws {
+        existing: UserRecord?, userHandleHasHistory: Bool, username: String, pending: PendingCeremony, caller: Caller, now: Date
+    ) throws {
         if let existing, existing.disabled { throw ServiceError.accountDisabled(existing.username) }
         // A new user's handle is made with the options and has no history; one with a history belonged to the
         // account the options were for, deleted since (its deletion is an event), which must not come back.
-        if existing == nil, try await !service.store.securityEvents(SecurityEventQuery(userHandle: userHandle, limit: 1)).isEmpty {
+        if existing == nil, userHandleHasHistory {
             throw ServiceError(
                 .forbidden, "the account \(username.debugDescription) was deleted while this passkey was being registered; start again")
         }

@@ -25,13 +25,19 @@ package struct RegistrationService: Sendable {
         let attestation = ceremonies.attestation(
             requested: request.attestation, policyNeedsStatement: service.attestationTrust.policy.wantsAttestationStatement)
 
-        let existing: UserRecord? = if let ticketHolder { ticketHolder } else { try await service.store.user(named: username) }
+        // The user and their passkeys (for excludeCredentials) in one read.
+        let found: (user: UserRecord, credentials: [CredentialRecord])? = if let ticketHolder {
+            (user: ticketHolder, credentials: try await service.store.credentials(ofUser: ticketHolder.handle))
+        } else {
+            try await service.store.userWithCredentials(named: username)
+        }
+        let existing = found?.user
         let conditional = try admission.admit(
             username: username, existing: existing, withTicket: ticket != nil, mediation: request.mediation, caller: caller)
         // A ticket's holder is checked with the ticket, and a disabled account's sessions count as none: only
         // conformance mode, where anyone may add a passkey, gets here for a disabled account.
         if let existing, existing.disabled { throw ServiceError.accountDisabled(existing.username) }
-        let excluded = if let existing { try await service.store.credentials(ofUser: existing.handle) } else { [CredentialRecord]() }
+        let excluded = found?.credentials ?? []
         let userHandle = try existing?.handle ?? SecureRandom.bytes(count: 64)
         let issued = try await service.challenges.issue(
             .registration,
@@ -57,21 +63,56 @@ package struct RegistrationService: Sendable {
     }
 
     /// Verifies the answer to a registration's options (§7.1 steps 5-26) and stores the passkey, with its new
-    /// user, the session it starts and the ticket it spends, in one transaction.
+    /// user, the session it starts, the ticket it spends and the challenge it answers, in one transaction. An
+    /// answer costs two store round trips: one that reads the challenge's ceremony and its user, one that records
+    /// the registration. A failed answer costs a third, which spends its challenge.
     package func finish(_ credential: RegistrationCredential, caller: Caller, presented binding: CeremonyBinding) async throws -> Registered {
         let answer = try RegistrationAnswer(credential)
-        // §7.1 step 8: the ceremony is found by the challenge the client data carries, and taken once.
-        let challenge = try Challenges.challenge(answeredBy: answer.clientData)
-        let pending = try await service.challenges.take(.registration, challenge: challenge, presented: binding)
+        // §7.1 step 8: the ceremony is found by the challenge the client data carries; it is read here and
+        // consumed with the registration's record, or, when the answer fails, consumed all the same below: a
+        // challenge is answered once.
+        let challengeHash = Digest.sha256(try Challenges.challenge(answeredBy: answer.clientData))
+        let lookup = try await service.store.registrationLookup(challengeHash: challengeHash)
+        let now = Date()
+        let stored: StoredRegistration
+        do {
+            stored = try await verifyAndStore(answer, lookup: lookup, challengeHash: challengeHash, caller: caller, presented: binding, now: now)
+        } catch {
+            if lookup.ceremony != nil { await spend(challengeHash, logger: caller.logger) }
+            throw error
+        }
+        let (pending, verified, owner) = (stored.pending, stored.verified, stored.owner)
+        caller.logger.info("passkey registered", metadata: [
+            "user": .quoted(owner.username), "credential": "\(RelyingPartyService.logID(verified.credentialID))",
+            "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
+            "trusted": "\(verified.attestationTrusted)", "newUser": "\(stored.createdUser)",
+            "enrollmentTicket": "\(pending.enrollmentTicketHash != nil)", "conditional": "\(pending.conditional)",
+        ])
+        let idToken = try await service.tokens.issue(
+            for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
+        return Registered(
+            username: owner.username, credentialID: verified.credentialID, attestationFormat: stored.record.attestationFormat,
+            attestationType: stored.record.attestationType, attestationTrusted: verified.attestationTrusted,
+            userVerified: verified.userVerified, session: stored.session, idToken: idToken)
+    }
+
+    /// The answer checked against the ceremony `lookup` read (§7.1 steps 5-26, then what may have changed since
+    /// the options), and stored with what it makes: the user when new, the session, the ticket's use, the events.
+    private func verifyAndStore(
+        _ answer: RegistrationAnswer, lookup: RegistrationLookup, challengeHash: [UInt8], caller: Caller,
+        presented binding: CeremonyBinding, now: Date
+    ) async throws -> StoredRegistration {
+        let pending = try service.challenges.check(lookup.ceremony, kind: .registration, presented: binding, now: now)
         guard let userHandle = pending.userHandle, let username = pending.username else {
             throw ServiceError.internalInvariant("a pending registration names no user")
         }
         let verified = try verify(answer, pending: pending)
-
-        let now = Date()
-        let existing = try await service.store.user(handle: userHandle)
-        try await RegistrationAdmission(service: service).checkStillAllowed(
-            existing: existing, userHandle: userHandle, username: username, pending: pending, caller: caller, now: now)
+        // A user made or deleted since the lookup is caught by the transaction below (the username taken, or the
+        // credential's owner missing).
+        let existing = lookup.user
+        try RegistrationAdmission(service: service).checkStillAllowed(
+            existing: existing, userHandleHasHistory: lookup.userHandleHasHistory, username: username, pending: pending,
+            caller: caller, now: now)
         let newUser = existing == nil
             ? UserRecord(handle: userHandle, username: username, displayName: pending.displayName ?? username, createdAt: now)
             : nil
@@ -88,24 +129,26 @@ package struct RegistrationService: Sendable {
             .passkeyRegistered, caller.origin, user: owner, credential: record, detail: pending.conditional ? "conditional" : nil, at: now))
         do {
             try await service.store.register(NewRegistration(
-                credential: record, newUser: newUser, session: session?.record,
+                challengeHash: challengeHash, credential: record, newUser: newUser, session: session?.record,
                 endingSessions: session == nil ? [] : caller.sessionTokenHashes,
                 spendingTicket: ticketHash.map { ($0, now) }, events: events))
         } catch let error as StoreError where error.code == .ticketNotUsable {
             throw await service.tickets.refusal(forSpending: ticketHash ?? [], now: now)
+        } catch let error as StoreError where error.code == .challengeSpent {
+            throw ServiceError.challengeAnsweredAlready
         }
-        caller.logger.info("passkey registered", metadata: [
-            "user": .quoted(username), "credential": "\(RelyingPartyService.logID(verified.credentialID))",
-            "format": "\(verified.attestationFormat)", "attestation": "\(verified.attestation.type.rawValue)",
-            "trusted": "\(verified.attestationTrusted)", "newUser": "\(newUser != nil)", "enrollmentTicket": "\(ticketHash != nil)",
-            "conditional": "\(pending.conditional)",
-        ])
-        let idToken = try await service.tokens.issue(
-            for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
-        return Registered(
-            username: existing?.username ?? username, credentialID: verified.credentialID, attestationFormat: record.attestationFormat,
-            attestationType: record.attestationType, attestationTrusted: verified.attestationTrusted,
-            userVerified: verified.userVerified, session: session, idToken: idToken)
+        return StoredRegistration(
+            pending: pending, verified: verified, record: record, owner: owner, createdUser: newUser != nil, session: session)
+    }
+
+    /// Consumes the ceremony of an answer that failed, so that its challenge cannot be tried again.
+    private func spend(_ challengeHash: [UInt8], logger: Logger) async {
+        do {
+            _ = try await service.store.takePendingCeremony(challengeHash: challengeHash)
+        } catch {
+            // It expires all the same; the refusal is what the client needs to hear.
+            logger.warning("could not consume the challenge of a failed registration", metadata: ["error": "\(error)"])
+        }
     }
 
     /// §7.1 steps 5-26 on the answer to `pending`, and the server's own rule after them: a passkey that is not
@@ -146,4 +189,14 @@ struct RegistrationAnswer {
             residentKey: credential.extensionResults?.credProps?.rk)
         clientData = try CollectedClientData(clientDataJSON)
     }
+}
+
+/// A registration verified and stored: what its log line and reply need.
+private struct StoredRegistration {
+    let pending: PendingCeremony
+    let verified: VerifiedRegistration
+    let record: CredentialRecord
+    let owner: UserRecord
+    let createdUser: Bool
+    let session: Sessions.Started?
 }

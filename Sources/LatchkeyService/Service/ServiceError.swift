@@ -50,6 +50,9 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
         ServiceError(.internalInvariant, "internal error: \(detail)")
     }
 
+    /// An answer to a challenge another answer spent while this one was being verified.
+    package static let challengeAnsweredAlready = ServiceError.invalid("clientDataJSON.challenge was answered already; request new options")
+
     /// A passkey the server does not know, with `"reason":"unknownCredential"` and its ID.
     package static func unknownCredential(_ id: [UInt8], rpID: String) -> ServiceError {
         ServiceError(.invalidInput, "this passkey is not registered with \(rpID)", reason: .unknownCredential, credentialID: id)

@@ -32,7 +32,7 @@ struct SignCounter {
         case .recorded:
             return
         case .challengeSpent:
-            throw ServiceError.invalid("clientDataJSON.challenge was answered already; request new options")
+            throw ServiceError.challengeAnsweredAlready
         case .counterMoved:
             throw ServiceError.invalid("another sign-in with this passkey happened at the same moment; try again")
         case .credentialRemoved:
