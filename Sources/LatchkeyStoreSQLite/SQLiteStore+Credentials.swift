@@ -100,13 +100,8 @@ extension SQLiteStore {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
         try await withTransaction { database in
-            if let challengeHash = registration.challengeHash {
-                let consumed = try database.withStatement(Self.consumeCeremony) { statement in
-                    try statement.bind(challengeHash)
-                    try statement.step()
-                    return database.changes
-                }
-                guard consumed == 1 else { throw StoreError(.challengeSpent, "the challenge was answered already") }
+            if let challengeHash = registration.challengeHash, try !Self.consume(challengeHash, in: database) {
+                throw StoreError(.challengeSpent, "the challenge was answered already")
             }
             if let ticket = registration.spendingTicket {
                 try Self.spend(ticket, of: credential.userHandle, in: database)
@@ -125,12 +120,7 @@ extension SQLiteStore {
 
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
         try await withTransaction { database in
-            let consumed = try database.withStatement(Self.consumeCeremony) { statement in
-                try statement.bind(signIn.challengeHash)
-                try statement.step()
-                return database.changes
-            }
-            guard consumed == 1 else { return .challengeSpent }
+            guard try Self.consume(signIn.challengeHash, in: database) else { return .challengeSpent }
             let owner = try database.withStatement(Self.compareAndSetSignIn) { row in
                 try row.bind(
                     Int64(signIn.signCount), signIn.backedUp, signIn.userVerified, signIn.at, signIn.credentialID,
@@ -169,6 +159,15 @@ extension SQLiteStore {
     }
 
     // MARK: Writes inside a transaction
+
+    /// Deletes the pending ceremony of `challengeHash`; false when there was none (another answer took it).
+    static func consume(_ challengeHash: [UInt8], in database: SQLiteConnection) throws -> Bool {
+        try database.withStatement(consumeCeremony) { statement in
+            try statement.bind(challengeHash)
+            try statement.step()
+            return database.changes == 1
+        }
+    }
 
     /// Marks an enrollment ticket of `userHandle` used; ``StoreError/Code/ticketNotUsable`` when it
     /// is another user's, used, revoked, expired or gone.

@@ -49,6 +49,39 @@ struct CeremonyServiceTests {
         #expect(again?.message == "clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired")
     }
 
+    @Test func aRegistrationChallengeIsAnsweredOnceEvenWhenTheAnswerIsRefused() async throws {
+        let harness = try ServiceHarness()
+        let register = { (username: String) async throws -> (RegistrationCredential, CeremonyBinding) in
+            let issued = try await harness.service.registration.options(
+                RegistrationOptionsRequest(username: username), appAttestation: AppAttestProof(header: nil, body: [], binding: .none),
+                caller: harness.caller(), presented: .none)
+            let answer = try harness.authenticator.register(options: try ServiceHarness.json(issued.options))
+            return (try ServiceHarness.decode(RegistrationCredential.self, answer), CeremonyBinding(carrier: "the binding", values: issued.bindings))
+        }
+        let unanswered = "clientDataJSON.challenge does not match any pending ceremony: it is unknown, already used or expired"
+
+        // Stored: the transaction that keeps the passkey spent the challenge.
+        let (answer, binding) = try await register("gus")
+        _ = try await harness.service.registration.finish(answer, caller: harness.caller(), presented: binding)
+        let replayed = await #expect(throws: ServiceError.self) {
+            try await harness.service.registration.finish(answer, caller: harness.caller(), presented: binding)
+        }
+        #expect(replayed?.message == unanswered)
+
+        // Refused (another ceremony's binding): the challenge is spent all the same, and nothing was stored.
+        let (refusedAnswer, refusedBinding) = try await register("hal")
+        let other = CeremonyBinding(carrier: "the binding", values: [Array(repeating: 7, count: 32)])
+        let refusal = await #expect(throws: ServiceError.self) {
+            try await harness.service.registration.finish(refusedAnswer, caller: harness.caller(), presented: other)
+        }
+        #expect(refusal?.message == "the binding does not belong to this challenge")
+        let retried = await #expect(throws: ServiceError.self) {
+            try await harness.service.registration.finish(refusedAnswer, caller: harness.caller(), presented: refusedBinding)
+        }
+        #expect(retried?.message == unanswered)
+        #expect(try await harness.store.user(named: "hal") == nil)
+    }
+
     @Test func aBindingOfAnotherChallengeIsRefused() async throws {
         let harness = try ServiceHarness()
         _ = try await harness.register("dov")

@@ -48,10 +48,13 @@ struct HTTPListener: Service {
     private func bind(quiescing: ServerQuiescingHelper) async throws -> any Channel {
         let shedder = ConnectionShedder(limit: connectionLimit)
         let (responder, requestTimeout, logger, metrics) = (responder, requestTimeout, logger, metrics)
-        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
-        decoderLimits.maxHeaderFieldSize = HTTPLimits.maximumHeaderBytes
-        decoderLimits.maxHeaderListSize = HTTPLimits.maximumHeaderBytes
-        decoderLimits.maxHeaderFieldCount = HTTPLimits.maximumHeaderFields
+        let decoderLimits = {
+            var limits = NIOHTTPDecoderLimitConfiguration()
+            limits.maxHeaderFieldSize = HTTPLimits.maximumHeaderBytes
+            limits.maxHeaderListSize = HTTPLimits.maximumHeaderBytes
+            limits.maxHeaderFieldCount = HTTPLimits.maximumHeaderFields
+            return limits
+        }()
         return try await ServerBootstrap(group: eventLoops)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import Logging
 import WebAuthn
 
 /// The one owner of a ceremony's challenge (WebAuthn §13.4.3): issued as 32 random bytes with a
@@ -116,6 +117,17 @@ package struct Challenges: Sendable {
     ) async throws -> PendingCeremony {
         let pending = try await store.takePendingCeremony(challengeHash: Digest.sha256(challenge))
         return try check(pending, kind: kind, presented: binding, member: member, now: now)
+    }
+
+    /// Consumes the ceremony of an answer that failed after its ceremony was read (not taken), so that its challenge
+    /// cannot be tried again. A store failure is logged, not thrown: the challenge expires all the same, and the
+    /// refusal is what the client needs to hear.
+    package func spend(_ challengeHash: [UInt8], of kind: CeremonyKind, logger: Logger) async {
+        do {
+            _ = try await store.takePendingCeremony(challengeHash: challengeHash)
+        } catch {
+            logger.warning("could not consume the challenge of \(Self.article(kind)) that failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Checks a consumed ceremony: it existed, has not expired, is of `kind`, and the binding carrier,

@@ -78,7 +78,7 @@ package struct RegistrationService: Sendable {
         do {
             stored = try await verifyAndStore(answer, lookup: lookup, challengeHash: challengeHash, caller: caller, presented: binding, now: now)
         } catch {
-            if lookup.ceremony != nil { await spend(challengeHash, logger: caller.logger) }
+            if lookup.ceremony != nil { await service.challenges.spend(challengeHash, of: .registration, logger: caller.logger) }
             throw error
         }
         let (pending, verified, owner) = (stored.pending, stored.verified, stored.owner)
@@ -122,16 +122,11 @@ package struct RegistrationService: Sendable {
         // transaction that spends the ticket.
         let ticketHash = pending.enrollmentTicketHash
         let session = newUser != nil || ticketHash != nil ? try service.sessions.make(for: userHandle, now: now) : nil
-        var events: [SecurityEvent] = []
-        if let newUser { events.append(try service.events.event(.userCreated, caller.origin, user: newUser, at: now)) }
-        if ticketHash != nil { events.append(try service.events.event(.enrollmentTicketUsed, caller.origin, user: owner, at: now)) }
-        events.append(try service.events.event(
-            .passkeyRegistered, caller.origin, user: owner, credential: record, detail: pending.conditional ? "conditional" : nil, at: now))
         do {
             try await service.store.register(NewRegistration(
                 challengeHash: challengeHash, credential: record, newUser: newUser, session: session?.record,
-                endingSessions: session == nil ? [] : caller.sessionTokenHashes,
-                spendingTicket: ticketHash.map { ($0, now) }, events: events))
+                endingSessions: session == nil ? [] : caller.sessionTokenHashes, spendingTicket: ticketHash.map { ($0, now) },
+                events: try events(of: record, owner: owner, newUser: newUser, pending: pending, origin: caller.origin, at: now)))
         } catch let error as StoreError where error.code == .ticketNotUsable {
             throw await service.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         } catch let error as StoreError where error.code == .challengeSpent {
@@ -141,14 +136,16 @@ package struct RegistrationService: Sendable {
             pending: pending, verified: verified, record: record, owner: owner, createdUser: newUser != nil, session: session)
     }
 
-    /// Consumes the ceremony of an answer that failed, so that its challenge cannot be tried again.
-    private func spend(_ challengeHash: [UInt8], logger: Logger) async {
-        do {
-            _ = try await service.store.takePendingCeremony(challengeHash: challengeHash)
-        } catch {
-            // It expires all the same; the refusal is what the client needs to hear.
-            logger.warning("could not consume the challenge of a failed registration", metadata: ["error": "\(error)"])
-        }
+    /// What a registration records: the user created (when new), the ticket used (when one was), the passkey.
+    private func events(
+        of record: CredentialRecord, owner: UserRecord, newUser: UserRecord?, pending: PendingCeremony, origin: EventOrigin, at now: Date
+    ) throws -> [SecurityEvent] {
+        var events: [SecurityEvent] = []
+        if let newUser { events.append(try service.events.event(.userCreated, origin, user: newUser, at: now)) }
+        if pending.enrollmentTicketHash != nil { events.append(try service.events.event(.enrollmentTicketUsed, origin, user: owner, at: now)) }
+        events.append(try service.events.event(
+            .passkeyRegistered, origin, user: owner, credential: record, detail: pending.conditional ? "conditional" : nil, at: now))
+        return events
     }
 
     /// §7.1 steps 5-26 on the answer to `pending`, and the server's own rule after them: a passkey that is not

@@ -116,7 +116,7 @@ package struct SignInService: Sendable {
         _ error: any Error, of answer: SignInAnswer, lookup: SignInLookup, challengeHash: [UInt8], answersLiveChallenge: Bool,
         caller: Caller
     ) async -> any Error {
-        if lookup.ceremony != nil { await spend(challengeHash, logger: caller.logger) }
+        if lookup.ceremony != nil { await service.challenges.spend(challengeHash, of: .signIn, logger: caller.logger) }
         guard !(error is StoreError) else { return error }
         let hidesUsers = service.configuration.hideUnknownUsers && lookup.ceremony?.userHandle != nil
         let signed = (answersLiveChallenge || hidesUsers)
@@ -130,16 +130,6 @@ package struct SignInService: Sendable {
         // user's passkey when sent to a name nobody has).
         if hidesUsers, !signed { return ServiceError.unknownCredential(answer.response.credentialID, rpID: service.relyingParty.id) }
         return error
-    }
-
-    /// Consumes the ceremony of an answer that failed, so that its challenge cannot be tried again.
-    private func spend(_ challengeHash: [UInt8], logger: Logger) async {
-        do {
-            _ = try await service.store.takePendingCeremony(challengeHash: challengeHash)
-        } catch {
-            // It expires all the same; the refusal is what the client needs to hear.
-            logger.warning("could not consume the challenge of a failed sign-in", metadata: ["error": "\(error)"])
-        }
     }
 
     /// §7.2 steps 6-22 on the stored credential. A counter that goes backwards may mean a cloned authenticator
