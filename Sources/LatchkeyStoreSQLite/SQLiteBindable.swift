@@ -9,7 +9,7 @@ protocol SQLiteBindable {
 }
 
 /// Tells SQLite to copy bound bytes before the call returns.
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension Int64: SQLiteBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
@@ -37,10 +37,10 @@ extension String: SQLiteBindable {
         return text.withUTF8 { utf8 in
             guard let base = utf8.baseAddress, !utf8.isEmpty else {
                 // A NULL pointer would bind NULL: an empty string is still text.
-                return sqlite3_bind_text64(statement, index, "", 0, transient, UInt8(SQLITE_UTF8))
+                return sqlite3_bind_text64(statement, index, "", 0, sqliteTransient, UInt8(SQLITE_UTF8))
             }
             return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) { characters in
-                sqlite3_bind_text64(statement, index, characters, UInt64(utf8.count), transient, UInt8(SQLITE_UTF8))
+                sqlite3_bind_text64(statement, index, characters, UInt64(utf8.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -53,7 +53,7 @@ extension Array: SQLiteBindable where Element == UInt8 {
                 // A NULL pointer would bind NULL: an empty array is still a blob.
                 return sqlite3_bind_zeroblob(statement, index, 0)
             }
-            return sqlite3_bind_blob64(statement, index, base, UInt64(bytes.count), transient)
+            return sqlite3_bind_blob64(statement, index, base, UInt64(bytes.count), sqliteTransient)
         }
     }
 }

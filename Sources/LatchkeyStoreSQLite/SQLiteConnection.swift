@@ -9,6 +9,8 @@ final class SQLiteConnection {
     /// Prepared statements by SQL text, so each statement is parsed once per connection.
     private var statements: [String: SQLiteStatement] = [:]
     private var isOpen = true
+    /// What `current_tenant()` answers in this connection's statements: the tenant of the store call that holds it.
+    private let tenantSlot = TenantSlot()
 
     /// Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
     init(path: String) throws {
@@ -39,6 +41,7 @@ final class SQLiteConnection {
             }
         }
         do {
+            try addTenantFunction()
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA synchronous = NORMAL")
             // A bounded WAL: it is checkpointed into the database every 1,000 pages (4 MiB of 4 KiB
@@ -53,6 +56,25 @@ final class SQLiteConnection {
             close()
             throw error
         }
+    }
+
+    /// The tenant `current_tenant()` names until the next call: every statement of a tenant-scoped
+    /// ``SQLiteStore`` says `tenant = current_tenant()`, so its binding order never carries the tenant.
+    func use(_ tenant: TenantID) {
+        if tenantSlot.tenant != tenant { tenantSlot.tenant = tenant }
+    }
+
+    /// `current_tenant()`: the text of ``use(_:)``'s tenant. Not deterministic (its value changes between
+    /// calls), and it reads no column, so an index on `tenant` serves a comparison with it.
+    private func addTenantFunction() throws {
+        let slot = Unmanaged.passUnretained(tenantSlot).toOpaque()
+        let status = sqlite3_create_function_v2(handle, "current_tenant", 0, SQLITE_UTF8, slot, { context, _, _ in
+            guard let context, let data = sqlite3_user_data(context) else { return }
+            Unmanaged<TenantSlot>.fromOpaque(data).takeUnretainedValue().text.withUnsafeBufferPointer { text in
+                sqlite3_result_text(context, text.baseAddress, Int32(text.count - 1), sqliteTransient)
+            }
+        }, nil, nil, nil)
+        guard status == SQLITE_OK else { throw StoreError(.database, "SQLite cannot add current_tenant(): \(errorMessage)") }
     }
 
     /// How long a statement waits for another process's lock before it fails as `busy`; 0: not at all.
@@ -139,9 +161,25 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// Throws when a row refers to one that does not exist (`PRAGMA foreign_key_check`), as a migration
+    /// run with foreign keys off must not leave.
+    func checkForeignKeys() throws {
+        let broken = try withStatement("PRAGMA foreign_key_check") { row in try row.step() ? row.text(0) : nil }
+        if let broken { throw StoreError(.database, "a migration left rows of \(broken) that refer to nothing") }
+    }
+
     var userVersion: Int {
         get throws {
             try withStatement("PRAGMA user_version") { try $0.step() ? Int($0.int64(0)) : 0 }
         }
     }
+}
+
+/// The tenant behind `current_tenant()`, owned by its connection (and so used under the store's lock only).
+private final class TenantSlot {
+    var tenant = TenantID.default {
+        didSet { text = tenant.rawValue.utf8CString }
+    }
+    /// The tenant's name, NUL-terminated, made once per change rather than per statement.
+    private(set) var text = TenantID.default.rawValue.utf8CString
 }

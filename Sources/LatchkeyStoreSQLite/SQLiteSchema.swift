@@ -210,11 +210,187 @@ enum SQLiteSchema {
         """
         ALTER TABLE app_attest_keys ADD COLUMN accepted_counters INTEGER NOT NULL DEFAULT -1;
         """,
+        // 0.10: tenants. Every row carries its tenant, and what a client or a backend names (usernames, external
+        // IDs, credential, device and App Attest key IDs, admin key names, signing key generations, secrets) is
+        // unique within one tenant only, so those tables are rebuilt with their keys; rows from before are the
+        // default tenant's. Server-made random keys (challenge, session, ticket and admin key hashes, user handles)
+        // stay unique across tenants. A child row names its parent with its tenant, so a tenant cannot hang a
+        // passkey, session, ticket or device key on another's user.
+        """
+        CREATE TABLE users_v12 (
+            handle BLOB PRIMARY KEY,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            username TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            external_id TEXT,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (tenant, username),
+            UNIQUE (handle, tenant)
+        );
+        INSERT INTO users_v12 (handle, tenant, username, display_name, created_at, external_id, disabled)
+            SELECT handle, 'default', username, display_name, created_at, external_id, disabled FROM users;
+        DROP TABLE users;
+        ALTER TABLE users_v12 RENAME TO users;
+        CREATE UNIQUE INDEX users_by_external_id ON users(tenant, external_id) WHERE external_id IS NOT NULL;
+
+        CREATE TABLE credentials_v12 (
+            id BLOB NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            user_handle BLOB NOT NULL,
+            public_key BLOB NOT NULL,
+            algorithm INTEGER NOT NULL,
+            sign_count INTEGER NOT NULL,
+            transports TEXT NOT NULL,
+            aaguid BLOB NOT NULL,
+            attestation_format TEXT NOT NULL,
+            attestation_type TEXT NOT NULL,
+            backup_eligible INTEGER NOT NULL,
+            backed_up INTEGER NOT NULL,
+            resident_key INTEGER,
+            user_verified INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            attestation_trusted INTEGER NOT NULL DEFAULT 0,
+            trust_path TEXT NOT NULL DEFAULT '',
+            cred_protect INTEGER,
+            sign_count_regressions INTEGER NOT NULL DEFAULT 0,
+            name TEXT,
+            PRIMARY KEY (id, tenant),
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        );
+        INSERT INTO credentials_v12 (rowid, id, tenant, user_handle, public_key, algorithm, sign_count, transports, aaguid,
+                attestation_format, attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at,
+                last_used_at, attestation_trusted, trust_path, cred_protect, sign_count_regressions, name)
+            SELECT rowid, id, 'default', user_handle, public_key, algorithm, sign_count, transports, aaguid, attestation_format,
+                attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at, last_used_at,
+                attestation_trusted, trust_path, cred_protect, sign_count_regressions, name
+            FROM credentials;
+        DROP TABLE credentials;
+        ALTER TABLE credentials_v12 RENAME TO credentials;
+        CREATE INDEX credentials_by_user ON credentials(user_handle);
+
+        CREATE TABLE admin_keys_v12 (
+            name TEXT NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            key_hash BLOB NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            PRIMARY KEY (tenant, name)
+        );
+        INSERT INTO admin_keys_v12 (rowid, name, tenant, key_hash, created_at, last_used_at)
+            SELECT rowid, name, 'default', key_hash, created_at, last_used_at FROM admin_keys;
+        DROP TABLE admin_keys;
+        ALTER TABLE admin_keys_v12 RENAME TO admin_keys;
+
+        CREATE TABLE signing_keys_v12 (
+            generation INTEGER NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            key_id TEXT NOT NULL UNIQUE,
+            private_key BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            signs_from REAL NOT NULL,
+            PRIMARY KEY (tenant, generation)
+        );
+        INSERT INTO signing_keys_v12 (generation, tenant, key_id, private_key, created_at, signs_from)
+            SELECT generation, 'default', key_id, private_key, created_at, signs_from FROM signing_keys;
+        DROP TABLE signing_keys;
+        ALTER TABLE signing_keys_v12 RENAME TO signing_keys;
+
+        CREATE TABLE device_keys_v12 (
+            id BLOB NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            user_handle BLOB NOT NULL,
+            public_key BLOB NOT NULL,
+            name TEXT,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            app_attest_key_id BLOB,
+            PRIMARY KEY (id, tenant),
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        );
+        INSERT INTO device_keys_v12 (rowid, id, tenant, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id)
+            SELECT rowid, id, 'default', user_handle, public_key, name, created_at, last_used_at, app_attest_key_id FROM device_keys;
+        DROP TABLE device_keys;
+        ALTER TABLE device_keys_v12 RENAME TO device_keys;
+        CREATE INDEX device_keys_by_user ON device_keys(user_handle);
+
+        CREATE TABLE app_attest_keys_v12 (
+            key_id BLOB NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            public_key BLOB NOT NULL,
+            app_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            receipt BLOB NOT NULL,
+            counter INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            last_used_at REAL,
+            accepted_counters INTEGER NOT NULL DEFAULT -1,
+            PRIMARY KEY (key_id, tenant)
+        );
+        INSERT INTO app_attest_keys_v12 (key_id, tenant, public_key, app_id, environment, receipt, counter, created_at, last_used_at,
+                accepted_counters)
+            SELECT key_id, 'default', public_key, app_id, environment, receipt, counter, created_at, last_used_at, accepted_counters
+            FROM app_attest_keys;
+        DROP TABLE app_attest_keys;
+        ALTER TABLE app_attest_keys_v12 RENAME TO app_attest_keys;
+
+        CREATE TABLE secrets_v12 (
+            name TEXT NOT NULL,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            value BLOB NOT NULL,
+            PRIMARY KEY (name, tenant)
+        );
+        INSERT INTO secrets_v12 (name, tenant, value) SELECT name, 'default', value FROM secrets;
+        DROP TABLE secrets;
+        ALTER TABLE secrets_v12 RENAME TO secrets;
+
+        CREATE TABLE sessions_v12 (
+            token_hash BLOB NOT NULL PRIMARY KEY,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            user_handle BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            device_key_id BLOB,
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        INSERT INTO sessions_v12 (token_hash, tenant, user_handle, created_at, expires_at, device_key_id)
+            SELECT token_hash, 'default', user_handle, created_at, expires_at, device_key_id FROM sessions;
+        DROP TABLE sessions;
+        ALTER TABLE sessions_v12 RENAME TO sessions;
+        CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+        CREATE INDEX sessions_by_device_key ON sessions(device_key_id) WHERE device_key_id IS NOT NULL;
+
+        CREATE TABLE enrollment_tickets_v12 (
+            hash BLOB PRIMARY KEY,
+            tenant TEXT NOT NULL DEFAULT 'default',
+            user_handle BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            used_at REAL,
+            revoked_at REAL,
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        );
+        INSERT INTO enrollment_tickets_v12 (rowid, hash, tenant, user_handle, created_at, expires_at, used_at, revoked_at)
+            SELECT rowid, hash, 'default', user_handle, created_at, expires_at, used_at, revoked_at FROM enrollment_tickets;
+        DROP TABLE enrollment_tickets;
+        ALTER TABLE enrollment_tickets_v12 RENAME TO enrollment_tickets;
+        CREATE INDEX enrollment_tickets_by_user ON enrollment_tickets(user_handle);
+        CREATE INDEX enrollment_tickets_by_expiry ON enrollment_tickets(expires_at);
+
+        ALTER TABLE pending_ceremonies ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+        ALTER TABLE security_events ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+        ALTER TABLE webhook_deliveries ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The
     /// version is read inside the transaction, so two processes opening one new file migrate once.
+    /// Foreign keys are off meanwhile, so a migration can rebuild a table others refer to (dropping the
+    /// old one would otherwise delete their rows); each checks them before it commits.
     static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         for (index, sql) in migrations.enumerated() {
             try connection.transaction {
                 let current = try connection.userVersion
@@ -223,6 +399,7 @@ enum SQLiteSchema {
                 }
                 guard current == index else { return }
                 try connection.execute(sql)
+                try connection.checkForeignKeys()
                 try connection.execute("PRAGMA user_version = \(index + 1)")
             }
         }

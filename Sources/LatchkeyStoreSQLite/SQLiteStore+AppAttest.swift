@@ -4,12 +4,12 @@ import LatchkeyStore
 /// App Attest keys: attested once, then used for assertions, each counter accepted once.
 extension SQLiteStore {
     private static let appAttestColumns = "key_id, public_key, app_id, environment, receipt, counter, accepted_counters, created_at, last_used_at"
-    private static let insertAppAttestKey = "INSERT INTO app_attest_keys (\(appAttestColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    private static let appAttestKeyByID = "SELECT \(appAttestColumns) FROM app_attest_keys WHERE key_id = ?"
+    private static let insertAppAttestKey = "INSERT INTO app_attest_keys (\(appAttestColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let appAttestKeyByID = "SELECT \(appAttestColumns) FROM app_attest_keys WHERE key_id = ? AND tenant = current_tenant()"
     /// The counters' compare-and-set: one statement, so two racing assertions that read the same counters cannot both move them.
     private static let updateCounters = """
         UPDATE app_attest_keys SET counter = ?1, accepted_counters = ?2, last_used_at = ?3
-        WHERE key_id = ?4 AND counter = ?5 AND accepted_counters = ?6
+        WHERE key_id = ?4 AND tenant = current_tenant() AND counter = ?5 AND accepted_counters = ?6
         """
 
     public func saveAppAttestKey(_ key: AppAttestKeyRecord) async throws {

@@ -4,35 +4,36 @@ import LatchkeyStore
 /// What a backend controls: users made ahead of their passkeys, admin keys, enrollment tickets
 /// and token signing keys.
 extension SQLiteStore {
-    private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ?"
+    private static let userByExternalID = "SELECT \(SQLiteRows.userColumns()) FROM users WHERE external_id = ? AND tenant = current_tenant()"
     private static let updateUser = """
         UPDATE users SET username = ?, display_name = ?, external_id = ?, disabled = ?
-        WHERE handle = ? AND username = ? AND display_name = ? AND external_id IS ? AND disabled = ?
+        WHERE handle = ? AND tenant = current_tenant() AND username = ? AND display_name = ? AND external_id IS ? AND disabled = ?
         """
     private static let usersPage = """
         SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at),
-            (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle)
-        FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
-        WHERE ?1 IS NULL OR u.username > ?1 GROUP BY u.handle ORDER BY u.username LIMIT ?2
+            (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle AND d.tenant = u.tenant)
+        FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
+        WHERE u.tenant = current_tenant() AND (?1 IS NULL OR u.username > ?1) GROUP BY u.handle ORDER BY u.username LIMIT ?2
         """
-    private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ?"
-    private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ?"
-    private static let insertAdminKey = "INSERT INTO admin_keys (name, key_hash, created_at, last_used_at) VALUES (?, ?, ?, ?)"
+    private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ? AND tenant = current_tenant()"
+    private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ? AND tenant = current_tenant()"
+    private static let insertAdminKey = "INSERT INTO admin_keys (name, key_hash, created_at, last_used_at, tenant) VALUES (?, ?, ?, ?, current_tenant())"
     private static let adminKeyColumns = "name, key_hash, created_at, last_used_at"
-    private static let allAdminKeys = "SELECT \(adminKeyColumns) FROM admin_keys ORDER BY created_at, rowid"
-    private static let deleteAdminKey = "DELETE FROM admin_keys WHERE name = ?"
-    private static let useAdminKey = "UPDATE admin_keys SET last_used_at = ? WHERE key_hash = ? RETURNING \(adminKeyColumns)"
+    private static let allAdminKeys = "SELECT \(adminKeyColumns) FROM admin_keys WHERE tenant = current_tenant() ORDER BY created_at, rowid"
+    private static let deleteAdminKey = "DELETE FROM admin_keys WHERE name = ? AND tenant = current_tenant()"
+    private static let useAdminKey = "UPDATE admin_keys SET last_used_at = ? WHERE key_hash = ? AND tenant = current_tenant() RETURNING \(adminKeyColumns)"
     private static let ticketColumns = "hash, user_handle, created_at, expires_at, used_at, revoked_at"
-    private static let insertTicket = "INSERT INTO enrollment_tickets (\(ticketColumns)) VALUES (?, ?, ?, ?, ?, ?)"
-    private static let ticketByHash = "SELECT \(ticketColumns) FROM enrollment_tickets WHERE hash = ?"
+    private static let insertTicket = "INSERT INTO enrollment_tickets (\(ticketColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let ticketByHash = "SELECT \(ticketColumns) FROM enrollment_tickets WHERE hash = ? AND tenant = current_tenant()"
     private static let revokeTickets = """
         UPDATE enrollment_tickets SET revoked_at = ?1
-        WHERE user_handle = ?2 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
+        WHERE user_handle = ?2 AND tenant = current_tenant() AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
         """
     private static let signingKeyColumns = "generation, key_id, private_key, created_at, signs_from"
-    private static let allSigningKeys = "SELECT \(signingKeyColumns) FROM signing_keys ORDER BY generation"
+    private static let allSigningKeys = "SELECT \(signingKeyColumns) FROM signing_keys WHERE tenant = current_tenant() ORDER BY generation"
     private static let insertSigningKey = """
-        INSERT INTO signing_keys (\(signingKeyColumns)) VALUES (?, ?, ?, ?, ?) ON CONFLICT (generation) DO NOTHING
+        INSERT INTO signing_keys (\(signingKeyColumns), tenant) VALUES (?, ?, ?, ?, ?, current_tenant())
+        ON CONFLICT (tenant, generation) DO NOTHING
         """
 
     public func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {

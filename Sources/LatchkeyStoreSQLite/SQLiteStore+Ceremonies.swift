@@ -5,19 +5,19 @@ import LatchkeyStoreSQL
 /// Pending ceremonies: issued challenges, each taken at most once.
 extension SQLiteStore {
     private static let insertCeremony = """
-        INSERT INTO pending_ceremonies (\(SQLiteRows.ceremonyColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO pending_ceremonies (\(SQLiteRows.ceremonyColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     /// Finding and consuming in one statement: of two racing answers, one gets the row.
     private static let takeCeremony = """
-        DELETE FROM pending_ceremonies WHERE challenge_hash = ? RETURNING \(SQLiteRows.ceremonyColumns)
+        DELETE FROM pending_ceremonies WHERE challenge_hash = ? AND tenant = current_tenant() RETURNING \(SQLiteRows.ceremonyColumns)
         """
-    private static let ceremonyExists = "SELECT 1 FROM pending_ceremonies WHERE challenge_hash = ?"
+    private static let ceremonyExists = "SELECT 1 FROM pending_ceremonies WHERE challenge_hash = ? AND tenant = current_tenant()"
     private static let ceremonyByChallenge = """
-        SELECT \(SQLiteRows.ceremonyColumns) FROM pending_ceremonies WHERE challenge_hash = ?
+        SELECT \(SQLiteRows.ceremonyColumns) FROM pending_ceremonies WHERE challenge_hash = ? AND tenant = current_tenant()
         """
     private static let credentialWithOwner = """
         SELECT \(SQLiteRows.credentialColumns("c.")), \(SQLiteRows.userColumns("u."))
-        FROM credentials c JOIN users u ON u.handle = c.user_handle WHERE c.id = ?
+        FROM credentials c JOIN users u ON u.handle = c.user_handle AND u.tenant = c.tenant WHERE c.id = ? AND c.tenant = current_tenant()
         """
     /// Column of the owner in ``credentialWithOwner``.
     private static let ownerOffset: Int32 = 20
@@ -25,8 +25,9 @@ extension SQLiteStore {
     /// security event, in one row; no row when the challenge has no ceremony.
     private static let ceremonyWithUser = """
         SELECT \(StoreColumns.ceremonies("t.")), \(SQLiteRows.userColumns("u.")),
-            EXISTS (SELECT 1 FROM security_events e WHERE e.user_handle = t.user_handle)
-        FROM pending_ceremonies t LEFT JOIN users u ON u.handle = t.user_handle WHERE t.challenge_hash = ?
+            EXISTS (SELECT 1 FROM security_events e WHERE e.user_handle = t.user_handle AND e.tenant = t.tenant)
+        FROM pending_ceremonies t LEFT JOIN users u ON u.handle = t.user_handle AND u.tenant = t.tenant
+        WHERE t.challenge_hash = ? AND t.tenant = current_tenant()
         """
     /// Columns of the user and of the history in ``ceremonyWithUser``.
     private static let (ceremonyUserOffset, ceremonyHistoryOffset): (Int32, Int32) = (11, 17)

@@ -3,32 +3,32 @@ import LatchkeyStore
 
 /// Users and credentials: reads, registration and sign-in bookkeeping.
 extension SQLiteStore {
-    private static let userByName = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.username = ?"
-    private static let userByHandle = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.handle = ?"
+    private static let userByName = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.username = ? AND u.tenant = current_tenant()"
+    private static let userByHandle = "SELECT \(SQLiteRows.userColumns("u.")) FROM users u WHERE u.handle = ? AND u.tenant = current_tenant()"
     private static let credentialsByUser = """
-        SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.user_handle = ? ORDER BY c.created_at, c.rowid
+        SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.user_handle = ? AND c.tenant = current_tenant() ORDER BY c.created_at, c.rowid
         """
-    private static let credentialByID = "SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.id = ?"
-    private static let insertUser = "INSERT INTO users (\(SQLiteRows.userColumns())) VALUES (?, ?, ?, ?, ?, ?)"
+    private static let credentialByID = "SELECT \(SQLiteRows.credentialColumns("c.")) FROM credentials c WHERE c.id = ? AND c.tenant = current_tenant()"
+    private static let insertUser = "INSERT INTO users (\(SQLiteRows.userColumns()), tenant) VALUES (?, ?, ?, ?, ?, ?, current_tenant())"
     /// Spends an enrollment ticket for the credential's owner, if it is still usable.
     private static let spendTicket = """
         UPDATE enrollment_tickets SET used_at = ?1
-        WHERE hash = ?2 AND user_handle = ?3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
+        WHERE hash = ?2 AND tenant = current_tenant() AND user_handle = ?3 AND used_at IS NULL AND revoked_at IS NULL AND expires_at > ?1
         """
     private static let insertCredential = """
-        INSERT INTO credentials (\(SQLiteRows.credentialColumns()))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO credentials (\(SQLiteRows.credentialColumns()), tenant)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     /// The sign-in's challenge, consumed first: of two answers to one challenge, one deletes the row.
-    private static let consumeCeremony = "DELETE FROM pending_ceremonies WHERE challenge_hash = ?"
+    private static let consumeCeremony = "DELETE FROM pending_ceremonies WHERE challenge_hash = ? AND tenant = current_tenant()"
     /// The compare-and-set of a sign-in: writes only if the counter is still the one read.
     private static let compareAndSetSignIn = """
         UPDATE credentials SET sign_count = ?, backed_up = ?, user_verified = ?, last_used_at = ?
-        WHERE id = ? AND sign_count = ? RETURNING user_handle
+        WHERE id = ? AND tenant = current_tenant() AND sign_count = ? RETURNING user_handle
         """
-    private static let credentialExists = "SELECT 1 FROM credentials WHERE id = ?"
+    private static let credentialExists = "SELECT 1 FROM credentials WHERE id = ? AND tenant = current_tenant()"
     private static let countRegression =
-        "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ?"
+        "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ? AND tenant = current_tenant()"
 
     public func user(named username: String) async throws -> UserRecord? {
         try await withDatabase { try Self.user(named: username, in: $0) }
@@ -78,13 +78,13 @@ extension SQLiteStore {
     public func passkeyShapes() async throws -> PasskeyShapes {
         try await withDatabase { database in
             var shapes = PasskeyShapes()
-            try database.withStatement("SELECT length(id), transports, count(*) FROM credentials GROUP BY 1, 2") { row in
+            try database.withStatement("SELECT length(id), transports, count(*) FROM credentials WHERE tenant = current_tenant() GROUP BY 1, 2") { row in
                 while try row.step() {
                     let shape = PasskeyShapes.Shape(idLength: Int(row.int64(0)), transports: row.withText(1, SQLiteRows.transports))
                     shapes.passkeys[shape, default: 0] += Int(row.int64(2))
                 }
             }
-            try database.withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) GROUP BY n") { row in
+            try database.withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle) GROUP BY n") { row in
                 while try row.step() { shapes.usersByPasskeyCount[Int(row.int64(0))] = Int(row.int64(1)) }
             }
             return shapes

@@ -4,13 +4,13 @@ import LatchkeyStore
 /// Device keys: enrolled app keys that sign in with a signature over a challenge.
 extension SQLiteStore {
     private static let columns = "id, user_handle, public_key, name, created_at, last_used_at, app_attest_key_id"
-    private static let insert = "INSERT INTO device_keys (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)"
-    private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ?"
-    private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? ORDER BY created_at, rowid"
-    private static let rename = "UPDATE device_keys SET name = ? WHERE id = ? AND user_handle = ? RETURNING \(columns)"
-    private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ?"
-    private static let deleteSessionsOfKey = "DELETE FROM sessions WHERE device_key_id = ? AND user_handle = ?"
-    private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ?"
+    private static let insert = "INSERT INTO device_keys (\(columns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let byID = "SELECT \(columns) FROM device_keys WHERE id = ? AND tenant = current_tenant()"
+    private static let byUser = "SELECT \(columns) FROM device_keys WHERE user_handle = ? AND tenant = current_tenant() ORDER BY created_at, rowid"
+    private static let rename = "UPDATE device_keys SET name = ? WHERE id = ? AND user_handle = ? AND tenant = current_tenant() RETURNING \(columns)"
+    private static let delete = "DELETE FROM device_keys WHERE id = ? AND user_handle = ? AND tenant = current_tenant()"
+    private static let deleteSessionsOfKey = "DELETE FROM sessions WHERE device_key_id = ? AND user_handle = ? AND tenant = current_tenant()"
+    private static let markUsed = "UPDATE device_keys SET last_used_at = ? WHERE id = ? AND user_handle = ? AND tenant = current_tenant()"
 
     public func saveDeviceKey(_ key: DeviceKeyRecord, spendingTicket: (hash: [UInt8], at: Date)?, recording events: [SecurityEvent])
         async throws

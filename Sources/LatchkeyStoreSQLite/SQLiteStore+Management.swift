@@ -4,19 +4,19 @@ import LatchkeyStore
 /// Passkey management: renaming and removing passkeys, deleting accounts.
 extension SQLiteStore {
     private static let renameCredential = """
-        UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ? RETURNING \(SQLiteRows.credentialColumns())
+        UPDATE credentials SET name = ? WHERE id = ? AND user_handle = ? AND tenant = current_tenant() RETURNING \(SQLiteRows.credentialColumns())
         """
     /// Deletes only when the user keeps another passkey, so two racing removals of a user's last
     /// two passkeys cannot both succeed: SQLite runs the statement under the write lock.
     private static let deleteUnlessLast = """
-        DELETE FROM credentials WHERE id = ? AND user_handle = ?
-        AND (SELECT COUNT(*) FROM credentials WHERE user_handle = ?) > 1
+        DELETE FROM credentials WHERE id = ? AND user_handle = ? AND tenant = current_tenant()
+        AND (SELECT COUNT(*) FROM credentials WHERE user_handle = ? AND tenant = current_tenant()) > 1
         """
-    private static let ownedCredentialExists = "SELECT 1 FROM credentials WHERE id = ? AND user_handle = ?"
-    private static let deleteCredentialsOfUser = "DELETE FROM credentials WHERE user_handle = ? RETURNING id"
-    private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ?"
-    private static let deleteCeremoniesOfUser = "DELETE FROM pending_ceremonies WHERE user_handle = ?"
-    private static let deleteUser = "DELETE FROM users WHERE handle = ?"
+    private static let ownedCredentialExists = "SELECT 1 FROM credentials WHERE id = ? AND user_handle = ? AND tenant = current_tenant()"
+    private static let deleteCredentialsOfUser = "DELETE FROM credentials WHERE user_handle = ? AND tenant = current_tenant() RETURNING id"
+    private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ? AND tenant = current_tenant()"
+    private static let deleteCeremoniesOfUser = "DELETE FROM pending_ceremonies WHERE user_handle = ? AND tenant = current_tenant()"
+    private static let deleteUser = "DELETE FROM users WHERE handle = ? AND tenant = current_tenant()"
 
     public func renameCredential(id: [UInt8], ownedBy owner: [UInt8], name: String?, recording events: [SecurityEvent]) async throws
         -> CredentialRecord?

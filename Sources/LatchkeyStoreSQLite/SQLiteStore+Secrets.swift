@@ -5,8 +5,8 @@ import WebAuthn
 /// Secrets the server derives values from, made once and shared by every process on the file.
 extension SQLiteStore {
     /// The first writer's value wins; later ones read it.
-    private static let insertSecret = "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING"
-    private static let selectSecret = "SELECT value FROM secrets WHERE name = ?"
+    private static let insertSecret = "INSERT INTO secrets (name, value, tenant) VALUES (?, ?, current_tenant()) ON CONFLICT (name, tenant) DO NOTHING"
+    private static let selectSecret = "SELECT value FROM secrets WHERE name = ? AND tenant = current_tenant()"
 
     public func secret(named name: String) async throws -> [UInt8] {
         // Drawn before the lock: only the write needs it.

@@ -9,13 +9,13 @@ extension SQLiteStore {
         """
     private static let insertEvent = """
         INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, \
-        client_address, user_agent, request_id, actor, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        client_address, user_agent, request_id, actor, detail, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     private static let insertDelivery = """
-        INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
-        VALUES (?, ?, ?, 'pending', ?, ?, ?)
+        INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until, tenant)
+        VALUES (?, ?, ?, 'pending', ?, ?, ?, current_tenant())
         """
-    private static let eventByID = "SELECT \(eventColumns) FROM security_events WHERE id = ?"
+    private static let eventByID = "SELECT \(eventColumns) FROM security_events WHERE id = ? AND tenant = current_tenant()"
     private static let deliveryColumns = """
         d.id, d.event_id, d.receiver, d.state, d.attempts, d.created_at, d.next_attempt_at, d.retry_until, d.delivered_at, d.last_error
         """
@@ -24,34 +24,34 @@ extension SQLiteStore {
     private static let dueDeliveries = """
         SELECT \(deliveryColumns), \(eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
         FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR d.lease_until <= ?1)
+        WHERE d.tenant = current_tenant() AND d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR d.lease_until <= ?1)
           AND (?3 IS NULL OR d.receiver = ?3) AND d.receiver NOT IN (SELECT value FROM json_each(?4))
           AND NOT EXISTS (
             SELECT 1 FROM webhook_deliveries p
-            WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
+            WHERE p.state = 'pending' AND p.tenant = d.tenant AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
         ORDER BY d.id LIMIT ?2
         """
-    private static let lease = "UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ?"
+    private static let lease = "UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND tenant = current_tenant()"
     private static let markDelivered = """
         UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = ?1, last_error = NULL,
             lease_owner = NULL, lease_until = NULL
-        WHERE id = ?2 AND lease_owner = ?3 AND state = 'pending'
+        WHERE id = ?2 AND tenant = current_tenant() AND lease_owner = ?3 AND state = 'pending'
         """
     private static let markRetry = """
         UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?1, last_error = ?2, lease_owner = NULL, lease_until = NULL
-        WHERE id = ?3 AND lease_owner = ?4 AND state = 'pending'
+        WHERE id = ?3 AND tenant = current_tenant() AND lease_owner = ?4 AND state = 'pending'
         """
     private static let markDead = """
         UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = ?1, lease_owner = NULL, lease_until = NULL
-        WHERE id = ?2 AND lease_owner = ?3 AND state = 'pending'
+        WHERE id = ?2 AND tenant = current_tenant() AND lease_owner = ?3 AND state = 'pending'
         """
     private static let retryDelivery = """
         UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?1, retry_until = ?2, lease_owner = NULL, lease_until = NULL
-        WHERE id = ?3 AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= ?1)
+        WHERE id = ?3 AND tenant = current_tenant() AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= ?1)
         """
-    private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ?"
-    private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1 AND state = 'pending'"
-    private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE state = 'pending'"
+    private static let deliveryByID = "SELECT \(deliveryColumns) FROM webhook_deliveries d WHERE d.id = ? AND d.tenant = current_tenant()"
+    private static let renameReceiver = "UPDATE webhook_deliveries SET receiver = ?2 WHERE receiver = ?1 AND tenant = current_tenant() AND state = 'pending'"
+    private static let outboxStatus = "SELECT COUNT(*), MIN(created_at) FROM webhook_deliveries WHERE tenant = current_tenant() AND state = 'pending'"
     /// The oldest events by sequence (the order they were written in, so nearly that of their
     /// times), those of them before the cutoff: no time index, and never more than a batch read.
     private static let purgeEvents = """
@@ -116,7 +116,7 @@ extension SQLiteStore {
         try await withTransaction { database in
             // SQLite has one writer at a time: the user read here stays until this transaction ends.
             if whileItsUserExists, let handle = event.userHandle {
-                let exists = try database.withStatement("SELECT 1 FROM users WHERE handle = ?") { row in
+                let exists = try database.withStatement("SELECT 1 FROM users WHERE handle = ? AND tenant = current_tenant()") { row in
                     try row.bind(handle)
                     return try row.step()
                 }
@@ -134,7 +134,7 @@ extension SQLiteStore {
         let userFilter = query.userHandle == nil ? "?1 IS NULL" : "user_handle = ?1"
         let sql = """
             SELECT \(Self.eventColumns) FROM security_events
-            WHERE \(userFilter) AND (?2 IS NULL OR occurred_at >= ?2) AND (?3 IS NULL OR sequence < ?3)
+            WHERE tenant = current_tenant() AND \(userFilter) AND (?2 IS NULL OR occurred_at >= ?2) AND (?3 IS NULL OR sequence < ?3)
               AND (?4 IS NULL OR instr(?4, ',' || type || ',') > 0)
             ORDER BY sequence DESC LIMIT ?5
             """
@@ -204,7 +204,7 @@ extension SQLiteStore {
     public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
         try await withStatement("""
             SELECT \(Self.deliveryColumns) FROM webhook_deliveries d
-            WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.id < ?2) ORDER BY d.id DESC LIMIT ?3
+            WHERE d.tenant = current_tenant() AND (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.id < ?2) ORDER BY d.id DESC LIMIT ?3
             """) { row in
             try row.bind(state?.rawValue, before, Int64(limit))
             var deliveries: [WebhookDelivery] = []

@@ -3,11 +3,12 @@ import LatchkeyStore
 
 /// Sessions, and the purge of everything expired.
 extension SQLiteStore {
-    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns()), device_key_id) VALUES (?, ?, ?, ?, ?)"
-    private static let deleteSession = "DELETE FROM sessions WHERE token_hash = ?"
+    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns()), device_key_id, tenant) VALUES (?, ?, ?, ?, ?, current_tenant())"
+    private static let deleteSession = "DELETE FROM sessions WHERE token_hash = ? AND tenant = current_tenant()"
     private static let liveSessionWithUser = """
         SELECT \(SQLiteRows.sessionColumns("s.")), \(SQLiteRows.userColumns("u."))
-        FROM sessions s JOIN users u ON u.handle = s.user_handle WHERE s.token_hash = ? AND s.expires_at > ?
+        FROM sessions s JOIN users u ON u.handle = s.user_handle AND u.tenant = s.tenant
+        WHERE s.token_hash = ? AND s.tenant = current_tenant() AND s.expires_at > ?
         """
     /// Column of the user in ``liveSessionWithUser``.
     private static let userOffset: Int32 = 4

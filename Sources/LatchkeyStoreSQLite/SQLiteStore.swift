@@ -23,6 +23,8 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     let webhooks: WebhookOutbox
     /// How each call is made: retried while busy, timed.
     let policy: StoreCallPolicy
+    /// Whose records every call reads and writes (`current_tenant()` in each statement).
+    public let tenant: TenantID
 
     /// Opens or creates the database at `path`, creating its folder, and migrates the schema, so a
     /// bad path or a database from a newer Latchkey fails here, before the server listens. The
@@ -32,6 +34,7 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     public init(path: String, webhooks: WebhookOutbox = .none, lockWait: Duration = .seconds(5)) throws {
         self.webhooks = webhooks
         policy = .direct
+        tenant = .default
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(
@@ -46,13 +49,19 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         database = LockedConnection(opened)
     }
 
-    private init(sharing store: SQLiteStore, policy: StoreCallPolicy) {
+    private init(sharing store: SQLiteStore, policy: StoreCallPolicy, tenant: TenantID) {
         database = store.database
         webhooks = store.webhooks
         self.policy = policy
+        self.tenant = tenant
     }
 
-    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy) }
+    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
+
+    /// The same store (its connection, outbox and call policy shared) reading and writing `tenant`'s records only.
+    /// The operations calls (``checkWritable(now:)``, ``liveRecordCounts(now:)``, ``purgeExpired(now:)``) and the
+    /// purge of old events span every tenant.
+    public func scoped(to tenant: TenantID) -> SQLiteStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {
@@ -79,11 +88,12 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         try await policy.call(function) { try lockedDatabase(body) }
     }
 
-    /// `body` with the open connection, holding the lock, outside the ``policy``: for a call made
+    /// `body` with the open connection (its `current_tenant()` this store's ``tenant``), holding the lock, outside the ``policy``: for a call made
     /// of several steps (a purge in batches), which applies the policy once around them all.
     func lockedDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try database.connection.withLock { connection throws -> Locked<T> in
             guard let connection else { throw StoreError(.unavailable, "the store is closed") }
+            connection.use(tenant)
             return Locked(try body(connection))
         }.value
     }

@@ -1,0 +1,206 @@
+import Foundation
+import LatchkeyStore
+import Testing
+import WebAuthn
+
+@testable import LatchkeyStoreSQLite
+
+/// One SQLite file, two tenants: everything tenant A keeps is out of tenant B's reach, for reading
+/// and for changing, and the names a client or backend chooses are unique within a tenant only.
+@Suite("SQLite store, tenants")
+struct SQLiteTenantTests {
+    let path = TemporaryDatabase.newPath()
+    let other = TenantID("tenant-b")!
+
+    /// Everything of one person in one tenant: a user with a passkey, a session, a pending ceremony, an
+    /// enrollment ticket, a device key, an App Attest key, an admin key, a signing key, a secret and an event.
+    struct Belongings {
+        let alice = Fixtures.user("alice", handle: 1)
+        var credential: CredentialRecord { Fixtures.credential(7, of: alice) }
+        var session: SessionRecord { Fixtures.session(2, of: alice) }
+        var ceremony: PendingCeremony { Fixtures.registration(3, for: alice) }
+        var ticket: EnrollmentTicketRecord {
+            EnrollmentTicketRecord(hash: Fixtures.bytes(4), userHandle: alice.handle, createdAt: Fixtures.now, expiresAt: Fixtures.now + 600)
+        }
+        var deviceKey: DeviceKeyRecord { Fixtures.deviceKey(5, of: alice) }
+        var appAttestKey: AppAttestKeyRecord {
+            AppAttestKeyRecord(keyID: Fixtures.bytes(6), publicKey: [4, 1], appID: "TEAM.app", environment: "production", receipt: [1], createdAt: Fixtures.now)
+        }
+        var adminKey: AdminKeyRecord { AdminKeyRecord(name: "backend", keyHash: Fixtures.bytes(8), createdAt: Fixtures.now) }
+        var signingKey: SigningKeyRecord { SigningKeyRecord(generation: 1, keyID: "kid-a", privateKey: [1, 2], createdAt: Fixtures.now) }
+        var event: SecurityEvent {
+            SecurityEvent(id: "event-a", type: .userCreated, occurredAt: Fixtures.now, userHandle: alice.handle, actor: .system("test"))
+        }
+
+        func store(in store: any LatchkeyStore) async throws {
+            try await store.registerNew(alice, with: credential, session: session)
+            try await store.savePendingCeremony(ceremony)
+            try await store.saveEnrollmentTicket(ticket)
+            try await store.saveDeviceKey(deviceKey, spendingTicket: nil)
+            try await store.saveAppAttestKey(appAttestKey)
+            try await store.saveAdminKey(adminKey)
+            #expect(try await store.addSigningKey(signingKey))
+            try await store.recordEvent(event)
+        }
+    }
+
+    @Test func anotherTenantReadsNothingOfTheDefaultTenants() async throws {
+        let store = try SQLiteStore(path: path)
+        let a = Belongings()
+        try await a.store(in: store)
+        let b = store.scoped(to: other)
+        #expect(b.tenant == other && store.tenant == .default)
+
+        #expect(try await b.user(named: "alice") == nil)
+        #expect(try await b.user(handle: a.alice.handle) == nil)
+        #expect(try await b.userWithCredentials(named: "alice") == nil)
+        #expect(try await b.credentials(ofUser: a.alice.handle).isEmpty)
+        #expect(try await b.credential(id: a.credential.id) == nil)
+        #expect(try await b.passkeyShapes() == PasskeyShapes())
+        #expect(try await b.users(after: nil, limit: 10).isEmpty)
+        #expect(try await b.session(tokenHash: a.session.tokenHash, now: Fixtures.now) == nil)
+        #expect(try await b.pendingChallenges(among: [a.ceremony.challengeHash]).isEmpty)
+        let lookup = try await b.signInLookup(challengeHash: a.ceremony.challengeHash, credentialID: a.credential.id)
+        #expect(lookup.ceremony == nil && lookup.credential == nil && lookup.owner == nil)
+        #expect(try await b.registrationLookup(challengeHash: a.ceremony.challengeHash).ceremony == nil)
+        #expect(try await b.enrollmentTicket(hash: a.ticket.hash) == nil)
+        #expect(try await b.deviceKey(id: a.deviceKey.id) == nil)
+        #expect(try await b.deviceKeys(ofUser: a.alice.handle).isEmpty)
+        #expect(try await b.appAttestKey(id: a.appAttestKey.keyID) == nil)
+        #expect(try await b.adminKeys().isEmpty)
+        #expect(try await b.useAdminKey(hash: a.adminKey.keyHash, now: Fixtures.now) == nil)
+        #expect(try await b.signingKeys().isEmpty)
+        #expect(try await b.securityEvents(SecurityEventQuery()).isEmpty)
+        #expect(try await b.securityEvent(id: a.event.id) == nil)
+        #expect(try await b.webhookOutboxStatus().depth == 0)
+
+        // The default tenant still has all of it.
+        #expect(try await store.user(named: "alice") == a.alice)
+        #expect(try await store.credential(id: a.credential.id) == a.credential)
+        #expect(try await store.adminKeys().map(\.name) == ["backend"])
+        #expect(try await store.signingKeys().map(\.keyID) == ["kid-a"])
+        #expect(try await !store.securityEvents(SecurityEventQuery()).isEmpty)
+    }
+
+    @Test func anotherTenantChangesNothingOfTheDefaultTenants() async throws {
+        let store = try SQLiteStore(path: path)
+        let a = Belongings()
+        try await a.store(in: store)
+        let b = store.scoped(to: other)
+        let owner = a.alice.handle
+
+        #expect(try await b.takePendingCeremony(challengeHash: a.ceremony.challengeHash) == nil)
+        #expect(try await b.renameCredential(id: a.credential.id, ownedBy: owner, name: "mine") == nil)
+        #expect(try await b.deleteCredential(id: a.credential.id, ownedBy: owner) == .notFound)
+        #expect(try await !b.deleteCredentialEvenIfLast(id: a.credential.id, ownedBy: owner))
+        #expect(try await b.deleteSessions(ofUser: owner) == 0)
+        try await b.deleteSessions(tokenHashes: [a.session.tokenHash])
+        #expect(try await b.revokeEnrollmentTickets(ofUser: owner, now: Fixtures.now) == 0)
+        #expect(try await b.renameDeviceKey(id: a.deviceKey.id, ownedBy: owner, name: "mine") == nil)
+        #expect(try await !b.recordDeviceKeySignIn(id: a.deviceKey.id, at: Fixtures.now, session: Fixtures.session(9, of: a.alice)))
+        #expect(try await !b.deleteDeviceKey(id: a.deviceKey.id, ownedBy: owner))
+        #expect(try await !b.updateAppAttestCounters(id: a.appAttestKey.keyID, from: (0, 1), to: (1, 3), at: Fixtures.now))
+        #expect(try await !b.deleteAdminKey(named: a.adminKey.name))
+        #expect(try await !b.updateUser(Fixtures.user("mallory", handle: 1), from: a.alice, recording: []))
+        #expect(try await !b.recordEvent(a.event, whileItsUserExists: true))
+        #expect(try await b.deleteUser(handle: owner) == nil)
+        let spent = try await b.recordAnswered(Fixtures.signIn(a.credential, from: 0, to: 1, session: Fixtures.session(10, of: a.alice)))
+        #expect(spent == .credentialRemoved)
+        await #expect(throws: StoreError.self) {
+            try await b.register(NewRegistration(credential: Fixtures.credential(11, of: a.alice), newUser: nil, session: nil))
+        }
+
+        let credential = try #require(try await store.credential(id: a.credential.id))
+        #expect(credential == a.credential)
+        #expect(try await store.user(named: "alice") == a.alice)
+        #expect(try await store.hasSession(a.session.tokenHash))
+        #expect(try await store.pendingChallenges(among: [a.ceremony.challengeHash]) == [a.ceremony.challengeHash])
+        #expect(try await store.enrollmentTicket(hash: a.ticket.hash)?.revokedAt == nil)
+        #expect(try await store.deviceKey(id: a.deviceKey.id) == a.deviceKey)
+        #expect(try await store.appAttestKey(id: a.appAttestKey.keyID)?.counter == 0)
+        #expect(try await store.adminKeys().count == 1)
+        #expect(try await store.securityEvents(SecurityEventQuery()).count == 1)
+    }
+
+    /// Usernames, external IDs, credential, device and App Attest key IDs, admin key names, signing key
+    /// generations and secrets are the tenant's own: the same ones in another tenant are someone else's.
+    @Test func twoTenantsKeepTheSameNamesApart() async throws {
+        let store = try SQLiteStore(path: path)
+        let b = store.scoped(to: other)
+        try await Belongings().store(in: store)
+        var bob = Fixtures.user("alice", handle: 21)
+        bob.externalId = "same-external-id"
+        var alice = try #require(try await store.user(named: "alice"))
+        alice.externalId = "same-external-id"
+        #expect(try await store.updateUser(alice, from: Belongings().alice, recording: []))
+
+        let theirs = Belongings()
+        try await b.registerNew(bob, with: Fixtures.credential(7, of: bob))
+        try await b.saveDeviceKey(Fixtures.deviceKey(5, of: bob), spendingTicket: nil)
+        try await b.saveAppAttestKey(theirs.appAttestKey)
+        try await b.saveAdminKey(AdminKeyRecord(name: "backend", keyHash: Fixtures.bytes(28), createdAt: Fixtures.now))
+        #expect(try await b.addSigningKey(SigningKeyRecord(generation: 1, keyID: "kid-b", privateKey: [3], createdAt: Fixtures.now)))
+
+        #expect(try await b.user(named: "alice")?.handle == bob.handle)
+        #expect(try await store.user(named: "alice")?.handle == alice.handle)
+        #expect(try await b.user(externalId: "same-external-id")?.handle == bob.handle)
+        #expect(try await store.user(externalId: "same-external-id")?.handle == alice.handle)
+        #expect(try await b.credential(id: Fixtures.credential(7, of: bob).id)?.userHandle == bob.handle)
+        #expect(try await store.credential(id: Fixtures.credential(7, of: bob).id)?.userHandle == alice.handle)
+        #expect(try await b.deviceKey(id: Fixtures.bytes(5))?.userHandle == bob.handle)
+        #expect(try await b.signingKeys().map(\.keyID) == ["kid-b"])
+        #expect(try await store.signingKeys().map(\.keyID) == ["kid-a"])
+        #expect(try await b.secret(named: "decoys") != store.secret(named: "decoys"))
+        #expect(try await b.secret(named: "decoys") == b.secret(named: "decoys"))
+
+        // Within one tenant the names stay unique.
+        await #expect(throws: StoreError.self) { try await b.createUser(Fixtures.user("alice", handle: 22)) }
+    }
+
+    /// A store written before tenants opens with every row in the default tenant.
+    @Test func rowsFromBeforeTenantsAreTheDefaultTenants() async throws {
+        try FileManager.default.createDirectory(at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        let beforeTenants = SQLiteSchema.migrations.count - 1
+        do {
+            let old = try SQLiteConnection(path: path)
+            for migration in SQLiteSchema.migrations.prefix(beforeTenants) { try old.execute(migration) }
+            try old.execute("PRAGMA user_version = \(beforeTenants)")
+            try old.execute("""
+                INSERT INTO users (handle, username, display_name, created_at) VALUES (x'01', 'dora', 'Dora', 0);
+                INSERT INTO credentials (id, user_handle, public_key, algorithm, sign_count, transports, aaguid,
+                    attestation_format, attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at)
+                VALUES (x'0707', x'01', x'A501', -7, 3, 'internal', zeroblob(16), 'none', 'none', 1, 1, 1, 1, 0);
+                INSERT INTO sessions (token_hash, user_handle, created_at, expires_at) VALUES (x'02', x'01', 0, 1e12);
+                INSERT INTO admin_keys (name, key_hash, created_at) VALUES ('backend', x'08', 0);
+                INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from) VALUES (1, 'kid', x'01', 0, 0);
+                """)
+        }
+        let store = try SQLiteStore(path: path)
+        #expect(try await store.user(named: "dora")?.handle == [1])
+        #expect(try await store.credential(id: [7, 7])?.signCount == 3)
+        #expect(try await store.session(tokenHash: [2], now: Fixtures.now)?.user.username == "dora")
+        #expect(try await store.useAdminKey(hash: [8], now: Fixtures.now)?.name == "backend")
+        #expect(try await store.signingKeys().map(\.keyID) == ["kid"])
+        #expect(try await store.scoped(to: other).user(named: "dora") == nil)
+        // Foreign keys still hold after the rebuild: removing the user removes the passkey.
+        #expect(try await store.deleteUser(handle: [1]) == [[7, 7]])
+        #expect(try await store.credential(id: [7, 7]) == nil)
+    }
+
+    /// `current_tenant()` is an index key like a bound value: a sign-in's reads stay single look-ups.
+    @Test func tenantComparisonsUseTheIndexes() throws {
+        _ = try SQLiteStore(path: path)
+        let connection = try SQLiteConnection(path: path)
+        func plan(_ sql: String) throws -> String {
+            try connection.withStatement("EXPLAIN QUERY PLAN " + sql) { row in
+                var steps: [String] = []
+                while try row.step() { steps.append(row.text(3)) }
+                return steps.joined(separator: "; ")
+            }
+        }
+        let byName = try plan("SELECT handle FROM users WHERE username = 'a' AND tenant = current_tenant()")
+        #expect(byName.hasPrefix("SEARCH users USING") && byName.contains("(tenant=? AND username=?)"), "\(byName)")
+        let byID = try plan("SELECT public_key FROM credentials WHERE id = x'01' AND tenant = current_tenant()")
+        #expect(byID.hasPrefix("SEARCH credentials USING") && byID.contains("(id=? AND tenant=?)"), "\(byID)")
+    }
+}
