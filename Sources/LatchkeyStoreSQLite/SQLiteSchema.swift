@@ -210,7 +210,7 @@ enum SQLiteSchema {
         """
         ALTER TABLE app_attest_keys ADD COLUMN accepted_counters INTEGER NOT NULL DEFAULT -1;
         """,
-        // 0.10: tenants. Every row carries its tenant, and what a client or a backend names (usernames, external
+        // 0.9: tenants. Every row carries its tenant, and what a client or a backend names (usernames, external
         // IDs, credential, device and App Attest key IDs, admin key names, signing key generations, secrets) is
         // unique within one tenant only, so those tables are rebuilt with their keys; rows from before are the
         // default tenant's. Server-made random keys (challenge, session, ticket and admin key hashes, user handles)
