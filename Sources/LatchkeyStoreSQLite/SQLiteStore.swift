@@ -88,8 +88,9 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         try await policy.call(function) { try lockedDatabase(body) }
     }
 
-    /// `body` with the open connection (its `current_tenant()` this store's ``tenant``), holding the lock, outside the ``policy``: for a call made
-    /// of several steps (a purge in batches), which applies the policy once around them all.
+    /// `body` with the open connection (its `current_tenant()` this store's ``tenant``), holding the lock,
+    /// outside the ``policy``: for a call made of several steps (a purge in batches), which applies the
+    /// policy once around them all.
     func lockedDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         try database.connection.withLock { connection throws -> Locked<T> in
             guard let connection else { throw StoreError(.unavailable, "the store is closed") }
