@@ -185,7 +185,9 @@ extension SQLiteStore {
             try statement.bind(user.handle, user.username, user.displayName, user.createdAt, user.externalId, user.disabled)
             do {
                 try refusingTakenNames(of: user) { try statement.step() }
-            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.primaryKey {
+            } catch let error as SQLiteConstraintError
+                where error.code == SQLiteConstraintError.primaryKey || error.message.contains("users.handle")
+            {
                 throw StoreError(.database, "a user with this handle exists already")
             }
         }

@@ -23,7 +23,7 @@ extension SQLiteStore {
     /// if any, has ended.
     private static let dueDeliveries = """
         SELECT \(deliveryColumns), \(eventColumns.split(separator: ",").map { "e." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
-        FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id
+        FROM webhook_deliveries d JOIN security_events e ON e.id = d.event_id AND e.tenant = d.tenant
         WHERE d.tenant = current_tenant() AND d.state = 'pending' AND d.next_attempt_at <= ?1 AND (d.lease_until IS NULL OR d.lease_until <= ?1)
           AND (?3 IS NULL OR d.receiver = ?3) AND d.receiver NOT IN (SELECT value FROM json_each(?4))
           AND NOT EXISTS (

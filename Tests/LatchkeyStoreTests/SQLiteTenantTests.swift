@@ -153,8 +153,13 @@ struct SQLiteTenantTests {
         #expect(try await b.secret(named: "decoys") != store.secret(named: "decoys"))
         #expect(try await b.secret(named: "decoys") == b.secret(named: "decoys"))
 
-        // Within one tenant the names stay unique.
-        await #expect(throws: StoreError.self) { try await b.createUser(Fixtures.user("alice", handle: 22)) }
+        // Within one tenant the names stay unique, and a user handle across all of them.
+        let taken = await #expect(throws: StoreError.self) { try await b.createUser(Fixtures.user("alice", handle: 22)) }
+        #expect(taken?.code == .usernameTaken)
+        let sameHandle = await #expect(throws: StoreError.self) { try await b.createUser(Fixtures.user("dave", handle: 21)) }
+        #expect(sameHandle?.code == .database && sameHandle?.message.contains("handle") == true, "\(String(describing: sameHandle))")
+        let otherTenantsHandle = await #expect(throws: StoreError.self) { try await b.createUser(Fixtures.user("erin", handle: 1)) }
+        #expect(otherTenantsHandle?.code == .database)
     }
 
     /// A store written before tenants opens with every row in the default tenant.
