@@ -106,9 +106,10 @@ struct SQLiteTenantTests {
         #expect(try await b.deleteUser(handle: owner) == nil)
         let spent = try await b.recordAnswered(Fixtures.signIn(a.credential, from: 0, to: 1, session: Fixtures.session(10, of: a.alice)))
         #expect(spent == .credentialRemoved)
-        await #expect(throws: StoreError.self) {
+        let foreignOwner = await #expect(throws: StoreError.self) {
             try await b.register(NewRegistration(credential: Fixtures.credential(11, of: a.alice), newUser: nil, session: nil))
         }
+        #expect(foreignOwner?.code == .userNotFound, "\(String(describing: foreignOwner))")
 
         let credential = try #require(try await store.credential(id: a.credential.id))
         #expect(credential == a.credential)

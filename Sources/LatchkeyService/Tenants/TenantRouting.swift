@@ -8,6 +8,8 @@ import LatchkeyStore
 package struct TenantRouting: Sendable, Equatable {
     /// The prefix segment that names a tenant in the path: `/t/{tenant}/assertion/options`.
     package static let pathSegment = "t"
+    /// `/t/`, made once rather than per request.
+    private static let prefix = "/" + pathSegment + "/"
 
     /// What a request's host and path choose.
     package enum Choice: Sendable, Equatable {
@@ -71,7 +73,6 @@ package struct TenantRouting: Sendable, Equatable {
 
     /// `/t/{name}/rest` as `name` and `/rest` (`/` when nothing follows); nil for any other path.
     private static func tenantPrefix(of path: String) -> (name: Substring, rest: Substring)? {
-        let prefix = "/" + pathSegment + "/"
         guard path.hasPrefix(prefix) else { return nil }
         let afterPrefix = path.dropFirst(prefix.count)
         guard let slash = afterPrefix.firstIndex(of: "/") else { return (afterPrefix, "/") }
