@@ -121,6 +121,13 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// The same store (its database, connections and outbox shared) making every call under
     /// `policy`: retried while busy, timed, or both.
     func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore
+
+    /// Whose records every call reads and writes: ``TenantID/default`` unless ``scoped(to:)`` chose another.
+    var tenant: TenantID { get }
+
+    /// The same store (its database, connections, outbox and policy shared) reading and writing only
+    /// `tenant`'s records. Purges, the health check and the live record counts span every tenant.
+    func scoped(to tenant: TenantID) -> any LatchkeyStore
 }
 
 /// The mutating methods without events, for tools and tests that record none.

@@ -1,6 +1,6 @@
 /// The name of one relying party a store keeps apart from every other (a tenant): every user, passkey,
 /// challenge, session, ticket, key and event is stored with it, and a store scoped to one tenant
-/// (`scoped(to:)`, on the SQLite store so far) neither reads nor changes another's. A single-tenant server uses
+/// (`LatchkeyStore.scoped(to:)`) neither reads nor changes another's. A single-tenant server uses
 /// ``default``, which is also what a store written before tenants existed holds.
 public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// 1 to 63 lowercase ASCII letters, digits and `-`, starting with a letter or digit (a DNS label's shape).

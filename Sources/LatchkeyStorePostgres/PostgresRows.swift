@@ -110,27 +110,27 @@ enum PostgresRows {
 
     // MARK: Writers
 
-    /// Inserts a user with every column of ``userColumns(_:)``.
-    static func insert(_ user: UserRecord) -> PostgresQuery {
+    /// Inserts `tenant`'s user with every column of ``userColumns(_:)``.
+    static func insert(_ user: UserRecord, of tenant: TenantID) -> PostgresQuery {
         """
-        INSERT INTO users (\(unescaped: userColumns())) VALUES (
+        INSERT INTO users (\(unescaped: userColumns()), tenant) VALUES (
             \(user.handle.bytea), \(user.username.utf8Bytea), \(user.displayName.utf8Bytea), \(user.createdAt),
-            \(user.externalId?.utf8Bytea), \(user.disabled)
+            \(user.externalId?.utf8Bytea), \(user.disabled), \(tenant)
         )
         """
     }
 
-    /// Inserts a credential with every column of ``credentialColumns(_:)``.
-    static func insert(_ credential: CredentialRecord) -> PostgresQuery {
+    /// Inserts `tenant`'s credential with every column of ``credentialColumns(_:)``.
+    static func insert(_ credential: CredentialRecord, of tenant: TenantID) -> PostgresQuery {
         """
-        INSERT INTO credentials (\(unescaped: credentialColumns())) VALUES (
+        INSERT INTO credentials (\(unescaped: credentialColumns()), tenant) VALUES (
             \(credential.id.bytea), \(credential.userHandle.bytea), \(credential.publicKey.bytea),
             \(credential.algorithm.rawValue), \(Int64(credential.signCount)), \(credential.transports.map(\.rawValue)),
             \(credential.aaguid.bytea), \(credential.attestationFormat.rawValue), \(credential.attestationType.rawValue),
             \(credential.backupEligible), \(credential.backedUp), \(credential.residentKey), \(credential.userVerified),
             \(credential.createdAt), \(credential.lastUsedAt), \(credential.attestationTrusted),
             \(credential.trustPath.map(\.bytea)), \(credential.credentialProtectionPolicy.map(Int16.init)),
-            \(Int64(credential.signCountRegressions)), \(credential.name?.utf8Bytea)
+            \(Int64(credential.signCountRegressions)), \(credential.name?.utf8Bytea), \(tenant)
         )
         """
     }

@@ -222,6 +222,53 @@ enum PostgresSchema {
         // 0.9: the App Attest counters accepted below the highest (bit k: highest - k), so assertions sent at once
         // may arrive in any order; a key kept before refused every counter up to its highest: all bits set (-1).
         ["ALTER TABLE app_attest_keys ADD COLUMN accepted_counters bigint NOT NULL DEFAULT -1"],
+        // 0.9: tenants, as SQLite's migration 12. Every row carries its tenant (rows from before are the default
+        // tenant's), and what a client or a backend names is unique within one tenant only; server-made random
+        // keys (challenge, session, ticket and admin key hashes, user handles) stay unique across tenants. A child
+        // row names its parent with its tenant, so a tenant cannot hang a passkey, session, ticket or device key on
+        // another's user. Constraints keep their names, which ``PostgresStore`` maps to errors.
+        [
+            "users", "credentials", "pending_ceremonies", "sessions", "secrets", "admin_keys", "enrollment_tickets",
+            "signing_keys", "device_keys", "app_attest_keys", "security_events", "webhook_deliveries",
+        ].map { "ALTER TABLE \($0) ADD COLUMN tenant text NOT NULL DEFAULT 'default'" } + [
+            "ALTER TABLE credentials DROP CONSTRAINT credentials_user_handle_fkey",
+            "ALTER TABLE sessions DROP CONSTRAINT sessions_user_handle_fkey",
+            "ALTER TABLE enrollment_tickets DROP CONSTRAINT enrollment_tickets_user_handle_fkey",
+            "ALTER TABLE device_keys DROP CONSTRAINT device_keys_user_handle_fkey",
+            """
+            ALTER TABLE users DROP CONSTRAINT users_username_key, DROP CONSTRAINT users_external_id_key,
+                ADD CONSTRAINT users_username_key UNIQUE (tenant, username),
+                ADD CONSTRAINT users_external_id_key UNIQUE (tenant, external_id),
+                ADD CONSTRAINT users_handle_tenant_key UNIQUE (handle, tenant)
+            """,
+            """
+            ALTER TABLE credentials DROP CONSTRAINT credentials_pkey, ADD CONSTRAINT credentials_pkey PRIMARY KEY (id, tenant),
+                ADD CONSTRAINT credentials_user_handle_fkey FOREIGN KEY (user_handle, tenant)
+                    REFERENCES users (handle, tenant) ON DELETE CASCADE
+            """,
+            """
+            ALTER TABLE sessions ADD CONSTRAINT sessions_user_handle_fkey FOREIGN KEY (user_handle, tenant)
+                REFERENCES users (handle, tenant) ON DELETE CASCADE
+            """,
+            """
+            ALTER TABLE enrollment_tickets ADD CONSTRAINT enrollment_tickets_user_handle_fkey FOREIGN KEY (user_handle, tenant)
+                REFERENCES users (handle, tenant) ON DELETE CASCADE
+            """,
+            """
+            ALTER TABLE device_keys DROP CONSTRAINT device_keys_pkey, ADD CONSTRAINT device_keys_pkey PRIMARY KEY (id, tenant),
+                ADD CONSTRAINT device_keys_user_handle_fkey FOREIGN KEY (user_handle, tenant)
+                    REFERENCES users (handle, tenant) ON DELETE CASCADE
+            """,
+            "ALTER TABLE admin_keys DROP CONSTRAINT admin_keys_pkey, ADD CONSTRAINT admin_keys_pkey PRIMARY KEY (tenant, name)",
+            """
+            ALTER TABLE signing_keys DROP CONSTRAINT signing_keys_pkey, ADD CONSTRAINT signing_keys_pkey PRIMARY KEY (tenant, generation)
+            """,
+            """
+            ALTER TABLE app_attest_keys DROP CONSTRAINT app_attest_keys_pkey,
+                ADD CONSTRAINT app_attest_keys_pkey PRIMARY KEY (key_id, tenant)
+            """,
+            "ALTER TABLE secrets DROP CONSTRAINT secrets_pkey, ADD CONSTRAINT secrets_pkey PRIMARY KEY (name, tenant)",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -9,11 +9,11 @@ extension PostgresStore {
     private static let ticketColumns = "hash, user_handle, created_at, expires_at, used_at, revoked_at"
 
     public func createUser(_ user: UserRecord, recording events: [SecurityEvent]) async throws {
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         try await Self.refusingTakenNames(of: user) {
             try await transaction { connection in
-                try await Self.execute(PostgresRows.insert(user), on: connection)
-                try await Self.insert(events, outbox: outbox, on: connection)
+                try await Self.execute(PostgresRows.insert(user, of: tenant), on: connection)
+                try await Self.insert(events, of: tenant, outbox: outbox, on: connection)
             }
         }
     }
@@ -23,7 +23,7 @@ extension PostgresStore {
             try await count("""
                 UPDATE users SET username = \(user.username.utf8Bytea), display_name = \(user.displayName.utf8Bytea),
                     external_id = \(user.externalId?.utf8Bytea), disabled = \(user.disabled)
-                WHERE handle = \(previous.handle.bytea) AND username = \(previous.username.utf8Bytea)
+                WHERE handle = \(previous.handle.bytea) AND tenant = \(tenant) AND username = \(previous.username.utf8Bytea)
                     AND display_name = \(previous.displayName.utf8Bytea)
                     AND external_id IS NOT DISTINCT FROM \(previous.externalId?.utf8Bytea) AND disabled = \(previous.disabled)
                 RETURNING 1
@@ -43,7 +43,10 @@ extension PostgresStore {
     }
 
     public func user(externalId: String) async throws -> UserRecord? {
-        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE external_id = \(externalId.utf8Bytea)") {
+        try await firstRow("""
+            SELECT \(unescaped: PostgresRows.userColumns()) FROM users
+            WHERE external_id = \(externalId.utf8Bytea) AND tenant = \(tenant)
+            """) {
             try PostgresRows.user(&$0)
         }
     }
@@ -51,9 +54,10 @@ extension PostgresStore {
     public func users(after username: String?, limit: Int) async throws -> [UserOverview] {
         try await rows("""
             SELECT \(unescaped: PostgresRows.userColumns("u.")), count(c.id),
-                GREATEST(max(c.last_used_at), (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle))
-            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
-            WHERE \(username?.utf8Bytea)::bytea IS NULL OR u.username > \(username?.utf8Bytea)
+                GREATEST(max(c.last_used_at), (
+                    SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle AND d.tenant = u.tenant))
+            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
+            WHERE u.tenant = \(tenant) AND (\(username?.utf8Bytea)::bytea IS NULL OR u.username > \(username?.utf8Bytea))
             GROUP BY u.handle ORDER BY u.username LIMIT \(Int64(limit))
             """) { row in
             UserOverview(user: try PostgresRows.user(&row), passkeys: Int(try row.next(Int64.self)), lastSignInAt: try row.next(Date?.self))
@@ -61,7 +65,7 @@ extension PostgresStore {
     }
 
     public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
-        try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) RETURNING 1", recording: events)
+        try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) AND tenant = \(tenant) RETURNING 1", recording: events)
     }
 
     public func deleteCredentialEvenIfLast(id: [UInt8], ownedBy owner: [UInt8], recording events: [SecurityEvent]) async throws
@@ -69,7 +73,8 @@ extension PostgresStore {
     {
         // Timed as `deleteCredential`, the name its operation has always had in the metrics.
         try await count(
-            "DELETE FROM credentials WHERE id = \(id.bytea) AND user_handle = \(owner.bytea) RETURNING 1", recording: events,
+            "DELETE FROM credentials WHERE id = \(id.bytea) AND tenant = \(tenant) AND user_handle = \(owner.bytea) RETURNING 1",
+            recording: events,
             function: "deleteCredential") > 0
     }
 
@@ -77,24 +82,27 @@ extension PostgresStore {
 
     public func saveAdminKey(_ key: AdminKeyRecord, recording events: [SecurityEvent]) async throws {
         _ = try await count("""
-            INSERT INTO admin_keys (\(unescaped: Self.adminKeyColumns))
-            VALUES (\(key.name), \(key.keyHash.bytea), \(key.createdAt), \(key.lastUsedAt)) RETURNING 1
+            INSERT INTO admin_keys (\(unescaped: Self.adminKeyColumns), tenant)
+            VALUES (\(key.name), \(key.keyHash.bytea), \(key.createdAt), \(key.lastUsedAt), \(tenant)) RETURNING 1
             """, recording: events)
     }
 
     public func adminKeys() async throws -> [AdminKeyRecord] {
-        try await rows("SELECT \(unescaped: Self.adminKeyColumns) FROM admin_keys ORDER BY created_at, name") {
+        try await rows("""
+            SELECT \(unescaped: Self.adminKeyColumns) FROM admin_keys WHERE tenant = \(tenant) ORDER BY created_at, name
+            """) {
             try Self.adminKey(&$0)
         }
     }
 
     public func deleteAdminKey(named name: String, recording events: [SecurityEvent]) async throws -> Bool {
-        try await count("DELETE FROM admin_keys WHERE name = \(name) RETURNING 1", recording: events) > 0
+        try await count("DELETE FROM admin_keys WHERE name = \(name) AND tenant = \(tenant) RETURNING 1", recording: events) > 0
     }
 
     public func useAdminKey(hash: [UInt8], now: Date) async throws -> AdminKeyRecord? {
         try await firstRow("""
-            UPDATE admin_keys SET last_used_at = \(now) WHERE key_hash = \(hash.bytea) RETURNING \(unescaped: Self.adminKeyColumns)
+            UPDATE admin_keys SET last_used_at = \(now) WHERE key_hash = \(hash.bytea) AND tenant = \(tenant)
+            RETURNING \(unescaped: Self.adminKeyColumns)
             """) { try Self.adminKey(&$0) }
     }
 
@@ -102,15 +110,18 @@ extension PostgresStore {
 
     public func saveEnrollmentTicket(_ ticket: EnrollmentTicketRecord, recording events: [SecurityEvent]) async throws {
         _ = try await count("""
-            INSERT INTO enrollment_tickets (\(unescaped: Self.ticketColumns)) VALUES (
+            INSERT INTO enrollment_tickets (\(unescaped: Self.ticketColumns), tenant) VALUES (
                 \(ticket.hash.bytea), \(ticket.userHandle.bytea), \(ticket.createdAt), \(ticket.expiresAt),
-                \(ticket.usedAt), \(ticket.revokedAt)
+                \(ticket.usedAt), \(ticket.revokedAt), \(tenant)
             ) RETURNING 1
             """, recording: events)
     }
 
     public func enrollmentTicket(hash: [UInt8]) async throws -> EnrollmentTicketRecord? {
-        try await firstRow("SELECT \(unescaped: Self.ticketColumns) FROM enrollment_tickets WHERE hash = \(hash.bytea)") { row in
+        try await firstRow("""
+            SELECT \(unescaped: Self.ticketColumns) FROM enrollment_tickets
+            WHERE hash = \(hash.bytea) AND tenant = \(tenant)
+            """) { row in
             EnrollmentTicketRecord(
                 hash: try row.bytes(), userHandle: try row.bytes(), createdAt: try row.next(), expiresAt: try row.next(),
                 usedAt: try row.next(Date?.self), revokedAt: try row.next(Date?.self))
@@ -122,14 +133,16 @@ extension PostgresStore {
     ) async throws -> Int {
         try await count("""
             UPDATE enrollment_tickets SET revoked_at = \(now)
-            WHERE user_handle = \(handle.bytea) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(now) RETURNING 1
+            WHERE user_handle = \(handle.bytea) AND tenant = \(tenant) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(now) RETURNING 1
             """, recording: events)
     }
 
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
-        try await rows("SELECT generation, key_id, private_key, created_at, signs_from FROM signing_keys ORDER BY generation") { row in
+        try await rows("""
+            SELECT generation, key_id, private_key, created_at, signs_from FROM signing_keys WHERE tenant = \(tenant) ORDER BY generation
+            """) { row in
             SigningKeyRecord(
                 generation: Int(try row.next(Int64.self)), keyID: try row.next(String.self), privateKey: try row.bytes(),
                 createdAt: try row.next(Date.self), signsFrom: try row.next(Date.self))
@@ -138,9 +151,9 @@ extension PostgresStore {
 
     public func addSigningKey(_ key: SigningKeyRecord, recording events: [SecurityEvent]) async throws -> Bool {
         try await count("""
-            INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from)
-            VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt), \(key.signsFrom))
-            ON CONFLICT (generation) DO NOTHING RETURNING 1
+            INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from, tenant)
+            VALUES (\(Int64(key.generation)), \(key.keyID), \(key.privateKey.bytea), \(key.createdAt), \(key.signsFrom), \(tenant))
+            ON CONFLICT (tenant, generation) DO NOTHING RETURNING 1
             """, recording: events) > 0
     }
 

@@ -6,13 +6,13 @@ import WebAuthn
 /// Users and credentials: reads, registration and sign-in bookkeeping.
 extension PostgresStore {
     public func user(named username: String) async throws -> UserRecord? {
-        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE username = \(username.utf8Bytea)") {
+        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE username = \(username.utf8Bytea) AND tenant = \(tenant)") {
             try PostgresRows.user(&$0)
         }
     }
 
     public func user(handle: [UInt8]) async throws -> UserRecord? {
-        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE handle = \(handle.bytea)") {
+        try await firstRow("SELECT \(unescaped: PostgresRows.userColumns()) FROM users WHERE handle = \(handle.bytea) AND tenant = \(tenant)") {
             try PostgresRows.user(&$0)
         }
     }
@@ -20,32 +20,36 @@ extension PostgresStore {
     public func credentials(ofUser handle: [UInt8]) async throws -> [CredentialRecord] {
         try await rows("""
             SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials
-            WHERE user_handle = \(handle.bytea) ORDER BY created_at, registered
+            WHERE user_handle = \(handle.bytea) AND tenant = \(tenant) ORDER BY created_at, registered
             """) { try PostgresRows.credential(&$0) }
     }
 
     public func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])? {
-        let rows = try await rows(SignInStatements.UserWithCredentials(username: username))
+        let rows = try await rows(SignInStatements.UserWithCredentials(username: username, tenant: tenant))
         guard let user = rows.first?.user else { return nil }
         return (user, rows.compactMap(\.credential))
     }
 
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        try await firstRow("SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials WHERE id = \(id.bytea)") {
+        try await firstRow("SELECT \(unescaped: PostgresRows.credentialColumns()) FROM credentials WHERE id = \(id.bytea) AND tenant = \(tenant)") {
             try PostgresRows.credential(&$0)
         }
     }
 
     public func passkeyShapes() async throws -> PasskeyShapes {
-        try await withConnection { connection in
-            let passkeys = try await Self.rows("SELECT octet_length(id)::bigint, transports, count(*) FROM credentials GROUP BY 1, 2", on: connection) {
+        let tenant = tenant
+        return try await withConnection { connection in
+            let passkeys = try await Self.rows("""
+                SELECT octet_length(id)::bigint, transports, count(*) FROM credentials WHERE tenant = \(tenant) GROUP BY 1, 2
+                """, on: connection) {
                 row in
                 let idLength = Int(try row.next(Int64.self))
                 let transports = try row.next([String].self).compactMap(AuthenticatorTransport.init(rawValue:))
                 return (PasskeyShapes.Shape(idLength: idLength, transports: transports), Int(try row.next(Int64.self)))
             }
             let users = try await Self.rows("""
-                SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials GROUP BY user_handle) AS counts GROUP BY n
+                SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials WHERE tenant = \(tenant) GROUP BY user_handle) AS counts
+                GROUP BY n
                 """, on: connection) { row in (Int(try row.next(Int64.self)), Int(try row.next(Int64.self))) }
             var shapes = PasskeyShapes(usersByPasskeyCount: Dictionary(users, uniquingKeysWith: +))
             for (shape, count) in passkeys { shapes.passkeys[shape, default: 0] += count }
@@ -61,27 +65,27 @@ extension PostgresStore {
         if let session = registration.session, session.userHandle != credential.userHandle {
             throw StoreError(.userNotFound, "the session is for another user than the credential's owner")
         }
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         do {
             try await transaction { connection in
                 if let challengeHash = registration.challengeHash {
                     let consumed = try await Self.rows("""
-                        DELETE FROM pending_ceremonies WHERE challenge_hash = \(challengeHash.bytea) RETURNING 1
+                        DELETE FROM pending_ceremonies WHERE challenge_hash = \(challengeHash.bytea) AND tenant = \(tenant) RETURNING 1
                         """, on: connection) { _ in true }
                     guard !consumed.isEmpty else { throw StoreError(.challengeSpent, "the challenge was answered already") }
                 }
                 if let ticket = registration.spendingTicket {
-                    try await Self.spend(ticket, of: credential.userHandle, on: connection)
+                    try await Self.spend(ticket, of: credential.userHandle, tenant: tenant, on: connection)
                 }
                 if let user = registration.newUser {
-                    try await Self.execute(PostgresRows.insert(user), on: connection)
+                    try await Self.execute(PostgresRows.insert(user, of: tenant), on: connection)
                 }
-                try await Self.execute(PostgresRows.insert(credential), on: connection)
+                try await Self.execute(PostgresRows.insert(credential, of: tenant), on: connection)
                 if let session = registration.session {
-                    try await Self.insert(session, on: connection)
+                    try await Self.insert(session, of: tenant, on: connection)
                 }
-                try await Self.deleteSessions(registration.endingSessions, on: connection)
-                try await Self.insert(registration.events, outbox: outbox, on: connection)
+                try await Self.deleteSessions(registration.endingSessions, of: tenant, on: connection)
+                try await Self.insert(registration.events, of: tenant, outbox: outbox, on: connection)
             }
         } catch let error as StoreError where error.code == .usernameTaken {
             throw StoreError(.usernameTaken, "username \"\(registration.newUser?.username ?? "")\" is already registered")
@@ -96,15 +100,15 @@ extension PostgresStore {
     /// nothing. The statement also reads the credential's owner as it began, to say why nothing
     /// was written.
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         // One event (what a sign-in makes) is written by the statement itself; more share a transaction.
         let recorded = signIn.events.count <= 1
-            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn, event: signIn.events.first, outbox: outbox)).first
+            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn, event: signIn.events.first, outbox: outbox, tenant: tenant)).first
             : try await transaction { connection in
                 var outcome: SignInStatements.RecordSignIn.Row?
-                let statement = SignInStatements.RecordSignIn(signIn: signIn, event: nil, outbox: outbox)
+                let statement = SignInStatements.RecordSignIn(signIn: signIn, event: nil, outbox: outbox, tenant: tenant)
                 for try await row in try await connection.execute(statement, logger: Self.silent) { outcome = row }
-                if let outcome, outcome.recorded { try await Self.insert(signIn.events, outbox: outbox, on: connection) }
+                if let outcome, outcome.recorded { try await Self.insert(signIn.events, of: tenant, outbox: outbox, on: connection) }
                 return outcome
             }
         guard let outcome = recorded else {
@@ -121,16 +125,19 @@ extension PostgresStore {
 
     public func recordSignCountRegression(credentialID: [UInt8], recording events: [SecurityEvent]) async throws {
         _ = try await count("""
-            UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea) RETURNING 1
+            UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = \(credentialID.bytea) AND tenant = \(tenant)
+            RETURNING 1
             """, recording: events)
     }
 
-    /// Marks an enrollment ticket of `userHandle` used; ``StoreError/Code/ticketNotUsable`` when it
+    /// Marks an enrollment ticket of `userHandle` (of `tenant`) used; ``StoreError/Code/ticketNotUsable`` when it
     /// is another user's, used, revoked, expired or gone.
-    static func spend(_ ticket: (hash: [UInt8], at: Date), of userHandle: [UInt8], on connection: PostgresConnection) async throws {
+    static func spend(
+        _ ticket: (hash: [UInt8], at: Date), of userHandle: [UInt8], tenant: TenantID, on connection: PostgresConnection
+    ) async throws {
         let spent = try await rows("""
             UPDATE enrollment_tickets SET used_at = \(ticket.at)
-            WHERE hash = \(ticket.hash.bytea) AND user_handle = \(userHandle.bytea)
+            WHERE hash = \(ticket.hash.bytea) AND user_handle = \(userHandle.bytea) AND tenant = \(tenant)
             AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(ticket.at)
             RETURNING 1
             """, on: connection) { _ in true }

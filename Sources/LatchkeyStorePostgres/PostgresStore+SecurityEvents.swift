@@ -35,9 +35,11 @@ extension PostgresStore {
         "pg_advisory_xact_lock(\(deliveryOrderLockClass), hashtext(encode(\(key), 'hex')))"
     }
 
-    /// Writes `events` and one pending delivery of each per receiver of `outbox`, one statement per event, inside
-    /// the caller's transaction; with receivers, after taking each user's ``deliveryOrderLock(key:)``.
-    static func insert(_ events: [SecurityEvent], outbox: WebhookOutbox, on connection: PostgresConnection) async throws {
+    /// Writes `tenant`'s `events` and one pending delivery of each per receiver of `outbox`, one statement per event,
+    /// inside the caller's transaction; with receivers, after taking each user's ``deliveryOrderLock(key:)``.
+    static func insert(
+        _ events: [SecurityEvent], of tenant: TenantID, outbox: WebhookOutbox, on connection: PostgresConnection
+    ) async throws {
         if !outbox.receivers.isEmpty {
             var locked: Set<[UInt8]> = []
             for key in events.map({ $0.userHandle ?? [] }) where locked.insert(key).inserted {
@@ -49,10 +51,10 @@ extension PostgresStore {
         for event in events {
             let values: PostgresQuery = """
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name,
-                    client_address, user_agent, request_id, actor, detail)
+                    client_address, user_agent, request_id, actor, detail, tenant)
                 VALUES (\(event.id), \(event.type.rawValue), \(event.occurredAt), \(event.userHandle?.bytea), \(event.username?.utf8Bytea),
                     \(event.credentialID?.bytea), \(event.aaguid?.bytea), \(event.authenticatorName), \(event.clientAddress),
-                    \(event.userAgent), \(event.requestID), \(event.actor.storedText), \(event.detail?.utf8Bytea))
+                    \(event.userAgent), \(event.requestID), \(event.actor.storedText), \(event.detail?.utf8Bytea), \(tenant))
                 """
             if outbox.receivers.isEmpty {
                 try await execute(values, on: connection)
@@ -63,9 +65,9 @@ extension PostgresStore {
             query.binds = values.binds
             let key = "$\(query.binds.count + 1)::bytea"
             query.sql += """
-                 RETURNING id, occurred_at)
-                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
-                SELECT event.id, receiver, \(key), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2)
+                 RETURNING id, occurred_at, tenant)
+                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until, tenant)
+                SELECT event.id, receiver, \(key), 'pending', event.occurred_at, event.occurred_at, $\(query.binds.count + 2), event.tenant
                 FROM event, unnest($\(query.binds.count + 3)::text[]) AS receiver
                 """
             query.binds.append(ByteBuffer(bytes: event.userHandle ?? []))
@@ -87,10 +89,10 @@ extension PostgresStore {
         _ query: PostgresQuery, recording events: [SecurityEvent], function: String = #function,
         _ read: @escaping @Sendable (inout ColumnReader) throws -> T
     ) async throws -> T? {
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         return try await transaction(function) { connection in
             let first = try await Self.rows(query, on: connection, read).first
-            if first != nil { try await Self.insert(events, outbox: outbox, on: connection) }
+            if first != nil { try await Self.insert(events, of: tenant, outbox: outbox, on: connection) }
             return first
         }
     }
@@ -99,25 +101,26 @@ extension PostgresStore {
     func count(
         _ query: PostgresQuery, recording events: @escaping @Sendable (_ changed: Int) -> [SecurityEvent], function: String = #function
     ) async throws -> Int {
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         return try await transaction(function) { connection in
             let changed = try await Self.rows(query, on: connection) { _ in true }.count
-            if changed > 0 { try await Self.insert(events(changed), outbox: outbox, on: connection) }
+            if changed > 0 { try await Self.insert(events(changed), of: tenant, outbox: outbox, on: connection) }
             return changed
         }
     }
 
     @discardableResult
     public func recordEvent(_ event: SecurityEvent, whileItsUserExists: Bool) async throws -> Bool {
-        let outbox = webhooks
+        let outbox = webhooks, tenant = tenant
         // A transaction: with receivers, the user's ordering lock is held until the event is written; the user's
         // row is held against a deletion (FOR SHARE) until then too, so a deletion commits before or after it.
         return try await transaction { connection in
             if whileItsUserExists, let handle = event.userHandle {
-                let found = try await Self.rows("SELECT 1 FROM users WHERE handle = \(handle.bytea) FOR SHARE", on: connection) { _ in true }
+                let found = try await Self.rows(
+                    "SELECT 1 FROM users WHERE handle = \(handle.bytea) AND tenant = \(tenant) FOR SHARE", on: connection) { _ in true }
                 guard !found.isEmpty else { return false }
             }
-            try await Self.insert([event], outbox: outbox, on: connection)
+            try await Self.insert([event], of: tenant, outbox: outbox, on: connection)
             return true
         }
     }
@@ -130,7 +133,7 @@ extension PostgresStore {
         let types = query.types.map(\.rawValue)
         return try await rows("""
             SELECT \(unescaped: Self.eventColumns) FROM security_events
-            WHERE (\(query.userHandle?.bytea)::bytea IS NULL OR user_handle = \(query.userHandle?.bytea))
+            WHERE tenant = \(tenant) AND (\(query.userHandle?.bytea)::bytea IS NULL OR user_handle = \(query.userHandle?.bytea))
               AND (\(query.since)::timestamptz IS NULL OR occurred_at >= \(query.since))
               AND (\(query.before)::bigint IS NULL OR sequence < \(query.before))
               AND (cardinality(\(types)::text[]) = 0 OR type = ANY(\(types)::text[]))
@@ -139,7 +142,7 @@ extension PostgresStore {
     }
 
     public func securityEvent(id: String) async throws -> SecurityEvent? {
-        try await firstRow("SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE id = \(id)") { try Self.event(&$0) }
+        try await firstRow("SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE id = \(id) AND tenant = \(tenant)") { try Self.event(&$0) }
     }
 
     // MARK: Delivering
@@ -152,22 +155,23 @@ extension PostgresStore {
         let claimed = try await rows("""
             WITH due AS (
                 SELECT d.id FROM webhook_deliveries d
-                WHERE d.state = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until <= \(now))
+                WHERE d.tenant = \(tenant) AND d.state = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until <= \(now))
                   AND (\(only)::text IS NULL OR d.receiver = \(only)) AND NOT (d.receiver = ANY(\(excluded)::text[]))
                   AND NOT EXISTS (
                     SELECT 1 FROM webhook_deliveries p
-                    WHERE p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
+                    WHERE p.tenant = d.tenant AND p.state = 'pending' AND p.receiver = d.receiver AND p.ordering_key = d.ordering_key AND p.id < d.id)
                 ORDER BY d.id LIMIT \(Int64(limit))
                 FOR UPDATE SKIP LOCKED
             )
             UPDATE webhook_deliveries d SET lease_owner = \(owner), lease_until = \(leaseUntil)
             FROM due, security_events e
-            WHERE d.id = due.id AND e.id = d.event_id
+            WHERE d.id = due.id AND e.id = d.event_id AND e.tenant = d.tenant
             RETURNING \(unescaped: Self.deliveryColumns), \(unescaped: eventColumns.joined(separator: ", "))
             """) { row in (delivery: try Self.delivery(&row), event: try Self.event(&row)) }
         return claimed.sorted { $0.delivery.id < $1.delivery.id }
     }
 
+    /// A delivery's ID is unique across tenants and its lease owner is one dispatcher's, so the lease alone names it.
     public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
         let query: PostgresQuery
         switch outcome {
@@ -196,33 +200,38 @@ extension PostgresStore {
     public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
         try await rows("""
             SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d
-            WHERE (\(state?.rawValue)::text IS NULL OR d.state = \(state?.rawValue)) AND (\(before)::bigint IS NULL OR d.id < \(before))
+            WHERE d.tenant = \(tenant) AND (\(state?.rawValue)::text IS NULL OR d.state = \(state?.rawValue)) AND (\(before)::bigint IS NULL OR d.id < \(before))
             ORDER BY d.id DESC LIMIT \(Int64(limit))
             """) { try Self.delivery(&$0) }
     }
 
     public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery? {
-        try await transaction { connection in
+        let tenant = tenant
+        return try await transaction { connection in
             try await Self.execute("""
                 UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = \(now), retry_until = \(retryUntil),
                     lease_owner = NULL, lease_until = NULL
-                WHERE id = \(id) AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= \(now))
+                WHERE id = \(id) AND tenant = \(tenant) AND (state <> 'pending' OR lease_until IS NULL OR lease_until <= \(now))
                 """, on: connection)
             return try await Self.rows(
-                "SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d WHERE d.id = \(id)", on: connection
+                "SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d WHERE d.id = \(id) AND d.tenant = \(tenant)",
+                on: connection
             ) { try Self.delivery(&$0) }.first
         }
     }
 
     public func webhookOutboxStatus() async throws -> WebhookOutboxStatus {
-        try await firstRow("SELECT count(*), min(created_at) FROM webhook_deliveries WHERE state = 'pending'") { row in
+        try await firstRow("""
+            SELECT count(*), min(created_at) FROM webhook_deliveries WHERE tenant = \(tenant) AND state = 'pending'
+            """) { row in
             WebhookOutboxStatus(depth: Int(try row.next(Int64.self)), oldestPendingAt: try row.next(Date?.self))
         } ?? WebhookOutboxStatus(depth: 0, oldestPendingAt: nil)
     }
 
     public func renameWebhookReceiver(_ receiver: String, to name: String) async throws -> Int {
         try await firstRow("""
-            WITH moved AS (UPDATE webhook_deliveries SET receiver = \(name) WHERE receiver = \(receiver) AND state = 'pending' RETURNING 1)
+            WITH moved AS (UPDATE webhook_deliveries SET receiver = \(name) WHERE receiver = \(receiver) AND tenant = \(tenant) AND state = 'pending'
+                RETURNING 1)
             SELECT count(*) FROM moved
             """) { Int(try $0.next(Int64.self)) } ?? 0
     }

@@ -5,16 +5,19 @@ import PostgresNIO
 /// Sessions, and the purge of everything expired.
 extension PostgresStore {
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
-        try await rows(SignInStatements.LiveSession(tokenHash: tokenHash, now: now)).first
+        try await rows(SignInStatements.LiveSession(tokenHash: tokenHash, now: now, tenant: tenant)).first
     }
 
     public func deleteSessions(tokenHashes: [[UInt8]], recording events: [SecurityEvent]) async throws {
         guard !tokenHashes.isEmpty else { return }
         guard !events.isEmpty else {
-            try await withConnection { connection in try await Self.deleteSessions(tokenHashes, on: connection) }
+            let tenant = tenant
+            try await withConnection { connection in try await Self.deleteSessions(tokenHashes, of: tenant, on: connection) }
             return
         }
-        _ = try await count("DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea))::bytea[]) RETURNING 1", recording: events)
+        _ = try await count("""
+            DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea))::bytea[]) AND tenant = \(tenant) RETURNING 1
+            """, recording: events)
     }
 
     /// Rows the purge deletes per statement; each statement is its own short transaction.
@@ -51,16 +54,22 @@ extension PostgresStore {
 
     // MARK: Writes on a connection
 
-    /// Inserts `session`; `deviceKeyID` is the device key it signed in with, whose removal ends it.
-    static func insert(_ session: SessionRecord, signedInWith deviceKeyID: [UInt8]? = nil, on connection: PostgresConnection) async throws {
+    /// Inserts `tenant`'s `session`; `deviceKeyID` is the device key it signed in with, whose removal ends it.
+    static func insert(
+        _ session: SessionRecord, of tenant: TenantID, signedInWith deviceKeyID: [UInt8]? = nil, on connection: PostgresConnection
+    ) async throws {
         try await execute("""
-            INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()), device_key_id)
-            VALUES (\(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt), \(deviceKeyID?.bytea))
+            INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()), device_key_id, tenant)
+            VALUES (
+                \(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt), \(deviceKeyID?.bytea),
+                \(tenant)
+            )
             """, on: connection)
     }
 
-    static func deleteSessions(_ tokenHashes: [[UInt8]], on connection: PostgresConnection) async throws {
+    /// Ends `tenant`'s sessions with these token hashes.
+    static func deleteSessions(_ tokenHashes: [[UInt8]], of tenant: TenantID, on connection: PostgresConnection) async throws {
         guard !tokenHashes.isEmpty else { return }
-        try await execute("DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea)))", on: connection)
+        try await execute("DELETE FROM sessions WHERE token_hash = ANY(\(tokenHashes.map(\.bytea))) AND tenant = \(tenant)", on: connection)
     }
 }

@@ -24,6 +24,8 @@ public final class PostgresStore: LatchkeyStore {
     private let pool: PoolTask
     /// How each call is made: retried while busy, timed.
     let policy: StoreCallPolicy
+    /// Whose records every call reads and writes: bound as `tenant = $n` in each statement.
+    public let tenant: TenantID
 
     /// Connects to the server, applies the migrations it has not seen yet (once, even when several
     /// instances start together) and starts the connection pool. Throws a ``StoreError`` naming the
@@ -49,6 +51,7 @@ public final class PostgresStore: LatchkeyStore {
         self.webhooks = webhooks
         self.eventLoops = eventLoops
         policy = .direct
+        tenant = .default
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
@@ -68,16 +71,21 @@ public final class PostgresStore: LatchkeyStore {
         for await _ in entered {}
     }
 
-    private init(sharing store: PostgresStore, policy: StoreCallPolicy) {
+    private init(sharing store: PostgresStore, policy: StoreCallPolicy, tenant: TenantID) {
         configuration = store.configuration
         webhooks = store.webhooks
         client = store.client
         eventLoops = store.eventLoops
         pool = store.pool
         self.policy = policy
+        self.tenant = tenant
     }
 
-    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy) }
+    public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy, tenant: tenant) }
+
+    /// The same store (its pool, outbox and call policy shared) reading and writing `tenant`'s records only.
+    /// Purges, the health check and the live record counts span every tenant.
+    public func scoped(to tenant: TenantID) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy, tenant: tenant) }
 
     /// Waits for graceful shutdown (or cancellation), then closes the pool.
     public func run() async throws {
@@ -224,6 +232,15 @@ public final class PostgresStore: LatchkeyStore {
 
     /// Statements log nothing: their binds hold credentials and session tokens.
     static let silent = Logger(label: "latchkey.postgres.statements", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// A tenant is bound as text.
+extension TenantID: PostgresNonThrowingEncodable {
+    public static var psqlType: PostgresDataType { .text }
+    public static var psqlFormat: PostgresFormat { .binary }
+    public func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeString(rawValue)
+    }
 }
 
 /// The task running the connection pool, cancelled when the last store sharing it goes.

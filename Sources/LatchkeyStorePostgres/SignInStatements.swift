@@ -19,16 +19,18 @@ enum SignInStatements {
     /// Issues a challenge: ``PostgresStore/savePendingCeremony(_:)``.
     struct SavePendingCeremony: PostgresPreparedStatement {
         typealias Row = ()
-        static let name = "latchkey_save_pending_ceremony_v3"
+        static let name = "latchkey_save_pending_ceremony_v4"
         static let sql = """
-            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns())) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns()), tenant)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
             """
-        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool, bytea]
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool, bytea, text]
 
         let ceremony: PendingCeremony
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            var bindings = PostgresBindings(capacity: 12)
             bindings.append(ceremony.challengeHash.bytea)
             bindings.append(ceremony.kind.rawValue)
             bindings.append(ceremony.userHandle?.bytea)
@@ -40,6 +42,7 @@ enum SignInStatements {
             bindings.append(ceremony.enrollmentTicketHash?.bytea)
             bindings.append(ceremony.conditional)
             bindings.append(ceremony.nonce?.utf8Bytea)
+            bindings.append(tenant)
             return bindings
         }
 
@@ -50,19 +53,21 @@ enum SignInStatements {
     /// with no passkey when they have none): ``PostgresStore/userWithCredentials(named:)``.
     struct UserWithCredentials: PostgresPreparedStatement {
         typealias Row = (user: UserRecord, credential: CredentialRecord?)
-        static let name = "latchkey_user_with_credentials_v2"
+        static let name = "latchkey_user_with_credentials_v3"
         static let sql = """
             SELECT \(PostgresRows.userColumns("u.")), \(PostgresRows.credentialColumns("c."))
-            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle
-            WHERE u.username = $1 ORDER BY c.created_at, c.registered
+            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
+            WHERE u.username = $1 AND u.tenant = $2 ORDER BY c.created_at, c.registered
             """
-        static let bindingDataTypes = [bytea]
+        static let bindingDataTypes = [bytea, text]
 
         let username: String
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
+            var bindings = PostgresBindings(capacity: 2)
             bindings.append(username.utf8Bytea)
+            bindings.append(tenant)
             return bindings
         }
 
@@ -78,22 +83,24 @@ enum SignInStatements {
     /// ``PostgresStore/signInLookup(challengeHash:credentialID:)``.
     struct SignInLookupStatement: PostgresPreparedStatement {
         typealias Row = SignInLookup
-        static let name = "latchkey_sign_in_lookup_v3"
+        static let name = "latchkey_sign_in_lookup_v4"
         static let sql = """
             SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.credentialColumns("c.")), \(PostgresRows.userColumns("u."))
             FROM (SELECT) AS one
-            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1
-            LEFT JOIN (credentials c JOIN users u ON u.handle = c.user_handle) ON c.id = $2
+            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1 AND t.tenant = $3
+            LEFT JOIN (credentials c JOIN users u ON u.handle = c.user_handle AND u.tenant = c.tenant) ON c.id = $2 AND c.tenant = $3
             """
-        static let bindingDataTypes = [bytea, bytea]
+        static let bindingDataTypes = [bytea, bytea, text]
 
         let challengeHash: [UInt8]
         let credentialID: [UInt8]
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
+            var bindings = PostgresBindings(capacity: 3)
             bindings.append(challengeHash.bytea)
             bindings.append(credentialID.bytea)
+            bindings.append(tenant)
             return bindings
         }
 
@@ -111,21 +118,23 @@ enum SignInStatements {
     /// is missing.
     struct RegistrationLookupStatement: PostgresPreparedStatement {
         typealias Row = RegistrationLookup
-        static let name = "latchkey_registration_lookup_v1"
+        static let name = "latchkey_registration_lookup_v2"
         static let sql = """
             SELECT \(PostgresRows.ceremonyColumns("t.")), \(PostgresRows.userColumns("u.")),
-                EXISTS (SELECT FROM security_events e WHERE e.user_handle = t.user_handle)
+                EXISTS (SELECT FROM security_events e WHERE e.user_handle = t.user_handle AND e.tenant = t.tenant)
             FROM (SELECT) AS one
-            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1
-            LEFT JOIN users u ON u.handle = t.user_handle
+            LEFT JOIN pending_ceremonies t ON t.challenge_hash = $1 AND t.tenant = $2
+            LEFT JOIN users u ON u.handle = t.user_handle AND u.tenant = t.tenant
             """
-        static let bindingDataTypes = [bytea]
+        static let bindingDataTypes = [bytea, text]
 
         let challengeHash: [UInt8]
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
+            var bindings = PostgresBindings(capacity: 2)
             bindings.append(challengeHash.bytea)
+            bindings.append(tenant)
             return bindings
         }
 
@@ -146,49 +155,52 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v5"
+        static let name = "latchkey_record_sign_in_v6"
         static let sql = """
             WITH consumed AS (
-                DELETE FROM pending_ceremonies WHERE challenge_hash = $12 RETURNING 1
+                DELETE FROM pending_ceremonies WHERE challenge_hash = $12 AND tenant = $27 RETURNING 1
             ), signed_in AS (
                 UPDATE credentials
                 SET sign_count = $1, backed_up = $2, user_verified = $3, last_used_at = $4
-                WHERE id = $5 AND sign_count = $6 AND user_handle = $7 AND EXISTS (SELECT FROM consumed)
+                WHERE id = $5 AND tenant = $27 AND sign_count = $6 AND user_handle = $7 AND EXISTS (SELECT FROM consumed)
                 RETURNING user_handle
             ), started AS (
-                INSERT INTO sessions (\(PostgresRows.sessionColumns()))
-                SELECT $8, user_handle, $9, $10 FROM signed_in
+                INSERT INTO sessions (\(PostgresRows.sessionColumns()), tenant)
+                SELECT $8, user_handle, $9, $10, $27 FROM signed_in
             ), ended AS (
-                DELETE FROM sessions WHERE token_hash = ANY($11) AND EXISTS (SELECT FROM signed_in)
+                DELETE FROM sessions WHERE token_hash = ANY($11) AND tenant = $27 AND EXISTS (SELECT FROM signed_in)
             ), serialized AS (
                 SELECT \(PostgresStore.deliveryOrderLock(key: "user_handle")) FROM signed_in WHERE cardinality($24::text[]) > 0
             ), event AS (
                 -- The qualification, so the lock, is evaluated before the row draws its sequence number.
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid,
-                    authenticator_name, client_address, user_agent, request_id, actor, detail)
-                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22 FROM signed_in
+                    authenticator_name, client_address, user_agent, request_id, actor, detail, tenant)
+                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22, $27 FROM signed_in
                 WHERE $13 IS NOT NULL AND (cardinality($24::text[]) = 0 OR EXISTS (SELECT FROM serialized))
                 RETURNING id, occurred_at, user_handle
             ), deliveries AS (
-                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until)
-                SELECT event.id, receiver, event.user_handle, 'pending', event.occurred_at, event.occurred_at, $23
+                INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until,
+                    tenant)
+                SELECT event.id, receiver, event.user_handle, 'pending', event.occurred_at, event.occurred_at, $23, $27
                 FROM event, unnest($24::text[]) AS receiver
             )
             SELECT EXISTS (SELECT FROM consumed), EXISTS (SELECT FROM signed_in), c.user_handle
-            FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5
+            FROM (SELECT) AS one LEFT JOIN credentials c ON c.id = $5 AND c.tenant = $27
             """
         static let bindingDataTypes = [
             int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray, bytea,
             text, text, bytea, bytea, text, text, text, text, text, bytea, timestamptz, PostgresDataType.textArray, timestamptz, bytea,
+            text,
         ]
 
         let signIn: CompletedSignIn
         /// The sign-in's one event, written with it (and its deliveries to `outbox`'s receivers).
         let event: SecurityEvent?
         let outbox: WebhookOutbox
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 26)
+            var bindings = PostgresBindings(capacity: 27)
             bindings.append(Int64(signIn.signCount))
             bindings.append(signIn.backedUp)
             bindings.append(signIn.userVerified)
@@ -215,6 +227,7 @@ enum SignInStatements {
             bindings.append(outbox.receivers)
             bindings.append(event?.occurredAt)
             bindings.append(event?.credentialID?.bytea)
+            bindings.append(tenant)
             return bindings
         }
 
@@ -227,21 +240,23 @@ enum SignInStatements {
     /// The live session for a token, with its user: ``PostgresStore/session(tokenHash:now:)``.
     struct LiveSession: PostgresPreparedStatement {
         typealias Row = SessionWithUser
-        static let name = "latchkey_live_session_v3"
+        static let name = "latchkey_live_session_v4"
         static let sql = """
             SELECT \(PostgresRows.sessionColumns("s.")), \(PostgresRows.userColumns("u."))
-            FROM sessions s JOIN users u ON u.handle = s.user_handle
-            WHERE s.token_hash = $1 AND s.expires_at > $2
+            FROM sessions s JOIN users u ON u.handle = s.user_handle AND u.tenant = s.tenant
+            WHERE s.token_hash = $1 AND s.tenant = $3 AND s.expires_at > $2
             """
-        static let bindingDataTypes = [bytea, timestamptz]
+        static let bindingDataTypes = [bytea, timestamptz, text]
 
         let tokenHash: [UInt8]
         let now: Date
+        let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
+            var bindings = PostgresBindings(capacity: 3)
             bindings.append(tokenHash.bytea)
             bindings.append(now)
+            bindings.append(tenant)
             return bindings
         }
 

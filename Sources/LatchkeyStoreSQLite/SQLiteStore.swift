@@ -61,7 +61,7 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     /// The same store (its connection, outbox and call policy shared) reading and writing `tenant`'s records only.
     /// The operations calls (``checkWritable(now:)``, ``liveRecordCounts(now:)``, ``purgeExpired(now:)``) and the
     /// purge of old events span every tenant.
-    public func scoped(to tenant: TenantID) -> SQLiteStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
+    public func scoped(to tenant: TenantID) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {

@@ -54,6 +54,48 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("newer") == true)
     }
 
+    /// A database written before tenants opens with every row in the default tenant, and the keys and
+    /// foreign keys rebuilt with their tenant still hold.
+    @Test func rowsFromBeforeTenantsAreTheDefaultTenants() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let beforeTenants = PostgresSchema.migrations.count - 1
+        try await sql(database, "CREATE TABLE latchkey_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        for (index, statements) in PostgresSchema.migrations.prefix(beforeTenants).enumerated() {
+            for statement in statements { try await sql(database, statement) }
+            try await sql(database, "INSERT INTO latchkey_schema_migrations (version) VALUES (\(index + 1))")
+        }
+        for statement in [
+            "INSERT INTO users (handle, username, display_name, created_at) VALUES ('\\x01', 'dora', 'Dora', now())",
+            """
+            INSERT INTO credentials (id, user_handle, public_key, algorithm, sign_count, transports, aaguid, attestation_format,
+                attestation_type, backup_eligible, backed_up, resident_key, user_verified, created_at, attestation_trusted, trust_path)
+            VALUES ('\\x0707', '\\x01', '\\xA501', -7, 3, '{internal}', '\\x00000000000000000000000000000000', 'none', 'none',
+                true, true, true, true, now(), false, '{}')
+            """,
+            "INSERT INTO sessions (token_hash, user_handle, created_at, expires_at) VALUES ('\\x02', '\\x01', now(), now() + interval '1 day')",
+            "INSERT INTO admin_keys (name, key_hash, created_at) VALUES ('backend', '\\x08', now())",
+            "INSERT INTO signing_keys (generation, key_id, private_key, created_at, signs_from) VALUES (1, 'kid', '\\x01', now(), now())",
+            "INSERT INTO secrets (name, value) VALUES ('decoys', '\\x0909')",
+        ] {
+            try await sql(database, statement)
+        }
+
+        let store = try await TestPostgres.open(database)
+        #expect(try await appliedVersions(database) == Array(1...PostgresSchema.migrations.count))
+        #expect(try await store.user(named: "dora")?.handle == [1])
+        #expect(try await store.credential(id: [7, 7])?.signCount == 3)
+        #expect(try await store.session(tokenHash: [2], now: Date())?.user.username == "dora")
+        #expect(try await store.useAdminKey(hash: [8], now: Date())?.name == "backend")
+        #expect(try await store.signingKeys().map(\.keyID) == ["kid"])
+        #expect(try await store.secret(named: "decoys") == [9, 9])
+        let other = store.scoped(to: StoreContractTests.otherTenant)
+        #expect(try await other.user(named: "dora") == nil)
+        #expect(try await other.secret(named: "decoys") != [9, 9])
+        // The rebuilt foreign keys cascade: removing the user removes the passkey and the session.
+        #expect(try await store.deleteUser(handle: [1]) == [[7, 7]])
+        #expect(try await store.credential(id: [7, 7]) == nil)
+    }
+
     // MARK: Two instances on one database
 
     @Test func racingSignInsOnTwoInstancesCannotBothPass() async throws {
@@ -159,7 +201,7 @@ struct PostgresStoreTests {
         let (commit, commitSignal) = AsyncStream.makeStream(of: Void.self)
         // The earlier change writes its event and delivery, then waits, its transaction open.
         async let earlierChange: Void = first.transaction { connection in
-            try await PostgresStore.insert([earlier], outbox: outbox, on: connection)
+            try await PostgresStore.insert([earlier], of: .default, outbox: outbox, on: connection)
             writtenSignal.yield()
             for await _ in commit { break }
         }
@@ -205,7 +247,7 @@ struct PostgresStoreTests {
             try await PostgresStore.execute(lock, on: connection)
             lockedSignal.yield()
             for await _ in write { break }
-            try await PostgresStore.insert([holder], outbox: outbox, on: connection)
+            try await PostgresStore.insert([holder], of: .default, outbox: outbox, on: connection)
         }
         for await _ in locked { break }
         @Sendable func makeWaitingChange() async throws {
