@@ -26,6 +26,11 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     /// A user's unspent tickets revoked by the admin API; the event's detail says how many.
     case enrollmentTicketRevoked = "enrollment_ticket.revoked"
     case signingKeyRotated = "signing_key.rotated"
+    /// A tenant made, changed or removed by an operator (in the operator's tenant's events, the default's).
+    case tenantCreated = "tenant.created"
+    case tenantUpdated = "tenant.updated"
+    /// A tenant removed with everything it kept; this event is what remains of it.
+    case tenantDeleted = "tenant.deleted"
 }
 
 /// Who caused a security event.

@@ -269,6 +269,37 @@ enum PostgresSchema {
             """,
             "ALTER TABLE secrets DROP CONSTRAINT secrets_pkey, ADD CONSTRAINT secrets_pkey PRIMARY KEY (name, tenant)",
         ],
+        // 0.9: the tenants an operator made (the default one is the configuration's), each host one tenant's, and the
+        // revision every change moves on, which instances poll.
+        [
+            """
+            CREATE TABLE tenants (
+                id text NOT NULL,
+                settings bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                CONSTRAINT tenants_pkey PRIMARY KEY (id)
+            )
+            """,
+            """
+            CREATE TABLE tenant_hosts (
+                host text NOT NULL,
+                tenant text NOT NULL,
+                CONSTRAINT tenant_hosts_pkey PRIMARY KEY (host),
+                CONSTRAINT tenant_hosts_tenant_fkey FOREIGN KEY (tenant) REFERENCES tenants (id) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX tenant_hosts_by_tenant ON tenant_hosts (tenant)",
+            """
+            CREATE TABLE tenant_directory (
+                id integer NOT NULL,
+                revision bigint NOT NULL,
+                CONSTRAINT tenant_directory_pkey PRIMARY KEY (id),
+                CONSTRAINT tenant_directory_one_row CHECK (id = 1)
+            )
+            """,
+            "INSERT INTO tenant_directory (id, revision) VALUES (1, 0)",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -50,6 +50,8 @@ extension PostgresStore {
         "sessions_pkey": StoreError(.database, "a session with this token exists already"),
         "sessions_user_handle_fkey": StoreError(.userNotFound, "the user this session was for does not exist"),
         "pending_ceremonies_pkey": StoreError(.database, "a pending ceremony with this challenge exists already"),
+        "tenants_pkey": StoreError(.nameTaken, "a tenant with this ID exists already"),
+        "tenant_hosts_pkey": StoreError(.nameTaken, "one of the tenant's hosts is another tenant's"),
     ]
 
     private static func storeError(_ error: PSQLError, configuration: Configuration) -> StoreError {

@@ -382,6 +382,26 @@ enum SQLiteSchema {
         ALTER TABLE security_events ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
         ALTER TABLE webhook_deliveries ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
         """,
+        // 0.9: the tenants an operator made (the default one is the configuration's), each host one tenant's, and the
+        // revision every change moves on, which instances poll.
+        """
+        CREATE TABLE tenants (
+            id TEXT PRIMARY KEY,
+            settings BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE tenant_hosts (
+            host TEXT PRIMARY KEY,
+            tenant TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX tenant_hosts_by_tenant ON tenant_hosts(tenant);
+        CREATE TABLE tenant_directory (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            revision INTEGER NOT NULL
+        );
+        INSERT INTO tenant_directory (id, revision) VALUES (1, 0);
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -58,7 +58,7 @@ struct PostgresStoreTests {
     /// foreign keys rebuilt with their tenant still hold.
     @Test func rowsFromBeforeTenantsAreTheDefaultTenants() async throws {
         let database = try await TestPostgres.makeDatabase()
-        let beforeTenants = PostgresSchema.migrations.count - 1
+        let beforeTenants = 8  // the migrations of 0.8.0
         try await sql(database, "CREATE TABLE latchkey_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
         for (index, statements) in PostgresSchema.migrations.prefix(beforeTenants).enumerated() {
             for statement in statements { try await sql(database, statement) }

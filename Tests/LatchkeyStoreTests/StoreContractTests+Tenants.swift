@@ -162,3 +162,94 @@ extension StoreContractTests {
         #expect(otherTenantsHandle?.code == .database)
     }
 }
+
+// MARK: The tenant directory
+
+extension StoreContractTests {
+    static func tenantRecord(_ id: String, hosts: [String], settings: String = #"{"rpID":"shop.test"}"#) -> TenantRecord {
+        TenantRecord(id: TenantID(id)!, hosts: hosts, settings: Array(settings.utf8), createdAt: Fixtures.now, updatedAt: Fixtures.now)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func tenantsAreMadeChangedAndListedWithTheirRevision(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        #expect(try await store.tenantDirectory() == TenantDirectoryRecord(revision: 0, tenants: []))
+        let shop = Self.tenantRecord("shop", hosts: ["login.shop.test", "a.shop.test"])
+        try await store.createTenant(shop, recording: [])
+        let bank = Self.tenantRecord("bank", hosts: ["id.bank.test"])
+        try await store.createTenant(bank, recording: [])
+        let directory = try await store.tenantDirectory()
+        #expect(directory.revision == 2)
+        #expect(try await store.tenantRevision() == 2)
+        #expect(directory.tenants.map(\.id.rawValue) == ["bank", "shop"])
+        #expect(directory.tenants.last?.hosts == ["a.shop.test", "login.shop.test"])
+        #expect(try await store.tenant(id: shop.id)?.settings == shop.settings)
+
+        // An ID or a host is one tenant's.
+        let sameID = await #expect(throws: StoreError.self) { try await store.createTenant(Self.tenantRecord("shop", hosts: []), recording: []) }
+        #expect(sameID?.code == .nameTaken)
+        let sameHost = await #expect(throws: StoreError.self) {
+            try await store.createTenant(Self.tenantRecord("other", hosts: ["id.bank.test"]), recording: [])
+        }
+        #expect(sameHost?.code == .nameTaken)
+        #expect(try await store.tenant(id: TenantID("other")!) == nil, "nothing of a refused tenant is written")
+        #expect(try await store.tenantRevision() == 2)
+
+        // Compare and set.
+        let stored = try #require(try await store.tenant(id: shop.id))
+        var changed = stored
+        changed.hosts = ["shop.test"]
+        changed.settings = Array(#"{"rpID":"shop.test","rpName":"Shop"}"#.utf8)
+        changed.updatedAt = Fixtures.now + 60
+        #expect(try await store.updateTenant(changed, from: stored, recording: []))
+        #expect(try await store.tenant(id: shop.id) == changed)
+        #expect(try await !store.updateTenant(stored, from: stored, recording: []), "stale: someone changed it meanwhile")
+        let takenHost = await #expect(throws: StoreError.self) {
+            var moved = changed
+            moved.hosts = ["id.bank.test"]
+            return try await store.updateTenant(moved, from: changed, recording: [])
+        }
+        #expect(takenHost?.code == .nameTaken)
+        #expect(try await store.tenant(id: shop.id) == changed)
+        #expect(try await store.tenantRevision() == 3)
+    }
+
+    /// Removing a tenant removes everything it kept and nothing of another's; the event of its removal is the caller's.
+    @Test(arguments: StoreBackend.all)
+    func removingATenantRemovesEverythingItKeptAndNothingElse(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let shop = Self.tenantRecord("shop", hosts: ["shop.test"])
+        try await store.createTenant(shop, recording: [])
+        let theirs = store.scoped(to: shop.id)
+        let belongings = TenantBelongings()
+        try await belongings.store(in: theirs)
+        _ = try await theirs.secret(named: "decoys")
+        // The default tenant's own alice, with a passkey of the same ID (handles are unique across tenants).
+        let alice = Fixtures.user("alice", handle: 31)
+        let passkey = Fixtures.credential(7, of: alice)
+        try await store.registerNew(alice, with: passkey)
+        try await store.recordEvent(SecurityEvent(
+            id: "event-default", type: .userCreated, occurredAt: Fixtures.now, userHandle: alice.handle, actor: .system("test")))
+
+        let removal = SecurityEvent(id: "event-removal", type: .tenantDeleted, occurredAt: Fixtures.now, actor: .system("operator"))
+        #expect(try await store.deleteTenant(id: shop.id, recording: [removal]))
+        #expect(try await !store.deleteTenant(id: shop.id, recording: []))
+        #expect(try await store.tenant(id: shop.id) == nil)
+        #expect(try await store.tenantDirectory().tenants.isEmpty)
+        #expect(try await theirs.user(named: "alice") == nil)
+        #expect(try await theirs.credential(id: belongings.credential.id) == nil)
+        #expect(try await theirs.session(tokenHash: belongings.session.tokenHash, now: Fixtures.now) == nil)
+        #expect(try await theirs.adminKeys().isEmpty)
+        #expect(try await theirs.signingKeys().isEmpty)
+        #expect(try await theirs.deviceKey(id: belongings.deviceKey.id) == nil)
+        #expect(try await theirs.appAttestKey(id: belongings.appAttestKey.keyID) == nil)
+        #expect(try await theirs.securityEvents(SecurityEventQuery()).isEmpty)
+        #expect(try await theirs.enrollmentTicket(hash: belongings.ticket.hash) == nil)
+        // The default tenant's are all there, with the removal's event.
+        #expect(try await store.user(named: "alice") == alice)
+        #expect(try await store.credential(id: passkey.id) == passkey)
+        #expect(try await store.securityEvents(SecurityEventQuery()).map(\.type) == [.tenantDeleted, .userCreated])
+        // Its hosts are free again.
+        try await store.createTenant(Self.tenantRecord("shop-2", hosts: ["shop.test"]), recording: [])
+    }
+}
