@@ -15,6 +15,8 @@ extension LatchkeyConfiguration {
             derived: ("`http://localhost:PORT` for `localhost`, else `https://RPID`", "from rpID and port",
                       { [$0.rpID == .localhost ? "http://localhost:\($0.port)" : "https://\($0.rpID)"] }),
             "Exact origins accepted in clientDataJSON, comma-separated. Each must be the RP ID or a subdomain, over https (http only for `localhost` and `*.localhost`); `android:apk-key-hash:...` origins are allowed. The origins of `androidApps` and `relatedOrigins` are accepted too, without being listed here."),
+        Key("hosts", \.hosts, check: each(TenantSettings.hostProblem),
+            "Host names whose requests are the default tenant's (the one this configuration defines) once the store holds other tenants (TENANTS.md), comma-separated, lowercase, without a port. Empty: every host no other tenant lists is the default tenant's, as on a server without tenants."),
         Key("database", \.database, secrecy: .urlPassword, isPath: true, check: notEmpty,
             "A path: the SQLite file, created on first run (WAL mode, migrated). A URL `postgres://USER[:PASSWORD]@HOST:PORT/DATABASE` (or `postgresql://`, with optional `?sslmode=`, `connect_timeout=` and `keepalives_idle=`): a PostgreSQL database that several instances share, migrated on start (see PostgreSQL below). Secret: the URL's password is never printed."),
         Key("appleAppIDs", \.appleAppIDs, check: each(identityProblem(AppleAppID.init(parsing:))),

@@ -11,6 +11,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var rpID = RelyingPartyID.localhost
     public var rpName = "Latchkey"
     public var origins = ["http://localhost:8080"]
+    public var hosts: [String] = []
     public var database = "data/latchkey.sqlite"
     public var appleAppIDs: [String] = []
     public var appleAppLinks: [String] = []

@@ -53,7 +53,9 @@ public struct TenantSettings: Sendable, Equatable {
         }
         let members = document.filter { !Self.ownMembers.contains($0.key) }
         do throws(ConfigurationError) {
-            configuration = try Self.configuration(members, source: source, server: server)
+            var configuration = try Self.configuration(members, source: source, server: server)
+            configuration.hosts = hosts
+            self.configuration = configuration
         } catch {
             problems += error.problems
             configuration = server

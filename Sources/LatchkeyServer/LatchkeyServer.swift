@@ -70,7 +70,10 @@ public enum LatchkeyServer {
         EventsController(routes: routes).addAdminRoutes(to: admin)
     }
 
-    static func site(service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, logger: Logger) throws -> Site {
+    /// The main listener's site of `service`'s tenant; `files` are the page's (read from `publicDirectory` when nil).
+    static func site(
+        service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, logger: Logger
+    ) throws -> Site {
         let configuration = service.configuration
         let router = Router()
         addServiceRoutes(to: router, routes: ServiceRoutes(service: service))
@@ -79,7 +82,7 @@ public enum LatchkeyServer {
             MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
         }
         var responder = responder(service, router, logger: logger)
-        responder.files = try StaticFiles(folder: configuration.publicDirectory)
+        responder.files = try files ?? StaticFiles(folder: configuration.publicDirectory)
         if service.operations == .on { responder.ceremonyMetrics = CeremonyMetrics(metrics: service.metrics) }
         switch service.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
@@ -130,17 +133,37 @@ public enum LatchkeyServer {
     public static func application(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, metricsRegistry: PrometheusCollectorRegistry? = nil,
         eventLoops: any EventLoopGroup, operations: OperationsFeatures = .on, logger: Logger
-    ) throws -> ServiceGroup {
+    ) async throws -> ServiceGroup {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
         let shared = RelyingPartyService(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics(),
             operations: operations, authenticatorNames: names)
+        let directory = TenantDirectory(server: configuration, stored: try await shared.store.tenantDirectory())
+        for problem in directory.problems { logger.warning("\(problem)") }
+        if directory.tenants.count > 1 { logger.info("tenants loaded", metadata: ["tenants": "\(directory.tenants.count - 1)"]) }
+        let files = try StaticFiles(folder: configuration.publicDirectory)
+        let makers = TenantSites.Makers(
+            service: { tenant in
+                var tenantTrust = trust
+                tenantTrust.policy = tenant.configuration.attestation
+                return RelyingPartyService(
+                    configuration: tenant.configuration,
+                    store: store.scoped(to: tenant.id, webhooks: tenant.configuration.webhookOutbox), attestationTrust: tenantTrust,
+                    appAttestRoots: appAttestRoots, metrics: shared.metrics, operations: operations, authenticatorNames: names)
+            },
+            main: { service in
+                try site(service: service, metricsRegistry: nil, files: files, logger: tenantLogger(logger, service)).responder
+            },
+            admin: { service in adminSite(service: service, logger: tenantLogger(logger, service)).responder })
+        let defaultSite = try site(service: shared, metricsRegistry: metricsRegistry, files: files, logger: logger)
+        let sites = TenantSites(directory: directory, defaultService: shared, defaultMain: defaultSite.responder, makers: makers, logger: logger)
+        let watcher = TenantDirectoryWatcher(store: shared.store, server: configuration, sites: sites, logger: logger)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
-        let services: [any Service] = [store]
+        let services: [any Service] = [store, watcher]
             + (try backgroundServices(of: shared, logger: logger))
-            + (try listeners(of: shared, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
+            + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     }
 
@@ -161,7 +184,8 @@ public enum LatchkeyServer {
 
     /// The main listener, and the metrics and admin listeners when they are configured.
     private static func listeners(
-        of shared: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, eventLoops: any EventLoopGroup, logger: Logger
+        of shared: RelyingPartyService, sites: TenantSites, metricsRegistry: PrometheusCollectorRegistry?, eventLoops: any EventLoopGroup,
+        logger: Logger
     ) throws -> [any Service] {
         let configuration = shared.configuration
         // Connections are bounded by the descriptors there are: a full listener closes its
@@ -172,9 +196,9 @@ public enum LatchkeyServer {
             otherConnections: try otherConnections(configuration))
         if let warning { logger.warning("\(warning)") }
         // The same limits on the admin and metrics listeners: they are reached by fewer, not by more trusted, peers.
-        func listener(_ site: Site, _ host: String, _ port: Int, limit: Int) -> HTTPListener {
-            site.listener(
-                host: host, port: port, eventLoops: eventLoops, requestTimeout: .seconds(Int64(configuration.requestTimeout)),
+        func listener(_ dispatch: RequestDispatch, _ host: String, _ port: Int, limit: Int) -> HTTPListener {
+            HTTPListener(
+                host: host, port: port, responder: dispatch, eventLoops: eventLoops, requestTimeout: .seconds(Int64(configuration.requestTimeout)),
                 connectionLimit: limit, metrics: shared.metrics, logger: logger)
         }
         var listeners: [any Service] = []
@@ -182,14 +206,20 @@ public enum LatchkeyServer {
             let router = Router()
             MetricsEndpoint(registry: metricsRegistry, token: nil).addRoutes(to: router)
             let site = Site(routes: router.routes, responder: responder(shared, router, logger: logger))
-            listeners.append(listener(site, address.host, address.port, limit: Self.internalListenerConnections))
+            listeners.append(listener(.site(site.responder), address.host, address.port, limit: Self.internalListenerConnections))
         }
         if let address = configuration.adminAddress {
-            listeners.append(listener(adminSite(service: shared, logger: logger), address.host, address.port, limit: Self.internalListenerConnections))
+            listeners.append(listener(.tenants(sites, .admin), address.host, address.port, limit: Self.internalListenerConnections))
         }
-        let main = try site(service: shared, metricsRegistry: metricsRegistry, logger: logger)
-        listeners.append(listener(main, configuration.host, configuration.port, limit: maximumConnections))
+        listeners.append(listener(.tenants(sites, .main), configuration.host, configuration.port, limit: maximumConnections))
         return listeners
+    }
+
+    /// `logger` with the tenant's ID on every line of a tenant other than the default.
+    private static func tenantLogger(_ logger: Logger, _ service: RelyingPartyService) -> Logger {
+        var logger = logger
+        if service.store.tenant != .default { logger[metadataKey: "tenant"] = "\(service.store.tenant)" }
+        return logger
     }
 
     /// Connections the admin listener holds open at most: it serves a few backends.

@@ -125,9 +125,15 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     /// Whose records every call reads and writes: ``TenantID/default`` unless ``scoped(to:)`` chose another.
     var tenant: TenantID { get }
 
-    /// The same store (its database, connections, outbox and policy shared) reading and writing only
-    /// `tenant`'s records. Purges, the health check and the live record counts span every tenant.
-    func scoped(to tenant: TenantID) -> any LatchkeyStore
+    /// The same store (its database, connections and policy shared) reading and writing only `tenant`'s records,
+    /// and writing a delivery of each of its events for every receiver of `webhooks` (the tenant's own). Purges,
+    /// the health check and the live record counts span every tenant.
+    func scoped(to tenant: TenantID, webhooks: WebhookOutbox) -> any LatchkeyStore
+}
+
+extension LatchkeyStore {
+    /// ``scoped(to:webhooks:)`` without webhook receivers.
+    public func scoped(to tenant: TenantID) -> any LatchkeyStore { scoped(to: tenant, webhooks: .none) }
 }
 
 /// The mutating methods without events, for tools and tests that record none.

@@ -71,9 +71,9 @@ public final class PostgresStore: LatchkeyStore {
         for await _ in entered {}
     }
 
-    private init(sharing store: PostgresStore, policy: StoreCallPolicy, tenant: TenantID) {
+    private init(sharing store: PostgresStore, policy: StoreCallPolicy, tenant: TenantID, webhooks: WebhookOutbox? = nil) {
         configuration = store.configuration
-        webhooks = store.webhooks
+        self.webhooks = webhooks ?? store.webhooks
         client = store.client
         eventLoops = store.eventLoops
         pool = store.pool
@@ -83,9 +83,11 @@ public final class PostgresStore: LatchkeyStore {
 
     public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy, tenant: tenant) }
 
-    /// The same store (its pool, outbox and call policy shared) reading and writing `tenant`'s records only.
-    /// Purges, the health check and the live record counts span every tenant.
-    public func scoped(to tenant: TenantID) -> any LatchkeyStore { PostgresStore(sharing: self, policy: policy, tenant: tenant) }
+    /// The same store (its pool and call policy shared) reading and writing `tenant`'s records only, its events
+    /// delivered to `webhooks`. Purges, the health check and the live record counts span every tenant.
+    public func scoped(to tenant: TenantID, webhooks: WebhookOutbox) -> any LatchkeyStore {
+        PostgresStore(sharing: self, policy: policy, tenant: tenant, webhooks: webhooks)
+    }
 
     /// Waits for graceful shutdown (or cancellation), then closes the pool.
     public func run() async throws {

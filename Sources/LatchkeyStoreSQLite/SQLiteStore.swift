@@ -49,19 +49,21 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         database = LockedConnection(opened)
     }
 
-    private init(sharing store: SQLiteStore, policy: StoreCallPolicy, tenant: TenantID) {
+    private init(sharing store: SQLiteStore, policy: StoreCallPolicy, tenant: TenantID, webhooks: WebhookOutbox? = nil) {
         database = store.database
-        webhooks = store.webhooks
+        self.webhooks = webhooks ?? store.webhooks
         self.policy = policy
         self.tenant = tenant
     }
 
     public func applying(_ policy: StoreCallPolicy) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
 
-    /// The same store (its connection, outbox and call policy shared) reading and writing `tenant`'s records only.
-    /// The operations calls (``checkWritable(now:)``, ``liveRecordCounts(now:)``, ``purgeExpired(now:)``) and the
-    /// purge of old events span every tenant.
-    public func scoped(to tenant: TenantID) -> any LatchkeyStore { SQLiteStore(sharing: self, policy: policy, tenant: tenant) }
+    /// The same store (its connection and call policy shared) reading and writing `tenant`'s records only, its events
+    /// delivered to `webhooks`. The operations calls (``checkWritable(now:)``, ``liveRecordCounts(now:)``,
+    /// ``purgeExpired(now:)``) and the purge of old events span every tenant.
+    public func scoped(to tenant: TenantID, webhooks: WebhookOutbox) -> any LatchkeyStore {
+        SQLiteStore(sharing: self, policy: policy, tenant: tenant, webhooks: webhooks)
+    }
 
     /// Waits for graceful shutdown (or cancellation), then closes the database.
     public func run() async throws {

@@ -130,7 +130,7 @@ struct Serve: AsyncParsableCommand {
             }
             let store = try await StoreBackend.open(settings, logger: logger, eventLoops: eventLoops, sqliteLockWait: .zero)
             try await SigningKeys.prepare(store, configuration: settings)
-            return try LatchkeyServer.application(
+            return try await LatchkeyServer.application(
                 configuration: settings, store: store, metricsRegistry: metricsRegistry, eventLoops: eventLoops,
                 operations: ProcessInfo.processInfo.environment[OperationsFeatures.benchmarkVariable] == "1" ? .off : .on,
                 logger: logger)

@@ -73,7 +73,7 @@ def test_a_0_8_postgres_store_opens_as_the_default_tenant_with_every_passkey_sig
         check_release_store(server, release)
         versions = subprocess.run(["psql", postgres_url, "-XAtc", "SELECT max(version) FROM latchkey_schema_migrations"],
                                   check=True, timeout=60, capture_output=True, text=True).stdout.strip()
-        assert versions == "9", versions
+        assert int(versions) > 8, f"migrated past the release's schema version 8: {versions}"
     finally:
         server.stop()
         server.cleanup()

@@ -14,7 +14,7 @@ import ServiceLifecycle
 struct HTTPListener: Service {
     let host: String
     let port: Int
-    let responder: Responder
+    let responder: RequestDispatch
     let eventLoops: any EventLoopGroup
     let requestTimeout: TimeAmount
     /// Connections held open at most (``ConnectionShedder``).

@@ -28,10 +28,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case answering
     }
 
-    private let responder: Responder
+    private let responder: RequestDispatch
     private var state = State.idle
 
-    init(responder: Responder) {
+    init(responder: RequestDispatch) {
         self.responder = responder
     }
 

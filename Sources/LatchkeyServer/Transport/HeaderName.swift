@@ -38,6 +38,7 @@ public struct HeaderName: Hashable, Sendable, CustomStringConvertible {
     static let cookie = HeaderName("Cookie")
     static let eTag = HeaderName("ETag")
     static let expect = HeaderName("Expect")
+    static let host = HeaderName("Host")
     static let ifModifiedSince = HeaderName("If-Modified-Since")
     static let ifNoneMatch = HeaderName("If-None-Match")
     static let lastModified = HeaderName("Last-Modified")

@@ -15,7 +15,7 @@ public struct Site: Sendable {
         logger: Logger, onListening: (@Sendable (SocketAddress) -> Void)? = nil
     ) -> HTTPListener {
         HTTPListener(
-            host: host, port: port, responder: responder, eventLoops: eventLoops, requestTimeout: requestTimeout,
+            host: host, port: port, responder: .site(responder), eventLoops: eventLoops, requestTimeout: requestTimeout,
             connectionLimit: connectionLimit, metrics: metrics, logger: logger, onListening: onListening)
     }
 

@@ -1,0 +1,148 @@
+import LatchkeyService
+import LatchkeyStore
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// The tenants a server serves, and the sites of each: every request is first given its tenant (``TenantRouting``:
+/// the `/t/{tenant}/` path prefix, else its host), then answered by that tenant's site exactly as a single-tenant
+/// server's would answer it. A tenant's service and sites are made on its first request and kept until the tenant
+/// changes, so 10,000 tenants cost their settings until they are used; the choice is two dictionary look-ups under
+/// one lock, whatever the number of tenants.
+final class TenantSites: Sendable {
+    /// Which listener's site a request is for.
+    enum Listener: Sendable { case main, admin }
+
+    /// One tenant's service and the sites made for it so far.
+    private struct Entry {
+        let tenant: Tenant
+        let service: RelyingPartyService
+        var main: Responder?
+        var admin: Responder?
+    }
+
+    private struct State {
+        var directory: TenantDirectory
+        var entries: [TenantID: Entry]
+    }
+
+    /// What a tenant's service and sites are made with.
+    struct Makers: Sendable {
+        let service: @Sendable (Tenant) -> RelyingPartyService
+        let main: @Sendable (RelyingPartyService) throws -> Responder
+        let admin: @Sendable (RelyingPartyService) -> Responder
+    }
+
+    private let state: Mutex<State>
+    private let makers: Makers
+    private let logger: Logger
+    private let securityHeaders: SecurityHeaders
+
+    /// The default tenant's service is `defaultService` (the one background work shares) and its main site
+    /// `defaultMain` (with `/metrics`); every other tenant's are made by `makers` on first use.
+    init(directory: TenantDirectory, defaultService: RelyingPartyService, defaultMain: Responder, makers: Makers, logger: Logger) {
+        var entries: [TenantID: Entry] = [:]
+        if let tenant = directory.tenants[.default] {
+            entries[.default] = Entry(tenant: tenant, service: defaultService, main: defaultMain)
+        }
+        state = Mutex(State(directory: directory, entries: entries))
+        self.makers = makers
+        self.logger = logger
+        securityHeaders = SecurityHeaders(strictTransportSecurity: defaultService.configuration.usesHTTPS)
+    }
+
+    /// The directory being served.
+    var directory: TenantDirectory { state.withLock { $0.directory } }
+
+    /// Serves `directory` from now on: a tenant whose stored record changed (or that is gone) gets a new service
+    /// and sites on its next request; the others keep theirs.
+    func update(to directory: TenantDirectory) {
+        state.withLock { state in
+            state.entries = state.entries.filter { id, entry in
+                id == .default || directory.tenants[id]?.record == entry.tenant.record
+            }
+            state.directory = directory
+        }
+    }
+
+    /// Gives the request its tenant and has that tenant's site for `listener` answer it.
+    func respond(to request: Request, listener: Listener, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
+        let host = request.headers[.host]
+        let found = state.withLock { state -> Result<(Responder?, Tenant, Substring), Refusal> in
+            switch state.directory.routing.choose(host: host, path: request.uri.path) {
+            case .tenant(let id, let path):
+                guard let tenant = state.directory.tenants[id] else { return .failure(.unknownTenant(id.rawValue)) }
+                let entry = state.entries[id]
+                return .success((listener == .main ? entry?.main : entry?.admin, tenant, path))
+            case .unknownTenant(let name): return .failure(.unknownTenant(name))
+            case .unknownHost(let name): return .failure(.unknownHost(name))
+            }
+        }
+        switch found {
+        case .failure(let refusal):
+            return .ready(reply(refusal))
+        case .success(let (known, tenant, path)):
+            let routed = path.count == request.uri.path.utf8.count ? request : request.routed(to: path)
+            do {
+                let responder = try known ?? site(for: tenant, listener: listener)
+                return responder.respond(to: routed, peer: peer, on: eventLoop)
+            } catch {
+                logger.error("a tenant's site could not be made", metadata: ["tenant": "\(tenant.id)", "error": "\(error)"])
+                return .ready(reply(.unavailable(tenant.id.rawValue)))
+            }
+        }
+    }
+
+    /// The tenant's site for `listener`, made now (outside the lock) and kept; of two made at once, the first kept.
+    private func site(for tenant: Tenant, listener: Listener) throws -> Responder {
+        let service = state.withLock { $0.entries[tenant.id]?.service } ?? makers.service(tenant)
+        let made = listener == .main ? try makers.main(service) : makers.admin(service)
+        return state.withLock { state in
+            // Changed meanwhile: serve this request with what was made, keep nothing.
+            guard state.directory.tenants[tenant.id]?.record == tenant.record else { return made }
+            var entry = state.entries[tenant.id] ?? Entry(tenant: tenant, service: service)
+            switch listener {
+            case .main:
+                if entry.main == nil { entry.main = made }
+                state.entries[tenant.id] = entry
+                return entry.main ?? made
+            case .admin:
+                if entry.admin == nil { entry.admin = made }
+                state.entries[tenant.id] = entry
+                return entry.admin ?? made
+            }
+        }
+    }
+
+    /// Why a request has no tenant to answer it.
+    private enum Refusal: Error {
+        case unknownHost(String)
+        case unknownTenant(String)
+        case unavailable(String)
+    }
+
+    private func reply(_ refusal: Refusal) -> Response {
+        var response = switch refusal {
+        case .unknownHost(let host):
+            JSONResponse.failed(
+                "no tenant serves the host \"\(LatchkeyRequestContext.shortened(host))\"; a tenant lists its hosts, or name it in the path: /t/{tenant}/",
+                status: .misdirectedRequest)
+        case .unknownTenant(let name):
+            JSONResponse.failed("there is no tenant \"\(LatchkeyRequestContext.shortened(name))\"", status: .notFound)
+        case .unavailable(let name):
+            JSONResponse.failed("tenant \(name) cannot be served now", status: .serviceUnavailable)
+        }
+        securityHeaders.apply(to: &response.headers)
+        return response
+    }
+}
+
+extension Request {
+    /// The request as a tenant's routes see it: the same, at `path` (the `/t/{tenant}` prefix taken off).
+    func routed(to path: Substring) -> Request {
+        var head = head
+        head.uri = String(path) + (uri.query.map { "?" + $0 } ?? "")
+        return Request(head: head, body: body, bodyIsOverLimit: bodyIsOverLimit)
+    }
+}

@@ -1,0 +1,14 @@
+import NIOCore
+
+/// Where a listener's requests go: one site's ``Responder``, or the site of the tenant each request is for.
+enum RequestDispatch: Sendable {
+    case site(Responder)
+    case tenants(TenantSites, TenantSites.Listener)
+
+    func respond(to request: Request, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
+        switch self {
+        case .site(let responder): responder.respond(to: request, peer: peer, on: eventLoop)
+        case .tenants(let sites, let listener): sites.respond(to: request, listener: listener, peer: peer, on: eventLoop)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import LatchkeyConfiguration
+import LatchkeyStore
+import WebAuthn
+
+/// One relying party the server serves: the default one, which the configuration file and variables define, or one
+/// an operator made through `/admin/v1/tenants`, whose settings the store keeps.
+package struct Tenant: Sendable {
+    package let id: TenantID
+    /// The server's configuration with the tenant's settings applied (``TenantSettings``).
+    package let configuration: LatchkeyConfiguration
+    /// What the operator set; nil for the default tenant.
+    package let settings: TenantSettings?
+    /// As stored; nil for the default tenant.
+    package let record: TenantRecord?
+
+    /// The default tenant of a server with this configuration.
+    package init(defaultOf server: LatchkeyConfiguration) {
+        (id, configuration, settings, record) = (.default, server, nil, nil)
+    }
+
+    /// A stored tenant read over the server's configuration; throws what ``TenantSettings`` finds wrong (a stored
+    /// tenant a changed server configuration no longer admits, say).
+    package init(_ record: TenantRecord, server: LatchkeyConfiguration) throws(ConfigurationError) {
+        guard case .object(var document)? = try? JSONDecoder().decode(JSONValue.self, from: Data(record.settings)) else {
+            throw ConfigurationError("tenant \(record.id): its stored settings are not a JSON object")
+        }
+        document["id"] = .string(record.id.rawValue)
+        document["hosts"] = .array(record.hosts.map(JSONValue.string))
+        let settings = try TenantSettings(document: document, server: server)
+        (id, configuration, self.settings, self.record) = (record.id, settings.configuration, settings, record)
+    }
+
+    /// The record that stores `settings`, made or changed at `now`.
+    package static func record(of settings: TenantSettings, id: TenantID, createdAt: Date, now: Date) -> TenantRecord {
+        let members = JSONValue.object(settings.members)
+        let text = (try? JSONEncoder.sortedKeys.encode(members)).map(Array.init) ?? Array("{}".utf8)
+        return TenantRecord(id: id, hosts: settings.hosts, settings: text, createdAt: createdAt, updatedAt: now)
+    }
+}
+
+extension JSONEncoder {
+    /// Keys sorted, so one document is always stored as the same text.
+    static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+/// Every tenant a server serves at one revision of the store's directory, and the routing that chooses among them.
+package struct TenantDirectory: Sendable {
+    /// The store's revision this was read at (0 before any tenant was made).
+    package let revision: Int64
+    package let tenants: [TenantID: Tenant]
+    package let routing: TenantRouting
+    /// One line per stored tenant left out, and why (its settings no longer valid, a host another's).
+    package let problems: [String]
+
+    /// The server's default tenant alone: a single-tenant server's directory.
+    package init(server: LatchkeyConfiguration) {
+        self.init(server: server, stored: TenantDirectoryRecord(revision: 0, tenants: []))
+    }
+
+    /// The default tenant and every stored tenant that reads over `server`. The default tenant's hosts are the
+    /// configuration's `hosts`; when it lists none, it also takes every host no tenant lists (the fallback).
+    package init(server: LatchkeyConfiguration, stored: TenantDirectoryRecord) {
+        var tenants: [TenantID: Tenant] = [.default: Tenant(defaultOf: server)]
+        var problems: [String] = []
+        var owners: [String: TenantID] = [:]
+        for host in server.hosts { owners[TenantRouting.hostName(host)] = .default }
+        for record in stored.tenants where record.id != .default {
+            do throws(ConfigurationError) {
+                let tenant = try Tenant(record, server: server)
+                if let taken = record.hosts.first(where: { owners[TenantRouting.hostName($0)] != nil }) {
+                    problems.append("tenant \(record.id): not served: its host \(taken) is the default tenant's (hosts)")
+                    continue
+                }
+                for host in record.hosts { owners[TenantRouting.hostName(host)] = record.id }
+                tenants[record.id] = tenant
+            } catch {
+                problems.append("tenant \(record.id): not served: " + error.problems.joined(separator: "; "))
+            }
+        }
+        var hosts: [TenantID: [String]] = [:]
+        for (host, tenant) in owners { hosts[tenant, default: []].append(host) }
+        // Hosts are unique by construction, so there is no conflict left to find.
+        let routing = (try? TenantRouting(hosts: hosts, fallback: server.hosts.isEmpty ? .default : nil)) ?? .singleTenant
+        (revision, self.tenants, self.routing, self.problems) = (stored.revision, tenants, routing, problems)
+    }
+}
