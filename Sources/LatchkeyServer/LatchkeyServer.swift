@@ -43,9 +43,10 @@ public enum LatchkeyServer {
             logger: logger)
     }
 
-    static func adminSite(service: RelyingPartyService, logger: Logger) -> Site {
+    /// The admin listener's site of `service`'s tenant; with `tenants`, the default tenant's, with `/admin/v1/tenants`.
+    static func adminSite(service: RelyingPartyService, tenants: TenantRefresher? = nil, logger: Logger) -> Site {
         let router = Router()
-        addAdminRoutes(to: router, routes: ServiceRoutes(service: service))
+        addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
         return Site(routes: router.routes, responder: responder(service, router, logger: logger))
     }
 
@@ -63,20 +64,25 @@ public enum LatchkeyServer {
             errors: ErrorStatus(health: service.health), logger: logger)
     }
 
-    /// `/admin/v1`, behind the admin key check.
-    private static func addAdminRoutes(to router: Router, routes: ServiceRoutes) {
+    /// `/admin/v1`, behind the admin key check; with `tenants`, `/admin/v1/tenants` behind the operator key check.
+    private static func addAdminRoutes(to router: Router, routes: ServiceRoutes, tenants: TenantRefresher?) {
         let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: routes.service.store))
         AdminController(routes: routes).addRoutes(to: admin)
         EventsController(routes: routes).addAdminRoutes(to: admin)
+        if let tenants {
+            TenantsController(routes: routes, refresh: { await tenants.refresh() })
+                .addRoutes(to: router.group("admin/v1/tenants").add(middleware: OperatorKeyAuthenticator(store: routes.service.store)))
+        }
     }
 
     /// The main listener's site of `service`'s tenant; `files` are the page's (read from `publicDirectory` when nil).
     static func site(
-        service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, logger: Logger
+        service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, tenants: TenantRefresher? = nil,
+        logger: Logger
     ) throws -> Site {
         let configuration = service.configuration
         let router = Router()
-        addServiceRoutes(to: router, routes: ServiceRoutes(service: service))
+        addServiceRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
         HealthController(health: service.health).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {
             MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
@@ -99,7 +105,7 @@ public enum LatchkeyServer {
 
     /// The routes of the service: ceremonies, sessions, passkeys, account, device keys, App Attest, the
     /// well-known files and key set, and the admin API unless it has a listener of its own.
-    private static func addServiceRoutes(to router: Router, routes: ServiceRoutes) {
+    private static func addServiceRoutes(to router: Router, routes: ServiceRoutes, tenants: TenantRefresher?) {
         let service = routes.service
         let configuration = service.configuration
         // Routes that need to know who is signed in resolve the session once, in this middleware.
@@ -119,7 +125,7 @@ public enum LatchkeyServer {
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: service.tokens).addRoutes(to: router.group(".well-known"))
         if configuration.adminAddress == nil {
-            addAdminRoutes(to: router, routes: routes)
+            addAdminRoutes(to: router, routes: routes, tenants: tenants)
         }
     }
 
@@ -157,9 +163,13 @@ public enum LatchkeyServer {
                 try site(service: service, metricsRegistry: nil, files: files, logger: tenantLogger(logger, service)).responder
             },
             admin: { service in adminSite(service: service, logger: tenantLogger(logger, service)).responder })
-        let defaultSite = try site(service: shared, metricsRegistry: metricsRegistry, files: files, logger: logger)
-        let sites = TenantSites(directory: directory, defaultService: shared, defaultMain: defaultSite.responder, makers: makers, logger: logger)
+        let refresher = TenantRefresher()
+        let defaultSite = try site(service: shared, metricsRegistry: metricsRegistry, files: files, tenants: refresher, logger: logger)
+        let sites = TenantSites(
+            directory: directory, defaultService: shared, defaultMain: defaultSite.responder,
+            defaultAdmin: adminSite(service: shared, tenants: refresher, logger: logger).responder, makers: makers, logger: logger)
         let watcher = TenantDirectoryWatcher(store: shared.store, server: configuration, sites: sites, logger: logger)
+        refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         let services: [any Service] = [store, watcher]
             + (try backgroundServices(of: shared, logger: logger))

@@ -17,6 +17,10 @@ public struct TenantID: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// The tenant of a single-tenant server and of a store from before tenants.
     public static let `default` = TenantID(unchecked: "default")
 
+    /// Not a tenant: where operator keys are kept, as the admin keys of a name no tenant can have (``problem(with:)``
+    /// refuses its `_`), so an operator key is never any tenant's admin key.
+    public static let operators = TenantID(unchecked: "_operators")
+
     /// Why `text` cannot name a tenant; nil when it can.
     public static func problem(with text: String) -> String? {
         let bytes = Array(text.utf8)

@@ -19,8 +19,13 @@ struct AdminKeysCommand: AsyncParsableCommand {
         @Option(help: "A name for the key (1-64 letters, digits, '.', '_', '-', not starting with '-'), to list and revoke it by.")
         var name: String
 
+        @OptionGroup var scope: AdminKeyScope
+
+        func validate() throws { try scope.validate() }
+
         func run() async throws {
             let key = try await withStore { store in
+                let store = try await scope.store(in: store)
                 do {
                     return try await AdminKeys.create(named: name, in: store)
                 } catch let error as AdminKeyError {
@@ -31,7 +36,7 @@ struct AdminKeysCommand: AsyncParsableCommand {
             }
             print(key)
             FileHandle.standardError.write(Data(
-                "latchkey: admin key \"\(name)\" created; keep it secret: it is shown only this once, and the store keeps only its hash\n".utf8))
+                "latchkey: \(scope.kind) \"\(name)\" created; keep it secret: it is shown only this once, and the store keeps only its hash\n".utf8))
         }
     }
 
@@ -39,8 +44,12 @@ struct AdminKeysCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the admin keys: name, created, last used (never the key).")
 
+        @OptionGroup var scope: AdminKeyScope
+
+        func validate() throws { try scope.validate() }
+
         func run() async throws {
-            let keys = try await withStore(creatingIfMissing: false) { try await $0.adminKeys() }
+            let keys = try await withStore(creatingIfMissing: false) { try await scope.store(in: $0).adminKeys() }
             guard !keys.isEmpty else {
                 print("no admin keys; make one with: latchkey admin-keys create --name NAME")
                 return
@@ -65,14 +74,45 @@ struct AdminKeysCommand: AsyncParsableCommand {
         @Argument(help: "The name of the key.")
         var name: String
 
+        @OptionGroup var scope: AdminKeyScope
+
+        func validate() throws { try scope.validate() }
+
         func run() async throws {
             try await withStore(creatingIfMissing: false) { store in
-                guard try await AdminKeys.revoke(named: name, in: store) else {
-                    throw CommandFailure("there is no admin key named \"\(name)\"", exitCode: 65)  // EX_DATAERR
+                guard try await AdminKeys.revoke(named: name, in: try await scope.store(in: store)) else {
+                    throw CommandFailure("there is no \(scope.kind) named \"\(name)\"", exitCode: 65)  // EX_DATAERR
                 }
             }
-            print("admin key \"\(name)\" revoked")
+            print("\(scope.kind) \"\(name)\" revoked")
         }
+    }
+}
+
+/// Whose keys an `admin-keys` command is about: the default tenant's (the configuration's), a stored tenant's
+/// (`--tenant ID`), or the operators' (`--operator`), whose keys manage tenants through `/admin/v1/tenants`.
+struct AdminKeyScope: ParsableArguments {
+    @Flag(name: .customLong("operator"), help: "An operator key, for /admin/v1/tenants, instead of an admin key.")
+    var isOperator = false
+
+    @Option(help: "The tenant whose admin key this is (default: the default tenant, the configuration's).")
+    var tenant: String?
+
+    func validate() throws {
+        if isOperator, tenant != nil { throw ValidationError("--operator and --tenant exclude each other: an operator key is no tenant's") }
+        if let tenant, let problem = TenantID.problem(with: tenant) { throw ValidationError("--tenant: \(problem)") }
+    }
+
+    var kind: String { isOperator ? "operator key" : "admin key" }
+
+    /// The store scoped to the keys' owner; a tenant the store does not hold is refused.
+    func store(in store: any LatchkeyStore) async throws -> any LatchkeyStore {
+        if isOperator { return store.scoped(to: .operators) }
+        guard let tenant, let id = TenantID(tenant), id != .default else { return store }
+        guard try await store.tenant(id: id) != nil else {
+            throw CommandFailure("there is no tenant \"\(tenant)\" (make it with POST /admin/v1/tenants)", exitCode: 65)
+        }
+        return store.scoped(to: id)
     }
 }
 

@@ -4,6 +4,7 @@ import LatchkeyService
 import LatchkeyStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the served tenants up to date with the store's directory, so a tenant made, changed or removed through
 /// any instance on one store is served by every instance within ``interval`` (and by the one that changed it at
@@ -52,5 +53,21 @@ final class TenantDirectoryWatcher: Service, Sendable {
         for problem in directory.problems where !served.problems.contains(problem) { logger.warning("\(problem)") }
         sites.update(to: directory)
         logger.info("tenants changed", metadata: ["tenants": "\(directory.tenants.count - 1)", "revision": "\(directory.revision)"])
+    }
+}
+
+/// What the tenants API calls after a change, so this instance serves it at once: the watcher, once there is one
+/// (the sites that hold the API are made before it).
+final class TenantRefresher: Sendable {
+    private let watcher = Mutex<TenantDirectoryWatcher?>(nil)
+
+    func watch(with watcher: TenantDirectoryWatcher) {
+        self.watcher.withLock { $0 = watcher }
+    }
+
+    /// Serves the store's directory now; a failure leaves it to the next poll.
+    func refresh() async {
+        guard let watcher = watcher.withLock({ $0 }) else { return }
+        try? await watcher.refresh()
     }
 }

@@ -39,12 +39,16 @@ final class TenantSites: Sendable {
     private let logger: Logger
     private let securityHeaders: SecurityHeaders
 
-    /// The default tenant's service is `defaultService` (the one background work shares) and its main site
-    /// `defaultMain` (with `/metrics`); every other tenant's are made by `makers` on first use.
-    init(directory: TenantDirectory, defaultService: RelyingPartyService, defaultMain: Responder, makers: Makers, logger: Logger) {
+    /// The default tenant's service is `defaultService` (the one background work shares) and its sites `defaultMain`
+    /// (with `/metrics`) and `defaultAdmin` (with `/admin/v1/tenants`); every other tenant's are made by `makers` on
+    /// first use.
+    init(
+        directory: TenantDirectory, defaultService: RelyingPartyService, defaultMain: Responder, defaultAdmin: Responder, makers: Makers,
+        logger: Logger
+    ) {
         var entries: [TenantID: Entry] = [:]
         if let tenant = directory.tenants[.default] {
-            entries[.default] = Entry(tenant: tenant, service: defaultService, main: defaultMain)
+            entries[.default] = Entry(tenant: tenant, service: defaultService, main: defaultMain, admin: defaultAdmin)
         }
         state = Mutex(State(directory: directory, entries: entries))
         self.makers = makers

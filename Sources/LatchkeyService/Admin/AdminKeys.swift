@@ -8,6 +8,8 @@ import WebAuthn
 public enum AdminKeys {
     /// What every admin key starts with, so that one found in a log or a repository is recognised.
     public static let prefix = "lk_admin_"
+    /// What every operator key (an admin key of ``TenantID/operators``, for `/admin/v1/tenants`) starts with.
+    public static let operatorPrefix = "lk_operator_"
 
     /// A key name: 1 to 64 letters, digits, `.`, `_` and `-`, not starting with `-` (which the command line that
     /// revokes it would read as an option: `admin-keys revoke -h` printed help and revoked nothing).
@@ -24,9 +26,9 @@ public enum AdminKeys {
 
     /// Makes a key named `name`, stores its hash and returns the key, which is never shown again.
     /// Throws ``StoreError/Code/nameTaken`` when the name is in use.
-    public static func create(named name: String, in store: any BackendStore, now: Date = Date()) async throws -> String {
+    public static func create(named name: String, in store: any LatchkeyStore, now: Date = Date()) async throws -> String {
         try checkName(name)
-        let key = prefix + Base64URL.encode(try SecureRandom.bytes(count: 32))
+        let key = (store.tenant == .operators ? operatorPrefix : prefix) + Base64URL.encode(try SecureRandom.bytes(count: 32))
         try await store.saveAdminKey(
             AdminKeyRecord(name: name, keyHash: hash(key), createdAt: now),
             recording: [try event(.adminKeyCreated, name: name, now: now)])
