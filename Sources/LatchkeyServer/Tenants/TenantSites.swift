@@ -80,7 +80,13 @@ final class TenantSites: Sendable {
                 let entry = state.entries[id]
                 return .success((listener == .main ? entry?.main : entry?.admin, tenant, path))
             case .unknownTenant(let name): return .failure(.unknownTenant(name))
-            case .unknownHost(let name): return .failure(.unknownHost(name))
+            case .unknownHost(let name):
+                // The server's own endpoints answer whatever the host: load balancers probe by address.
+                guard Self.serverPaths.contains(request.uri.path), let tenant = state.directory.tenants[.default] else {
+                    return .failure(.unknownHost(name))
+                }
+                let entry = state.entries[.default]
+                return .success((listener == .main ? entry?.main : entry?.admin, tenant, Substring(request.uri.path)))
             }
         }
         switch found {
@@ -119,6 +125,9 @@ final class TenantSites: Sendable {
         }
     }
 
+    /// The paths of the server rather than of a tenant, which the default tenant's site answers for any host.
+    static let serverPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
     /// Why a request has no tenant to answer it.
     private enum Refusal: Error {
         case unknownHost(String)
@@ -130,10 +139,10 @@ final class TenantSites: Sendable {
         var response = switch refusal {
         case .unknownHost(let host):
             JSONResponse.failed(
-                "no tenant serves the host \"\(LatchkeyRequestContext.shortened(host))\"; a tenant lists its hosts, or name it in the path: /t/{tenant}/",
+                "no tenant serves the host \"\(host.prefix(100))\"; a tenant lists its hosts, or name it in the path: /t/{tenant}/",
                 status: .misdirectedRequest)
         case .unknownTenant(let name):
-            JSONResponse.failed("there is no tenant \"\(LatchkeyRequestContext.shortened(name))\"", status: .notFound)
+            JSONResponse.failed("there is no tenant \"\(name.prefix(63))\"", status: .notFound)
         case .unavailable(let name):
             JSONResponse.failed("tenant \(name) cannot be served now", status: .serviceUnavailable)
         }

@@ -1,0 +1,246 @@
+"""Several relying parties in one server (TENANTS.md): tenants made through `/admin/v1/tenants` with an operator key,
+chosen by the request's host or a `/t/{tenant}/` path prefix, and kept apart on both stores: a passkey, session,
+ticket, token or admin key of one tenant is refused by another, lists and events show only the tenant's own, and
+two tenants with the same username are two people."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import time
+
+import pytest
+import requests
+
+from conftest import LATCHKEY_BIN, LatchkeyServer
+from softauthn import SoftAuthenticator
+from test_http_api import assert_ok
+from test_postgres import postgres_url  # noqa: F401 (a fixture)
+
+
+def cli(server: LatchkeyServer, *arguments: str) -> str:
+    """Runs `latchkey ARGUMENTS` against the server's store; returns its standard output."""
+    done = subprocess.run([str(LATCHKEY_BIN), *arguments], env=server.env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+class Tenant:
+    """One tenant of a server, reached through its host (or, with `prefix`, through the path)."""
+
+    def __init__(self, server: LatchkeyServer, tenant_id: str, *, prefix: bool = False):
+        self.server, self.id = server, tenant_id
+        self.host = f"{tenant_id}.localhost"
+        self.origin = f"http://{self.host}:{server.port}"
+        self.prefix = f"/t/{tenant_id}" if prefix else ""
+        self.http = requests.Session()
+
+    def url(self, path: str) -> str:
+        return self.server.url + self.prefix + path
+
+    def request(self, method: str, path: str, body=None, headers=None) -> requests.Response:
+        sent = {"Host": f"{self.host}:{self.server.port}"}
+        sent.update(headers or {})
+        return self.http.request(method, self.url(path), json=body, headers=sent, timeout=15)
+
+    def authenticator(self) -> SoftAuthenticator:
+        return SoftAuthenticator(origin=self.origin, rp_id=self.host)
+
+    def register(self, auth: SoftAuthenticator, username: str) -> dict:
+        options = assert_ok(self.request("POST", "/attestation/options", {"username": username, "displayName": username}))
+        return assert_ok(self.request("POST", "/attestation/result", auth.create(options)))
+
+    def sign_in(self, auth: SoftAuthenticator, username: str | None = None, credential=None) -> requests.Response:
+        options = assert_ok(self.request("POST", "/assertion/options", {"username": username} if username else {}))
+        return self.request("POST", "/assertion/result", auth.get(options, credential))
+
+
+def make_tenant(server: LatchkeyServer, operator: str, tenant_id: str, **members) -> dict:
+    document = {"id": tenant_id, "rpID": f"{tenant_id}.localhost", "hosts": [f"{tenant_id}.localhost"],
+                "origins": [f"http://{tenant_id}.localhost:{server.port}"], **members}
+    reply = requests.post(server.url + "/admin/v1/tenants", json=document, headers={"Authorization": "Bearer " + operator}, timeout=15)
+    assert reply.status_code == 201, reply.text
+    return reply.json()["tenant"]
+
+
+def token_claims(token: str) -> tuple[dict, dict]:
+    header, payload = (json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))) for part in token.split(".")[:2])
+    return header, payload
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_env(request):
+    """The environment of a server on each store: SQLite (the server's own file) and a new PostgreSQL database."""
+    if request.param == "sqlite":
+        return {}
+    return {"LATCHKEY_DATABASE": request.getfixturevalue("postgres_url")}
+
+
+def serve(name: str, env: dict) -> tuple[LatchkeyServer, str]:
+    """A server and an operator key made before it started."""
+    server = LatchkeyServer(name, env)
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
+    assert operator.startswith("lk_operator_")
+    server.start()
+    return server, operator
+
+
+def test_two_tenants_keep_everything_apart(store_env):
+    server, operator = serve("tenants", store_env)
+    try:
+        shop_made = make_tenant(server, operator, "shop", rpName="Shop")
+        assert (shop_made["id"], shop_made["rpID"], shop_made["hosts"]) == ("shop", "shop.localhost", ["shop.localhost"])
+        make_tenant(server, operator, "bank")
+        shop, bank = Tenant(server, "shop"), Tenant(server, "bank")
+        shop_admin = {"Authorization": "Bearer " + cli(server, "admin-keys", "create", "--tenant", "shop", "--name", "backend")}
+        bank_admin = {"Authorization": "Bearer " + cli(server, "admin-keys", "create", "--tenant", "bank", "--name", "backend")}
+
+        # The same username in two tenants is two people, each with their own passkey.
+        shop_auth, bank_auth = shop.authenticator(), bank.authenticator()
+        at_shop = shop.register(shop_auth, "alice")
+        at_bank = bank.register(bank_auth, "alice")
+        _, shop_claims = token_claims(at_shop["idToken"])
+        _, bank_claims = token_claims(at_bank["idToken"])
+        assert shop_claims["sub"] != bank_claims["sub"]
+        assert (shop_claims["iss"], shop_claims["aud"]) == (shop.origin, "shop.localhost")
+        signed_in = assert_ok(shop.sign_in(shop_auth, "alice"))
+        assert signed_in["username"] == "alice"
+
+        # A passkey of one tenant does not sign in to the other, named or usernameless, even with the RP ID it was
+        # made for (the other tenant's RP ID is checked first, then the passkey is unknown there).
+        shop_credential = next(iter(shop_auth.credentials.values()))
+        foreign = SoftAuthenticator(origin=bank.origin, rp_id="bank.localhost", credentials={shop_credential.id: shop_credential})
+        for username in ("alice", None):
+            refused = bank.sign_in(foreign, username, shop_credential)
+            assert 400 <= refused.status_code < 500, refused.text
+        # The shop's page and API at the shop's host only: its origin is not the bank's.
+        wrong_origin = bank.sign_in(shop_auth, None, shop_credential)
+        assert 400 <= wrong_origin.status_code < 500, wrong_origin.text
+
+        # A session of one tenant is not a session of the other, by cookie or bearer token.
+        # (The sign-in replaced the registration's session, whose cookie it carried.)
+        bearer = {"Authorization": "Bearer " + signed_in["sessionToken"]}
+        assert shop.request("GET", "/session", headers=bearer).status_code == 200
+        assert bank.request("GET", "/session", headers=bearer).status_code == 401
+        assert requests.get(server.url + "/session", headers=bearer, timeout=10).status_code == 401, "nor the default tenant's"
+
+        # The token: signed with the tenant's own key, which only its key set publishes.
+        shop_kid = token_claims(at_shop["idToken"])[0]["kid"]
+        shop_keys = {key["kid"] for key in assert_ok_keys(shop.request("GET", "/.well-known/jwks.json"))}
+        bank_keys = {key["kid"] for key in assert_ok_keys(bank.request("GET", "/.well-known/jwks.json"))}
+        assert shop_kid in shop_keys and shop_kid not in bank_keys and not shop_keys & bank_keys
+
+        # Admin keys are their tenant's: lists, events and changes show and reach only its own.
+        shop_users = assert_ok(shop.request("GET", "/admin/v1/users", headers=shop_admin))["users"]
+        assert [user["userHandle"] for user in shop_users] == [shop_claims["sub"]]
+        assert shop.request("GET", "/admin/v1/users", headers=bank_admin).status_code == 401
+        assert bank.request("GET", "/admin/v1/users", headers=shop_admin).status_code == 401
+        assert requests.get(server.url + "/admin/v1/users", headers=shop_admin, timeout=10).status_code == 401
+        bank_events = assert_ok(bank.request("GET", "/admin/v1/events?limit=100", headers=bank_admin))["events"]
+        assert bank_events and all(event.get("user", {}).get("userHandle") in (None, bank_claims["sub"]) for event in bank_events)
+        assert bank.request("DELETE", "/admin/v1/users/alice/sessions", headers=shop_admin).status_code == 401
+
+        # An enrollment ticket is its tenant's.
+        ticket = shop.request("POST", "/admin/v1/users/alice/enrollment-tickets", headers=shop_admin)
+        assert ticket.status_code == 201, ticket.text
+        spent_elsewhere = bank.request("POST", "/attestation/options", {"enrollmentTicket": ticket.json()["ticket"]})
+        assert 400 <= spent_elsewhere.status_code < 500, spent_elsewhere.text
+
+        # Operator keys manage tenants and nothing else; admin keys cannot manage tenants.
+        assert requests.get(server.url + "/admin/v1/tenants", headers=shop_admin, timeout=10).status_code == 401
+        assert shop.request("GET", "/admin/v1/users", headers={"Authorization": "Bearer " + operator}).status_code == 401
+
+        # The path prefix reaches the same tenant from any host.
+        by_path = Tenant(server, "shop", prefix=True)
+        assert by_path.request("GET", "/session", headers=bearer).status_code == 200
+        unknown = requests.get(server.url + "/t/nowhere/session", timeout=10)
+        assert unknown.status_code == 404 and unknown.json()["status"] == "failed", unknown.text
+
+        # Removing a tenant removes what it kept: its passkey and session are gone, its host is the default's again.
+        removed = requests.delete(server.url + "/admin/v1/tenants/shop", headers={"Authorization": "Bearer " + operator}, timeout=10)
+        assert_ok(removed)
+        assert shop.request("GET", "/session", headers=bearer).status_code == 401
+        assert requests.get(server.url + "/admin/v1/tenants/shop", headers={"Authorization": "Bearer " + operator},
+                            timeout=10).status_code == 404
+        again = make_tenant(server, operator, "shop")
+        assert again["id"] == "shop"
+        assert shop.request("POST", "/assertion/options", {"username": "alice"}).status_code == 404, "a new tenant has no alice"
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+def assert_ok_keys(reply: requests.Response) -> list:
+    assert reply.status_code == 200, reply.text
+    return reply.json()["keys"]
+
+
+def test_an_invalid_tenant_is_refused_naming_each_member(store_env):
+    server, operator = serve("tenants-invalid", store_env)
+    try:
+        headers = {"Authorization": "Bearer " + operator}
+        bad = requests.post(server.url + "/admin/v1/tenants", headers=headers, timeout=10, json={
+            "id": "shop", "rpID": "shop.localhost", "origins": ["https://evil.test"], "port": 9000, "userVerification": "always"})
+        assert bad.status_code == 400, bad.text
+        message = bad.json()["errorMessage"]
+        for named in ("port (tenant shop)", "origins (tenant shop)", "userVerification (tenant shop)"):
+            assert named in message, message
+        assert requests.post(server.url + "/admin/v1/tenants", headers=headers, json={"id": "Shop!", "rpID": "x.localhost"},
+                             timeout=10).status_code == 400
+        assert requests.post(server.url + "/admin/v1/tenants", headers=headers, json={"id": "default", "rpID": "x.localhost"},
+                             timeout=10).status_code == 400
+        assert requests.get(server.url + "/admin/v1/tenants", timeout=10).status_code == 401
+        assert assert_ok(requests.get(server.url + "/admin/v1/tenants", headers=headers, timeout=10))["tenants"] == []
+
+        make_tenant(server, operator, "shop")
+        taken = requests.post(server.url + "/admin/v1/tenants", headers=headers, timeout=10, json={
+            "id": "other", "rpID": "other.localhost", "hosts": ["shop.localhost"]})
+        assert taken.status_code == 409, taken.text
+        changed = requests.patch(server.url + "/admin/v1/tenants/shop", headers=headers, json={"rpName": "The Shop"}, timeout=10)
+        assert assert_ok(changed)["tenant"]["rpName"] == "The Shop"
+        renamed = requests.patch(server.url + "/admin/v1/tenants/shop", headers=headers, json={"id": "other"}, timeout=10)
+        assert renamed.status_code == 400, renamed.text
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+def test_each_host_gets_its_tenants_well_known_files_and_an_unknown_host_is_refused():
+    server = LatchkeyServer("tenants-hosts", {"LATCHKEY_HOSTS": "localhost,127.0.0.1", "LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.default"})
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
+    server.start()
+    try:
+        make_tenant(server, operator, "shop", appleAppIDs=["VWXYZ67890.com.example.shop"])
+        shop = Tenant(server, "shop")
+        site = shop.request("GET", "/.well-known/apple-app-site-association")
+        assert site.status_code == 200 and site.json()["webcredentials"]["apps"] == ["VWXYZ67890.com.example.shop"], site.text
+        default = requests.get(server.url + "/.well-known/apple-app-site-association", headers={"Host": "localhost"}, timeout=10)
+        assert default.json()["webcredentials"]["apps"] == ["ABCDE12345.com.example.default"]
+        stranger = requests.get(server.url + "/.well-known/apple-app-site-association", headers={"Host": "stranger.example"}, timeout=10)
+        assert stranger.status_code == 421 and "stranger.example" in stranger.json()["errorMessage"], stranger.text
+        for path in ("/healthz", "/readyz"):
+            probe = requests.get(server.url + path, headers={"Host": "10.0.0.7:8080"}, timeout=10)
+            assert probe.status_code == 200, f"a load balancer's probe by address: {probe.text}"
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+def test_a_tenant_made_through_one_instance_is_served_by_the_other(postgres_url, server_factory):  # noqa: F811
+    first = server_factory("tenants-1", {"LATCHKEY_DATABASE": postgres_url})
+    second = server_factory("tenants-2", {"LATCHKEY_DATABASE": postgres_url})
+    operator = cli(first, "admin-keys", "create", "--operator", "--name", "ops")
+    make_tenant(first, operator, "shop", origins=[f"http://shop.localhost:{first.port}", f"http://shop.localhost:{second.port}"])
+    made = time.monotonic()
+    shop_on_second = Tenant(second, "shop")
+    while shop_on_second.request("GET", "/.well-known/jwks.json").json()["keys"] == \
+            requests.get(second.url + "/.well-known/jwks.json", timeout=10).json()["keys"]:
+        assert time.monotonic() - made < 5, "the second instance did not serve the new tenant within 5 s"
+        time.sleep(0.1)
+    # What one instance registers, the other signs in.
+    shop_on_first = Tenant(first, "shop")
+    auth = shop_on_first.authenticator()
+    shop_on_first.register(auth, "alice")
+    auth.origin = shop_on_second.origin
+    assert assert_ok(shop_on_second.sign_in(auth, "alice"))["username"] == "alice"
