@@ -171,7 +171,8 @@ public enum LatchkeyServer {
         let watcher = TenantDirectoryWatcher(store: shared.store, server: configuration, sites: sites, logger: logger)
         refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
-        let services: [any Service] = [store, watcher]
+        let tenantWebhooks = TenantWebhooks(store: shared.store, sites: sites, metrics: shared.metrics, logger: logger)
+        let services: [any Service] = [store, watcher, tenantWebhooks]
             + (try backgroundServices(of: shared, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -244,3 +244,28 @@ def test_a_tenant_made_through_one_instance_is_served_by_the_other(postgres_url,
     shop_on_first.register(auth, "alice")
     auth.origin = shop_on_second.origin
     assert assert_ok(shop_on_second.sign_in(auth, "alice"))["username"] == "alice"
+
+
+def test_each_tenants_webhooks_go_to_its_own_receivers_signed_with_its_own_secret():
+    from webhook_receiver import Receiver, new_secret, webhook_env
+
+    default_secret, shop_secret = new_secret(), new_secret()
+    default_receiver, shop_receiver = Receiver(default_secret).start(), Receiver(shop_secret).start()
+    server = LatchkeyServer("tenants-webhooks", webhook_env(default_receiver, default_secret))
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
+    server.start()
+    try:
+        made = make_tenant(server, operator, "shop", webhookURLs=[shop_receiver.url], webhookSecret=shop_secret)
+        assert made["webhookSecret"] == "<redacted>", "a tenant's secret is never shown"
+        shop = Tenant(server, "shop")
+        shop.register(shop.authenticator(), "alice")
+        # The receiver verifies each delivery with its own secret: the shop's are signed with the shop's.
+        shop_receiver.wait_for(lambda r: "passkey.registered" in [p["type"] for p in r.payloads()], 30, "the shop's registration")
+        default_receiver.wait_for(lambda r: "tenant.created" in [p["type"] for p in r.payloads()], 30, "the operator's change")
+        assert "tenant.created" not in [p["type"] for p in shop_receiver.payloads()]
+        assert not {"passkey.registered", "user.created"} & {p["type"] for p in default_receiver.payloads()}
+    finally:
+        server.stop()
+        server.cleanup()
+        default_receiver.stop()
+        shop_receiver.stop()

@@ -35,6 +35,9 @@ package struct WebhookDispatcher: Service {
     package let sender: Sender?
     /// Which receivers failed their last attempt, so that the log tells when one starts and stops failing.
     package let failing = ReceiverFailures()
+    /// Whether it reports the outbox's depth and oldest delivery in `metrics` (the default tenant's dispatcher does;
+    /// those gauges have no tenant label yet).
+    package var reportsOutbox = true
 
     /// Signs deliveries and POSTs them.
     package struct Sender {
@@ -74,7 +77,11 @@ package struct WebhookDispatcher: Service {
                 for (selection, interval) in lanes {
                     group.addTask { await drain(selection, pollingEvery: interval) }
                 }
-                await reportOutboxStatus()
+                if reportsOutbox {
+                    await reportOutboxStatus()
+                } else {
+                    await waitForCancellation()
+                }
                 group.cancelAll()
             }
         }
@@ -132,6 +139,12 @@ package struct WebhookDispatcher: Service {
 
     /// Puts the outbox's depth and age into the metrics every 10 seconds until cancelled; without
     /// receivers, returns once the outbox is empty, when there is nothing left to mark dead.
+    private func waitForCancellation() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
+        }
+    }
+
     private func reportOutboxStatus() async {
         while !Task.isCancelled {
             do {

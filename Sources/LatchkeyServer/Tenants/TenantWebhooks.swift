@@ -1,0 +1,74 @@
+import LatchkeyConfiguration
+import LatchkeyService
+import LatchkeyStore
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Sends the webhook deliveries of every tenant but the default one (whose dispatcher the server runs beside the
+/// listeners): one ``WebhookDispatcher`` per tenant that lists `webhookURLs`, over its scoped store and signed with
+/// its own secret, started when the tenant appears in the served directory and stopped (its leases left to run
+/// out) when it changes or goes. Deliveries a tenant's events wrote while no instance sent them wait in the outbox.
+final class TenantWebhooks: Service, Sendable {
+    private let store: any LatchkeyStore
+    private let sites: TenantSites
+    private let metrics: LatchkeyMetrics
+    private let logger: Logger
+    /// The running dispatchers, by tenant, with the record each was started for.
+    private let running = Mutex<[TenantID: (record: TenantRecord?, task: Task<Void, Never>)]>([:])
+
+    init(store: any LatchkeyStore, sites: TenantSites, metrics: LatchkeyMetrics, logger: Logger) {
+        (self.store, self.sites, self.metrics, self.logger) = (store, sites, metrics, logger)
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                self.follow(self.sites.directory)
+                do { try await Task.sleep(for: TenantDirectoryWatcher.interval) } catch { break }
+            }
+        }
+        let tasks = running.withLock { running in
+            defer { running = [:] }
+            return running.values.map(\.task)
+        }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+    }
+
+    /// Starts a dispatcher for each tenant with receivers that has none for its current record, and stops the rest.
+    private func follow(_ directory: TenantDirectory) {
+        var wanted: [TenantID: Tenant] = [:]
+        for (id, tenant) in directory.tenants where id != .default && !tenant.configuration.webhookURLs.isEmpty {
+            wanted[id] = tenant
+        }
+        running.withLock { running in
+            for (id, dispatcher) in running where wanted[id]?.record != dispatcher.record {
+                dispatcher.task.cancel()
+                running[id] = nil
+            }
+            for (id, tenant) in wanted where running[id] == nil {
+                do {
+                    running[id] = (tenant.record, try start(tenant))
+                } catch {
+                    logger.error("the tenant's webhooks cannot be sent", metadata: ["tenant": "\(id)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    private func start(_ tenant: Tenant) throws -> Task<Void, Never> {
+        let configuration = tenant.configuration
+        var logger = logger
+        logger[metadataKey: "tenant"] = "\(tenant.id)"
+        var dispatcher = try WebhookDispatcher(
+            store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox),
+            signer: try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
+            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() })
+        dispatcher.reportsOutbox = false
+        let running = dispatcher
+        return Task {
+            do { try await running.run() } catch { logger.warning("a tenant's webhook dispatcher stopped", metadata: ["error": "\(error)"]) }
+        }
+    }
+}
