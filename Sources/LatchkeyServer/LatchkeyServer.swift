@@ -17,7 +17,8 @@ public enum LatchkeyServer {
     /// The main listener's site: every route and the steps around them, without a listening socket. `metrics`
     /// records ceremonies, verification and store latency; `metricsRegistry`, when given with a `metricsToken`, is
     /// served at `/metrics` to bearers of that token. The admin API is on it unless the configuration names an
-    /// `adminAddress` (see ``adminSite(configuration:store:attestationTrust:authenticatorNames:metrics:logger:)``).
+    /// `adminAddress` (see ``adminSite(configuration:store:attestationTrust:authenticatorNames:metrics:logger:)``), with
+    /// `/admin/v1/tenants` (which serves what it changes only through ``application(configuration:store:metricsRegistry:eventLoops:operations:logger:)``).
     public static func site(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
         appAttestRoots: [X509Certificate] = [], authenticatorNames: AuthenticatorNames = AuthenticatorNames(),
@@ -27,7 +28,7 @@ public enum LatchkeyServer {
             service: RelyingPartyService(
                 configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics,
                 authenticatorNames: authenticatorNames),
-            metricsRegistry: metricsRegistry, logger: logger)
+            metricsRegistry: metricsRegistry, tenants: TenantRefresher(), logger: logger)
     }
 
     /// The site of the separate admin listener (`adminAddress`): the admin API alone, with request IDs, security
@@ -40,7 +41,7 @@ public enum LatchkeyServer {
             service: RelyingPartyService(
                 configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics,
                 authenticatorNames: authenticatorNames),
-            logger: logger)
+            tenants: TenantRefresher(), logger: logger)
     }
 
     /// The admin listener's site of `service`'s tenant; with `tenants`, the default tenant's, with `/admin/v1/tenants`.
