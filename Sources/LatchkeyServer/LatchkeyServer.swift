@@ -149,7 +149,7 @@ public enum LatchkeyServer {
             operations: operations, authenticatorNames: names)
         let directory = TenantDirectory(server: configuration, stored: try await shared.store.tenantDirectory())
         for problem in directory.problems { logger.warning("\(problem)") }
-        if directory.tenants.count > 1 { logger.info("tenants loaded", metadata: ["tenants": "\(directory.tenants.count - 1)"]) }
+        if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
         let files = try StaticFiles(folder: configuration.publicDirectory)
         let makers = TenantSites.Makers(
             service: { tenant in

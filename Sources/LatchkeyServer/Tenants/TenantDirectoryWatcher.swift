@@ -52,7 +52,7 @@ final class TenantDirectoryWatcher: Service, Sendable {
         guard directory.revision > served.revision else { return }
         for problem in directory.problems where !served.problems.contains(problem) { logger.warning("\(problem)") }
         sites.update(to: directory)
-        logger.info("tenants changed", metadata: ["tenants": "\(directory.tenants.count - 1)", "revision": "\(directory.revision)"])
+        logger.info("tenants changed", metadata: ["tenants": "\(directory.records.count)", "revision": "\(directory.revision)"])
     }
 }
 

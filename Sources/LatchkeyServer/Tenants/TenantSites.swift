@@ -16,7 +16,8 @@ final class TenantSites: Sendable {
 
     /// One tenant's service and the sites made for it so far.
     private struct Entry {
-        let tenant: Tenant
+        /// What the tenant was read from (nil for the default tenant).
+        let record: TenantRecord?
         let service: RelyingPartyService
         var main: Responder?
         var admin: Responder?
@@ -46,10 +47,7 @@ final class TenantSites: Sendable {
         directory: TenantDirectory, defaultService: RelyingPartyService, defaultMain: Responder, defaultAdmin: Responder, makers: Makers,
         logger: Logger
     ) {
-        var entries: [TenantID: Entry] = [:]
-        if let tenant = directory.tenants[.default] {
-            entries[.default] = Entry(tenant: tenant, service: defaultService, main: defaultMain, admin: defaultAdmin)
-        }
+        let entries: [TenantID: Entry] = [.default: Entry(record: nil, service: defaultService, main: defaultMain, admin: defaultAdmin)]
         state = Mutex(State(directory: directory, entries: entries))
         self.makers = makers
         self.logger = logger
@@ -64,7 +62,7 @@ final class TenantSites: Sendable {
     func update(to directory: TenantDirectory) {
         state.withLock { state in
             state.entries = state.entries.filter { id, entry in
-                id == .default || directory.tenants[id]?.record == entry.tenant.record
+                id == .default || directory.records[id] == entry.record
             }
             state.directory = directory
         }
@@ -73,53 +71,62 @@ final class TenantSites: Sendable {
     /// Gives the request its tenant and has that tenant's site for `listener` answer it.
     func respond(to request: Request, listener: Listener, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
         let host = request.headers[.host]
-        let found = state.withLock { state -> Result<(Responder?, Tenant, Substring), Refusal> in
+        let found = state.withLock { state -> Result<(Responder?, TenantID, Substring), Refusal> in
+            let id: TenantID, path: Substring
             switch state.directory.routing.choose(host: host, path: request.uri.path) {
-            case .tenant(let id, let path):
-                guard let tenant = state.directory.tenants[id] else { return .failure(.unknownTenant(id.rawValue)) }
-                let entry = state.entries[id]
-                return .success((listener == .main ? entry?.main : entry?.admin, tenant, path))
-            case .unknownTenant(let name): return .failure(.unknownTenant(name))
+            case .tenant(let chosen, let rest):
+                guard chosen == .default || state.directory.records[chosen] != nil else { return .failure(.unknownTenant(chosen.rawValue)) }
+                (id, path) = (chosen, rest)
+            case .unknownTenant(let name):
+                return .failure(.unknownTenant(name))
             case .unknownHost(let name):
                 // The server's own endpoints answer whatever the host: load balancers probe by address.
-                guard Self.serverPaths.contains(request.uri.path), let tenant = state.directory.tenants[.default] else {
-                    return .failure(.unknownHost(name))
-                }
-                let entry = state.entries[.default]
-                return .success((listener == .main ? entry?.main : entry?.admin, tenant, Substring(request.uri.path)))
+                guard Self.serverPaths.contains(request.uri.path) else { return .failure(.unknownHost(name)) }
+                (id, path) = (.default, Substring(request.uri.path))
             }
+            let entry = state.entries[id]
+            return .success((listener == .main ? entry?.main : entry?.admin, id, path))
         }
         switch found {
         case .failure(let refusal):
             return .ready(reply(refusal))
-        case .success(let (known, tenant, path)):
+        case .success(let (known, id, path)):
             let routed = path.count == request.uri.path.utf8.count ? request : request.routed(to: path)
             do {
-                let responder = try known ?? site(for: tenant, listener: listener)
+                let responder = try known ?? site(for: id, listener: listener)
                 return responder.respond(to: routed, peer: peer, on: eventLoop)
             } catch {
-                logger.error("a tenant's site could not be made", metadata: ["tenant": "\(tenant.id)", "error": "\(error)"])
-                return .ready(reply(.unavailable(tenant.id.rawValue)))
+                logger.error("a tenant's site could not be made", metadata: ["tenant": "\(id)", "error": "\(error)"])
+                return .ready(reply(.unavailable(id.rawValue)))
             }
         }
     }
 
-    /// The tenant's site for `listener`, made now (outside the lock) and kept; of two made at once, the first kept.
-    private func site(for tenant: Tenant, listener: Listener) throws -> Responder {
-        let service = state.withLock { $0.entries[tenant.id]?.service } ?? makers.service(tenant)
+    /// The tenant's site for `listener`, made now (outside the lock; the tenant's settings read on its first
+    /// request) and kept; of two made at once, the first kept.
+    private func site(for id: TenantID, listener: Listener) throws -> Responder {
+        let (directory, known) = state.withLock { ($0.directory, $0.entries[id]) }
+        let record = directory.records[id]
+        let service: RelyingPartyService
+        if let known, known.record == record {
+            service = known.service
+        } else {
+            guard let tenant = try directory.tenant(id) else { throw TenantGone() }
+            service = makers.service(tenant)
+        }
         let made = listener == .main ? try makers.main(service) : makers.admin(service)
         return state.withLock { state in
             // Changed meanwhile: serve this request with what was made, keep nothing.
-            guard state.directory.tenants[tenant.id]?.record == tenant.record else { return made }
-            var entry = state.entries[tenant.id] ?? Entry(tenant: tenant, service: service)
+            guard state.directory.records[id] == record else { return made }
+            var entry = state.entries[id] ?? Entry(record: record, service: service)
             switch listener {
             case .main:
                 if entry.main == nil { entry.main = made }
-                state.entries[tenant.id] = entry
+                state.entries[id] = entry
                 return entry.main ?? made
             case .admin:
                 if entry.admin == nil { entry.admin = made }
-                state.entries[tenant.id] = entry
+                state.entries[id] = entry
                 return entry.admin ?? made
             }
         }
@@ -127,6 +134,9 @@ final class TenantSites: Sendable {
 
     /// The paths of the server rather than of a tenant, which the default tenant's site answers for any host.
     static let serverPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
+    /// The tenant went between the choice and the making of its site.
+    private struct TenantGone: Error {}
 
     /// Why a request has no tenant to answer it.
     private enum Refusal: Error {

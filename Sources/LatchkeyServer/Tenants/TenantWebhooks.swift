@@ -16,6 +16,8 @@ final class TenantWebhooks: Service, Sendable {
     private let logger: Logger
     /// The running dispatchers, by tenant, with the record each was started for.
     private let running = Mutex<[TenantID: (record: TenantRecord?, task: Task<Void, Never>)]>([:])
+    /// The directory revision last followed (-1: none yet).
+    private let followed = Mutex<Int64>(-1)
 
     init(store: any LatchkeyStore, sites: TenantSites, metrics: LatchkeyMetrics, logger: Logger) {
         (self.store, self.sites, self.metrics, self.logger) = (store, sites, metrics, logger)
@@ -38,9 +40,17 @@ final class TenantWebhooks: Service, Sendable {
 
     /// Starts a dispatcher for each tenant with receivers that has none for its current record, and stops the rest.
     private func follow(_ directory: TenantDirectory) {
+        guard directory.revision != followed.withLock({ $0 }) else { return }
+        followed.withLock { $0 = directory.revision }
         var wanted: [TenantID: Tenant] = [:]
-        for (id, tenant) in directory.tenants where id != .default && !tenant.configuration.webhookURLs.isEmpty {
-            wanted[id] = tenant
+        // Only the settings that name webhook URLs are read.
+        let marker = Array("\"webhookURLs\"".utf8)
+        for (id, record) in directory.records where record.settings.firstRange(of: marker) != nil {
+            do throws(ConfigurationError) {
+                if let tenant = try directory.tenant(id), !tenant.configuration.webhookURLs.isEmpty { wanted[id] = tenant }
+            } catch {
+                logger.warning("the tenant's webhooks are not sent: its settings are no longer valid", metadata: ["tenant": "\(id)"])
+            }
         }
         running.withLock { running in
             for (id, dispatcher) in running where wanted[id]?.record != dispatcher.record {

@@ -49,12 +49,17 @@ extension JSONEncoder {
 }
 
 /// Every tenant a server serves at one revision of the store's directory, and the routing that chooses among them.
+/// Stored tenants are kept as their records and read over the server's configuration only when first served
+/// (``tenant(_:)``), so 10,000 tenants cost their records and one routing table, not 10,000 configurations.
 package struct TenantDirectory: Sendable {
     /// The store's revision this was read at (0 before any tenant was made).
     package let revision: Int64
-    package let tenants: [TenantID: Tenant]
+    /// The server's configuration: the default tenant's, and the base of every other.
+    package let server: LatchkeyConfiguration
+    /// The stored tenants served, by ID.
+    package let records: [TenantID: TenantRecord]
     package let routing: TenantRouting
-    /// One line per stored tenant left out, and why (its settings no longer valid, a host another's).
+    /// One line per stored tenant left out, and why (a host the default tenant's).
     package let problems: [String]
 
     /// The server's default tenant alone: a single-tenant server's directory.
@@ -62,30 +67,34 @@ package struct TenantDirectory: Sendable {
         self.init(server: server, stored: TenantDirectoryRecord(revision: 0, tenants: []))
     }
 
-    /// The default tenant and every stored tenant that reads over `server`. The default tenant's hosts are the
-    /// configuration's `hosts`; when it lists none, it also takes every host no tenant lists (the fallback).
+    /// The default tenant and every stored tenant. The default tenant's hosts are the configuration's `hosts`; when
+    /// it lists none, it also takes every host no tenant lists (the fallback).
     package init(server: LatchkeyConfiguration, stored: TenantDirectoryRecord) {
-        var tenants: [TenantID: Tenant] = [.default: Tenant(defaultOf: server)]
+        var records: [TenantID: TenantRecord] = [:]
         var problems: [String] = []
         var owners: [String: TenantID] = [:]
+        owners.reserveCapacity(stored.tenants.count + server.hosts.count)
         for host in server.hosts { owners[TenantRouting.hostName(host)] = .default }
         for record in stored.tenants where record.id != .default {
-            do throws(ConfigurationError) {
-                let tenant = try Tenant(record, server: server)
-                if let taken = record.hosts.first(where: { owners[TenantRouting.hostName($0)] != nil }) {
-                    problems.append("tenant \(record.id): not served: its host \(taken) is the default tenant's (hosts)")
-                    continue
-                }
-                for host in record.hosts { owners[TenantRouting.hostName(host)] = record.id }
-                tenants[record.id] = tenant
-            } catch {
-                problems.append("tenant \(record.id): not served: " + error.problems.joined(separator: "; "))
+            if let taken = record.hosts.first(where: { owners[TenantRouting.hostName($0)] != nil }) {
+                problems.append("tenant \(record.id): not served: its host \(taken) is the default tenant's (hosts)")
+                continue
             }
+            for host in record.hosts { owners[TenantRouting.hostName(host)] = record.id }
+            records[record.id] = record
         }
         var hosts: [TenantID: [String]] = [:]
         for (host, tenant) in owners { hosts[tenant, default: []].append(host) }
         // Hosts are unique by construction, so there is no conflict left to find.
         let routing = (try? TenantRouting(hosts: hosts, fallback: server.hosts.isEmpty ? .default : nil)) ?? .singleTenant
-        (revision, self.tenants, self.routing, self.problems) = (stored.revision, tenants, routing, problems)
+        (revision, self.server, self.records, self.routing, self.problems) = (stored.revision, server, records, routing, problems)
+    }
+
+    /// The tenant `id` names, its settings read over the server's configuration; nil when there is none. Throws what
+    /// is wrong with settings the server's configuration no longer admits (such a tenant is not served).
+    package func tenant(_ id: TenantID) throws(ConfigurationError) -> Tenant? {
+        if id == .default { return Tenant(defaultOf: server) }
+        guard let record = records[id] else { return nil }
+        return try Tenant(record, server: server)
     }
 }
