@@ -36,7 +36,7 @@ def make_certificate(folder: Path) -> tuple[Path, Path]:
     return certificate, key
 
 
-def nginx_config(tmp: Path, upstream_port: int, http_port: int, https_port: int) -> Path:
+def nginx_config(tmp: Path, upstream_port: int, http_port: int, https_port: int, server_names: str = "localhost") -> Path:
     """deploy/nginx-latchkey.conf with only what a test machine needs changed: ports, names,
     certificate and include paths. Everything else is the example as shipped."""
     certificate, key = make_certificate(tmp)
@@ -46,7 +46,7 @@ def nginx_config(tmp: Path, upstream_port: int, http_port: int, https_port: int)
         ("server 127.0.0.1:8080;", f"server 127.0.0.1:{upstream_port};"),
         ("listen 80;", f"listen 127.0.0.1:{http_port};"), ("listen [::]:80;", ""),
         ("listen 443 ssl http2;", f"listen 127.0.0.1:{https_port} ssl http2;"), ("listen [::]:443 ssl http2;", ""),
-        ("passkeys.example.com;", "localhost;"),
+        ("passkeys.example.com;", f"{server_names};"),
         ("/etc/letsencrypt/live/passkeys.example.com/fullchain.pem", str(certificate)),
         ("/etc/letsencrypt/live/passkeys.example.com/privkey.pem", str(key)),
         ("/etc/nginx/latchkey-proxy.conf", str(tmp / "latchkey-proxy.conf")),
@@ -112,6 +112,46 @@ def test_the_nginx_site_terminates_tls_and_passes_the_well_known_files_through(s
         r = session.get(https + "/session", timeout=5, verify=False)
         assert assert_ok(r)["username"] == username
         assert len(r.headers["X-Request-ID"]) == 32, "nginx's request ID, kept from a trusted proxy"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_nginx_site_with_two_server_names_serves_each_tenants_well_known_files(server_factory, tmp_path):
+    """The example site with a tenant's name beside the default's: nginx passes the host on, and each name gets its
+    own tenant's files (docs/TENANTS.md)."""
+    from test_tenants import cli, make_tenant
+
+    urllib3.disable_warnings()
+    http_port, https_port = free_port(), free_port()
+    server = server_factory("tenants-behind-nginx", {
+        "LATCHKEY_ORIGINS": f"https://localhost:{https_port}", "LATCHKEY_TRUSTED_PROXIES": "127.0.0.1",
+        "LATCHKEY_APPLE_APP_IDS": "ABCDE12345.com.example.default", "LATCHKEY_HOSTS": "localhost,127.0.0.1"})
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
+    make_tenant(server, operator, "shop", origins=[f"https://shop.localhost:{https_port}"], appleAppIDs=["VWXYZ67890.com.example.shop"],
+                passkeyEnrollURL="https://shop.localhost/passkeys")
+    config = nginx_config(tmp_path, server.port, http_port, https_port, server_names="localhost shop.localhost")
+    proc = subprocess.Popen([nginx_binary(), "-p", str(tmp_path), "-c", str(config), "-g", "daemon off;"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        https = f"https://127.0.0.1:{https_port}"
+        for _ in range(50):
+            try:
+                requests.get(https + "/healthz", timeout=1, verify=False)
+                break
+            except requests.ConnectionError:
+                time.sleep(0.1)
+
+        def well_known(name: str, host: str) -> requests.Response:
+            return requests.get(https + "/.well-known/" + name, headers={"Host": host}, timeout=5, verify=False, allow_redirects=False)
+
+        shop = well_known("apple-app-site-association", "shop.localhost")
+        assert shop.status_code == 200 and shop.json()["webcredentials"]["apps"] == ["VWXYZ67890.com.example.shop"], shop.text
+        default = well_known("apple-app-site-association", "localhost")
+        assert default.json()["webcredentials"]["apps"] == ["ABCDE12345.com.example.default"], default.text
+        assert well_known("passkey-endpoints", "shop.localhost").json() == {"enroll": "https://shop.localhost/passkeys"}
+        assert well_known("passkey-endpoints", "localhost").status_code == 404
+        assert well_known("jwks.json", "shop.localhost").json()["keys"] != well_known("jwks.json", "localhost").json()["keys"]
     finally:
         proc.terminate()
         proc.wait(timeout=10)

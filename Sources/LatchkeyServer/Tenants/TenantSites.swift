@@ -91,7 +91,7 @@ final class TenantSites: Sendable {
         case .failure(let refusal):
             return .ready(reply(refusal))
         case .success(let (known, id, path)):
-            let routed = path.count == request.uri.path.utf8.count ? request : request.routed(to: path)
+            let routed = path.utf8.count == request.uri.path.utf8.count ? request : request.routed(to: path)
             do {
                 let responder = try known ?? site(for: id, listener: listener)
                 return responder.respond(to: routed, peer: peer, on: eventLoop)
