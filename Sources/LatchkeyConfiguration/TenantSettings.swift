@@ -159,7 +159,7 @@ extension LatchkeyConfiguration {
     public static let tenantIdentityKeys = [
         "rpID", "rpName", "origins", "appleAppIDs", "appleAppLinks", "androidApps", "relatedOrigins", "corsOrigins",
         "passkeyEnrollURL", "passkeyManageURL", "webhookURLs", "webhookSecret", "webhookPreviousSecret", "tokenIssuer",
-        "tokenAudience",
+        "tokenAudience", "allowCrossOrigin", "topOrigins",
     ]
 
     /// The keys of policy a tenant may set; those it does not set are the server's.

@@ -42,6 +42,12 @@ extension PostgresStore {
         let outbox = webhooks, caller = self.tenant
         try await transaction { connection in
             try await Self.nextRevision(on: connection)
+            guard try await Self.tenant(tenant.id, on: connection) == nil else {
+                throw StoreError(.nameTaken, "a tenant \"\(tenant.id)\" exists already")
+            }
+            // Rows a removed tenant of this ID left behind (written by a request still in flight as it was removed, or
+            // by an instance that had not seen the removal yet) are not the new tenant's.
+            try await Self.deleteRows(of: tenant.id, on: connection)
             try await Self.execute("""
                 INSERT INTO tenants (id, settings, created_at, updated_at)
                 VALUES (\(tenant.id), \(tenant.settings.bytea), \(tenant.createdAt), \(tenant.updatedAt))
@@ -71,11 +77,7 @@ extension PostgresStore {
         return try await transaction { connection in
             guard try await Self.tenant(id, locking: true, on: connection) != nil else { return false }
             try await Self.nextRevision(on: connection)
-            for table in Self.tenantTables {
-                var binds = PostgresBindings()
-                binds.append(id)
-                try await Self.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE tenant = $1", binds: binds), on: connection)
-            }
+            try await Self.deleteRows(of: id, on: connection)
             try await Self.execute("DELETE FROM tenants WHERE id = \(id)", on: connection)
             try await Self.insert(events, of: caller, outbox: outbox, on: connection)
             return true
@@ -83,6 +85,15 @@ extension PostgresStore {
     }
 
     // MARK: Helpers
+
+    /// Every row `id` keeps, in every table.
+    private static func deleteRows(of id: TenantID, on connection: PostgresConnection) async throws {
+        for table in tenantTables {
+            var binds = PostgresBindings()
+            binds.append(id)
+            try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE tenant = $1", binds: binds), on: connection)
+        }
+    }
 
     /// Moves the revision on, taking its row's lock until the transaction ends: one change of tenants at a time.
     private static func nextRevision(on connection: PostgresConnection) async throws {

@@ -43,6 +43,12 @@ extension SQLiteStore {
 
     public func createTenant(_ tenant: TenantRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
+            guard try Self.tenant(tenant.id, in: database) == nil else {
+                throw StoreError(.nameTaken, "a tenant \"\(tenant.id)\" exists already")
+            }
+            // Rows a removed tenant of this ID left behind (written by a request still in flight as it was removed)
+            // are not the new tenant's.
+            try Self.deleteRows(of: tenant.id, in: database)
             try database.withStatement(Self.insertTenant) { statement in
                 try statement.bind(tenant.id.rawValue, tenant.settings, tenant.createdAt, tenant.updatedAt)
                 do {
@@ -78,12 +84,7 @@ extension SQLiteStore {
     public func deleteTenant(id: TenantID, recording events: [SecurityEvent]) async throws -> Bool {
         try await withTransaction { database in
             guard try Self.tenant(id, in: database) != nil else { return false }
-            for table in Self.tenantTables {
-                try database.withStatement("DELETE FROM \(table) WHERE tenant = ?") { statement in
-                    try statement.bind(id.rawValue)
-                    try statement.step()
-                }
-            }
+            try Self.deleteRows(of: id, in: database)
             try database.withStatement(Self.deleteTenant) { statement in
                 try statement.bind(id.rawValue)
                 try statement.step()
@@ -95,6 +96,16 @@ extension SQLiteStore {
     }
 
     // MARK: Helpers
+
+    /// Every row `id` keeps, in every table.
+    private static func deleteRows(of id: TenantID, in database: SQLiteConnection) throws {
+        for table in tenantTables {
+            try database.withStatement("DELETE FROM \(table) WHERE tenant = ?") { statement in
+                try statement.bind(id.rawValue)
+                try statement.step()
+            }
+        }
+    }
 
     private static func revision(in database: SQLiteConnection) throws -> Int64 {
         try database.withStatement(revision) { row in

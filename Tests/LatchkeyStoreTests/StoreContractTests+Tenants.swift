@@ -251,5 +251,12 @@ extension StoreContractTests {
         #expect(try await store.securityEvents(SecurityEventQuery()).map(\.type) == [.tenantDeleted, .userCreated])
         // Its hosts are free again.
         try await store.createTenant(Self.tenantRecord("shop-2", hosts: ["shop.test"]), recording: [])
+
+        // A write that lands after the removal (a request in flight, an instance that had not seen it) is not
+        // inherited by a new tenant of the same ID.
+        let late = Fixtures.user("late", handle: 41)
+        try await theirs.createUser(late)
+        try await store.createTenant(Self.tenantRecord("shop", hosts: []), recording: [])
+        #expect(try await theirs.user(named: "late") == nil)
     }
 }

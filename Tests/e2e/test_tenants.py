@@ -201,6 +201,16 @@ def test_an_invalid_tenant_is_refused_naming_each_member(store_env):
         assert assert_ok(changed)["tenant"]["rpName"] == "The Shop"
         renamed = requests.patch(server.url + "/admin/v1/tenants/shop", headers=headers, json={"id": "other"}, timeout=10)
         assert renamed.status_code == 400, renamed.text
+        # The default tenant's own host (its RP ID) is not another tenant's to take.
+        default_host = requests.post(server.url + "/admin/v1/tenants", headers=headers, timeout=10, json={
+            "id": "thief", "rpID": "thief.localhost", "hosts": ["localhost"]})
+        assert default_host.status_code == 409, default_host.text
+
+        # A tenant with no host is reached through the path prefix (API clients on a shared host).
+        hostless = requests.patch(server.url + "/admin/v1/tenants/shop", headers=headers, json={"hosts": None}, timeout=10)
+        assert assert_ok(hostless)["tenant"]["hosts"] == []
+        options = requests.post(server.url + "/t/shop/attestation/options", json={"username": "carol"}, timeout=10)
+        assert assert_ok(options)["rp"]["id"] == "shop.localhost"
     finally:
         server.stop()
         server.cleanup()

@@ -61,6 +61,8 @@ final class TenantSites: Sendable {
     /// and sites on its next request; the others keep theirs.
     func update(to directory: TenantDirectory) {
         state.withLock { state in
+            // Two refreshes racing: the older directory never replaces the newer.
+            guard directory.revision > state.directory.revision else { return }
             state.entries = state.entries.filter { id, entry in
                 id == .default || directory.records[id] == entry.record
             }
@@ -80,8 +82,9 @@ final class TenantSites: Sendable {
             case .unknownTenant(let name):
                 return .failure(.unknownTenant(name))
             case .unknownHost(let name):
-                // The server's own endpoints answer whatever the host: load balancers probe by address.
-                guard Self.serverPaths.contains(request.uri.path) else { return .failure(.unknownHost(name)) }
+                // The server's own endpoints answer whatever the host: load balancers probe by address. So does the
+                // admin listener, which backends call by address or an internal name (admin keys are per tenant).
+                guard listener == .admin || Self.serverPaths.contains(request.uri.path) else { return .failure(.unknownHost(name)) }
                 (id, path) = (.default, Substring(request.uri.path))
             }
             let entry = state.entries[id]
@@ -107,18 +110,24 @@ final class TenantSites: Sendable {
     private func site(for id: TenantID, listener: Listener) throws -> Responder {
         let (directory, known) = state.withLock { ($0.directory, $0.entries[id]) }
         let record = directory.records[id]
-        let service: RelyingPartyService
+        var service: RelyingPartyService
         if let known, known.record == record {
             service = known.service
         } else {
             guard let tenant = try directory.tenant(id) else { throw TenantGone() }
             service = makers.service(tenant)
+            // One service per tenant: of two made at once, the first kept is the one both sites use.
+            service = state.withLock { state in
+                guard state.directory.records[id] == record else { return service }
+                if let entry = state.entries[id], entry.record == record { return entry.service }
+                state.entries[id] = Entry(record: record, service: service)
+                return service
+            }
         }
         let made = listener == .main ? try makers.main(service) : makers.admin(service)
         return state.withLock { state in
             // Changed meanwhile: serve this request with what was made, keep nothing.
-            guard state.directory.records[id] == record else { return made }
-            var entry = state.entries[id] ?? Entry(record: record, service: service)
+            guard state.directory.records[id] == record, var entry = state.entries[id], entry.service === service else { return made }
             switch listener {
             case .main:
                 if entry.main == nil { entry.main = made }

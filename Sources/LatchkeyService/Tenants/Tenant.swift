@@ -83,10 +83,12 @@ package struct TenantDirectory: Sendable {
             for host in record.hosts { owners[TenantRouting.hostName(host)] = record.id }
             records[record.id] = record
         }
-        var hosts: [TenantID: [String]] = [:]
+        // Every tenant is known to the path prefix, hosts or not.
+        var hosts: [TenantID: [String]] = Dictionary(uniqueKeysWithValues: records.keys.map { ($0, []) })
+        hosts[.default] = []
         for (host, tenant) in owners { hosts[tenant, default: []].append(host) }
-        // Hosts are unique by construction, so there is no conflict left to find.
-        let routing = (try? TenantRouting(hosts: hosts, fallback: server.hosts.isEmpty ? .default : nil)) ?? .singleTenant
+        // Hosts are unique by construction, so there is no conflict left to find; were there one, no host is served.
+        let routing = (try? TenantRouting(hosts: hosts, fallback: server.hosts.isEmpty ? .default : nil)) ?? .refusingEveryHost
         (revision, self.server, self.records, self.routing, self.problems) = (stored.revision, server, records, routing, problems)
     }
 

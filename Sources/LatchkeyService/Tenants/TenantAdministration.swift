@@ -37,7 +37,8 @@ package struct TenantAdministration: Sendable {
         try await refusingTaken(id) {
             try await store.createTenant(record, recording: [event(.tenantCreated, tenantID, caller, now: now)])
         }
-        try await SigningKeys.prepare(store.scoped(to: tenantID), configuration: settings.configuration)
+        try await SigningKeys.prepare(
+            store.scoped(to: tenantID, webhooks: settings.configuration.webhookOutbox), configuration: settings.configuration)
         caller.logger.notice("tenant created", metadata: ["tenant": "\(tenantID)", "hosts": "\(settings.hosts.joined(separator: ","))"])
         return stored(record)
     }
@@ -90,9 +91,11 @@ package struct TenantAdministration: Sendable {
 
     /// The default tenant's hosts are the configuration's; no other tenant may list one.
     private func checkHosts(of settings: TenantSettings) throws(ServiceError) {
-        let defaults = Set(server.hosts.map(TenantRouting.hostName))
+        // Its configured hosts, and those its RP ID and origins name (with no `hosts`, every host is its).
+        let originHosts = server.origins.compactMap { URL(string: $0)?.host }
+        let defaults = Set((server.hosts + originHosts + [server.rpID.value]).map(TenantRouting.hostName))
         if let taken = settings.hosts.first(where: { defaults.contains(TenantRouting.hostName($0)) }) {
-            throw ServiceError(.conflict, "hosts (tenant \(settings.id)): \(taken) is the default tenant's (the configuration's hosts)")
+            throw ServiceError(.conflict, "hosts (tenant \(settings.id)): \(taken) is the default tenant's (its hosts, RP ID or origins)")
         }
     }
 

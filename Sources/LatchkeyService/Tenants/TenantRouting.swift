@@ -58,6 +58,15 @@ package struct TenantRouting: Sendable, Equatable {
         fallback = .default
     }
 
+    /// A routing that serves no host and no tenant: what a directory that cannot be routed fails to.
+    package static let refusingEveryHost = TenantRouting(refusing: ())
+
+    private init(refusing: Void) {
+        tenantsByHost = [:]
+        tenants = []
+        fallback = nil
+    }
+
     /// The tenant of a request to `path` (as sent) with the `Host` header `host` (nil when it had none).
     package func choose(host: String?, path: String) -> Choice {
         if let (named, rest) = Self.tenantPrefix(of: path) {
