@@ -279,3 +279,26 @@ def test_each_tenants_webhooks_go_to_its_own_receivers_signed_with_its_own_secre
         server.cleanup()
         default_receiver.stop()
         shop_receiver.stop()
+
+
+def test_a_stored_tenant_the_configuration_no_longer_admits_is_refused_saying_why():
+    import sqlite3
+
+    server, operator = serve("tenants-stale", {})
+    try:
+        make_tenant(server, operator, "shop")
+        # As if the server's configuration had changed under the stored settings: a member it refuses.
+        with sqlite3.connect(server.database) as db:
+            db.execute("UPDATE tenants SET settings = ? WHERE id = 'shop'", (b'{"rpID":"shop.localhost","origins":["https://evil.test"]}',))
+            db.execute("UPDATE tenant_directory SET revision = revision + 1")
+        shop = Tenant(server, "shop")
+        deadline = time.monotonic() + 5
+        while (reply := shop.request("GET", "/session")).status_code != 503:
+            assert time.monotonic() < deadline, f"still served: {reply.status_code} {reply.text}"
+            time.sleep(0.1)
+        assert "settings are no longer valid" in reply.json()["errorMessage"], reply.text
+        listed = requests.get(server.url + "/admin/v1/tenants/shop", headers={"Authorization": "Bearer " + operator}, timeout=10)
+        assert any("origins (tenant shop)" in problem for problem in assert_ok(listed)["tenant"]["problems"]), listed.text
+    finally:
+        server.stop()
+        server.cleanup()

@@ -1,3 +1,4 @@
+import LatchkeyConfiguration
 import LatchkeyService
 import LatchkeyStore
 import Logging
@@ -98,9 +99,14 @@ final class TenantSites: Sendable {
             do {
                 let responder = try known ?? site(for: id, listener: listener)
                 return responder.respond(to: routed, peer: peer, on: eventLoop)
+            } catch let error as ConfigurationError {
+                logger.error("a tenant's settings no longer read over the server's configuration", metadata: [
+                    "tenant": "\(id)", "problems": "\(error.problems.joined(separator: "; "))",
+                ])
+                return .ready(reply(.unavailable(id.rawValue, because: "its settings are no longer valid (GET /admin/v1/tenants/\(id) lists the problems)")))
             } catch {
                 logger.error("a tenant's site could not be made", metadata: ["tenant": "\(id)", "error": "\(error)"])
-                return .ready(reply(.unavailable(id.rawValue)))
+                return .ready(reply(.unavailable(id.rawValue, because: "its site could not be made (the log says why)")))
             }
         }
     }
@@ -151,7 +157,7 @@ final class TenantSites: Sendable {
     private enum Refusal: Error {
         case unknownHost(String)
         case unknownTenant(String)
-        case unavailable(String)
+        case unavailable(String, because: String)
     }
 
     private func reply(_ refusal: Refusal) -> Response {
@@ -162,8 +168,8 @@ final class TenantSites: Sendable {
                 status: .misdirectedRequest)
         case .unknownTenant(let name):
             JSONResponse.failed("there is no tenant \"\(name.prefix(63))\"", status: .notFound)
-        case .unavailable(let name):
-            JSONResponse.failed("tenant \(name) cannot be served now", status: .serviceUnavailable)
+        case .unavailable(let name, let reason):
+            JSONResponse.failed("tenant \(name) cannot be served: \(reason)", status: .serviceUnavailable)
         }
         securityHeaders.apply(to: &response.headers)
         return response

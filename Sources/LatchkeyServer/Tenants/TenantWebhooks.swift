@@ -40,8 +40,11 @@ final class TenantWebhooks: Service, Sendable {
 
     /// Starts a dispatcher for each tenant with receivers that has none for its current record, and stops the rest.
     private func follow(_ directory: TenantDirectory) {
-        guard directory.revision != followed.withLock({ $0 }) else { return }
-        followed.withLock { $0 = directory.revision }
+        let isNew = followed.withLock { followed in
+            defer { followed = directory.revision }
+            return followed != directory.revision
+        }
+        guard isNew else { return }
         var wanted: [TenantID: Tenant] = [:]
         // Only the settings that name webhook URLs are read.
         let marker = Array("\"webhookURLs\"".utf8)

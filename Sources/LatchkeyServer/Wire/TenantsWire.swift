@@ -21,7 +21,9 @@ struct TenantView: Encodable, Sendable {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(tenant.record.id.rawValue, forKey: Key("id"))
         try container.encode(tenant.record.hosts, forKey: Key("hosts"))
-        let members = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(tenant.record.settings))) ?? [:]
+        // Read already, unless the settings no longer read over the server's configuration.
+        let members = tenant.settings?.members
+            ?? (try? JSONDecoder().decode([String: JSONValue].self, from: Data(tenant.record.settings))) ?? [:]
         for (name, value) in members.sorted(by: { $0.key < $1.key }) {
             try container.encode(Self.redacted(value, of: name), forKey: Key(name))
         }
