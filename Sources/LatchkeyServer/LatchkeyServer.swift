@@ -99,7 +99,8 @@ public enum LatchkeyServer {
             responder.crossSiteGuard = CrossSiteRequestGuard(origins: configuration.pageOrigins)
         }
         if service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
-            responder.rateLimit = RateLimit(buckets: TokenBuckets(rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
+            responder.rateLimit = RateLimit(
+                buckets: service.limits.buckets(for: service.store.tenant, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
         }
         return Site(routes: router.routes, responder: responder)
     }
@@ -144,9 +145,10 @@ public enum LatchkeyServer {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
+        let limits = ClientLimits()
         let shared = RelyingPartyService(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics(),
-            operations: operations, authenticatorNames: names)
+            operations: operations, authenticatorNames: names, limits: limits)
         let directory = TenantDirectory(server: configuration, stored: try await shared.store.tenantDirectory())
         for problem in directory.problems { logger.warning("\(problem)") }
         if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
@@ -158,7 +160,7 @@ public enum LatchkeyServer {
                 return RelyingPartyService(
                     configuration: tenant.configuration,
                     store: store.scoped(to: tenant.id, webhooks: tenant.configuration.webhookOutbox), attestationTrust: tenantTrust,
-                    appAttestRoots: appAttestRoots, metrics: shared.metrics, operations: operations, authenticatorNames: names)
+                    appAttestRoots: appAttestRoots, metrics: shared.metrics, operations: operations, authenticatorNames: names, limits: limits)
             },
             main: { service in
                 try site(service: service, metricsRegistry: nil, files: files, logger: tenantLogger(logger, service)).responder
@@ -173,7 +175,11 @@ public enum LatchkeyServer {
         refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         let tenantWebhooks = TenantWebhooks(store: shared.store, sites: sites, metrics: shared.metrics, logger: logger)
-        let services: [any Service] = [store, watcher, tenantWebhooks]
+        // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
+        let sharedLimits: [any Service] = (store as? any SharedLimitsStore).map {
+            [SharedLimitsReconciler(store: $0, limits: limits, logger: logger)]
+        } ?? []
+        let services: [any Service] = [store, watcher, tenantWebhooks] + sharedLimits
             + (try backgroundServices(of: shared, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

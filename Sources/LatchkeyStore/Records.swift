@@ -172,11 +172,14 @@ public struct PendingCeremony: Sendable, Equatable {
     public var conditional: Bool
     /// The client's value for the `nonce` claim of the token the ceremony ends with, when it sent one.
     public var nonce: String?
+    /// The address the challenge was issued to, as its caps count it: kept by a store several instances share, so
+    /// that each counts the others' pending challenges (``SharedLimitsStore``); not read back.
+    public var client: String?
 
     public init(
         challengeHash: [UInt8], kind: CeremonyKind, userHandle: [UInt8]?, username: String?,
         displayName: String?, userVerification: UserVerificationRequirement, bindingHash: [UInt8]?, expiresAt: Date,
-        enrollmentTicketHash: [UInt8]? = nil, conditional: Bool = false, nonce: String? = nil
+        enrollmentTicketHash: [UInt8]? = nil, conditional: Bool = false, nonce: String? = nil, client: String? = nil
     ) {
         self.challengeHash = challengeHash
         self.kind = kind
@@ -189,6 +192,7 @@ public struct PendingCeremony: Sendable, Equatable {
         self.enrollmentTicketHash = enrollmentTicketHash
         self.conditional = conditional
         self.nonce = nonce
+        self.client = client
     }
 }
 

@@ -300,6 +300,23 @@ enum PostgresSchema {
             """,
             "INSERT INTO tenant_directory (id, revision) VALUES (1, 0)",
         ],
+        // 0.9: limits every instance counts together. A pending challenge names the client it was issued to and the
+        // instance that counts it; each client's token bucket (tokens as of `updated_at`, in seconds since 1970) is
+        // shared, kept while it is not full.
+        [
+            "ALTER TABLE pending_ceremonies ADD COLUMN client text, ADD COLUMN instance text",
+            """
+            CREATE TABLE rate_limit_buckets (
+                tenant text NOT NULL,
+                client text NOT NULL,
+                tokens double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                rate double precision NOT NULL,
+                burst double precision NOT NULL,
+                CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (tenant, client)
+            )
+            """,
+        ],
     ]
 
     /// The table that records which migrations ran.

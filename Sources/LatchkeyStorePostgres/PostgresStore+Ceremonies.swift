@@ -5,7 +5,7 @@ import PostgresNIO
 /// Pending ceremonies: issued challenges, each taken at most once, whichever instance answers.
 extension PostgresStore {
     public func savePendingCeremony(_ ceremony: PendingCeremony) async throws {
-        try await execute(SignInStatements.SavePendingCeremony(ceremony: ceremony, tenant: tenant))
+        try await execute(SignInStatements.SavePendingCeremony(ceremony: ceremony, tenant: tenant, instance: instance))
     }
 
     /// Finding and consuming in one statement: of two racing answers, the second `DELETE` waits

@@ -26,6 +26,9 @@ public final class PostgresStore: LatchkeyStore {
     let policy: StoreCallPolicy
     /// Whose records every call reads and writes: bound as `tenant = $n` in each statement.
     public let tenant: TenantID
+    /// This instance's name among those sharing the database (host, process, and which store of the process):
+    /// the challenges it stores carry it (``SharedLimitsStore``).
+    public let instance: String
 
     /// Connects to the server, applies the migrations it has not seen yet (once, even when several
     /// instances start together) and starts the connection pool. Throws a ``StoreError`` naming the
@@ -52,6 +55,7 @@ public final class PostgresStore: LatchkeyStore {
         self.eventLoops = eventLoops
         policy = .direct
         tenant = .default
+        instance = Self.newInstanceName()
         // The pool logs every failed connection attempt at info, several a second while the server
         // is down; each failed call logs its own error already.
         var poolLogger = logger
@@ -77,6 +81,7 @@ public final class PostgresStore: LatchkeyStore {
         client = store.client
         eventLoops = store.eventLoops
         pool = store.pool
+        instance = store.instance
         self.policy = policy
         self.tenant = tenant
     }

@@ -19,18 +19,20 @@ enum SignInStatements {
     /// Issues a challenge: ``PostgresStore/savePendingCeremony(_:)``.
     struct SavePendingCeremony: PostgresPreparedStatement {
         typealias Row = ()
-        static let name = "latchkey_save_pending_ceremony_v4"
+        static let name = "latchkey_save_pending_ceremony_v5"
         static let sql = """
-            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns()), tenant)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+            INSERT INTO pending_ceremonies (\(PostgresRows.ceremonyColumns()), tenant, client, instance)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """
-        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool, bytea, text]
+        static let bindingDataTypes = [bytea, text, bytea, bytea, bytea, text, bytea, timestamptz, bytea, bool, bytea, text, text, text]
 
         let ceremony: PendingCeremony
         let tenant: TenantID
+        /// The instance that counts it in its caps (``PostgresStore/instance``).
+        let instance: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 12)
+            var bindings = PostgresBindings(capacity: 14)
             bindings.append(ceremony.challengeHash.bytea)
             bindings.append(ceremony.kind.rawValue)
             bindings.append(ceremony.userHandle?.bytea)
@@ -43,6 +45,8 @@ enum SignInStatements {
             bindings.append(ceremony.conditional)
             bindings.append(ceremony.nonce?.utf8Bytea)
             bindings.append(tenant)
+            bindings.append(ceremony.client)
+            bindings.append(instance)
             return bindings
         }
 

@@ -32,6 +32,47 @@ import Testing
         #expect(buckets.trackedClients == 1)
     }
 
+    /// Reconciling: the draws are handed over once (back again when the report failed), and a bucket becomes its
+    /// shared one less what was taken since the draws were handed over.
+    @Test func aBucketBecomesItsSharedOneLessWhatWasTakenSince() {
+        let buckets = TokenBuckets(rate: 1, burst: 5)
+        for _ in 0..<3 { _ = buckets.take(for: Self.client, now: 100) }
+        let draws = buckets.takeDraws()
+        #expect(draws == [Self.client: 3])
+        #expect(buckets.takeDraws().isEmpty, "handed over once")
+        buckets.returnDraws(draws)
+        #expect(buckets.takeDraws() == [Self.client: 3], "a failed report's draws go with the next one")
+        _ = buckets.take(for: Self.client, now: 100)
+        // Other instances took the rest and more: the shared bucket is overdrawn; one taken here since counts on top.
+        buckets.reconcile(shared: [Self.client: -1], now: 100)
+        #expect(buckets.take(for: Self.client, now: 101) == .refused(retryAfter: 2))
+        // A client this instance never saw, empty elsewhere, is refused here too.
+        let stranger = ClientAddress(key: "198.51.100.99")
+        buckets.reconcile(shared: [stranger: 0.5], now: 100)
+        #expect(buckets.take(for: stranger, now: 100) == .refused(retryAfter: 1))
+        #expect(buckets.take(for: stranger, now: 100.5) == .allowed)
+    }
+
+    /// Challenges pending through other instances fill the caps beside this instance's own.
+    @Test func challengesPendingElsewhereCountInTheCaps() throws {
+        let caps = PendingChallengeCaps(perClient: 3, total: 10)
+        let now = Date()
+        caps.countElsewhere(perClient: [Self.client: 2], total: 8)
+        try caps.reserve([1], for: Self.client, expiresAt: now + 60, now: now)
+        #expect(throws: PendingChallengeCaps.Refusal.client(Self.client, limit: 3)) {
+            try caps.reserve([2], for: Self.client, expiresAt: now + 60, now: now)
+        }
+        try caps.reserve([3], for: ClientAddress(key: "198.51.100.1"), expiresAt: now + 60, now: now)
+        #expect(throws: PendingChallengeCaps.Refusal.total(limit: 10)) {
+            try caps.reserve([4], for: ClientAddress(key: "198.51.100.2"), expiresAt: now + 60, now: now)
+        }
+        #expect(caps.counts(for: Self.client) == (client: 3, total: 10))
+        // The next count replaces this one.
+        caps.countElsewhere(perClient: [:], total: 0)
+        try caps.reserve([2], for: Self.client, expiresAt: now + 60, now: now)
+        #expect(caps.counts(for: Self.client) == (client: 2, total: 3))
+    }
+
     @Test(arguments: [
         // (peer, X-Forwarded-For fields, trusted proxies, client counted)
         ("198.51.100.1", ["192.0.2.1"], [String](), "198.51.100.1"),

@@ -295,6 +295,59 @@ struct PostgresStoreTests {
         #expect(try await first.hasSession(session.tokenHash) == false, "ended everywhere at once")
     }
 
+    /// Rate limits drawn on two instances come from one shared bucket per tenant and client; each instance hears of
+    /// the other's pending challenges, not of its own; a bucket full again is forgotten.
+    @Test func twoInstancesCountLimitsTogether() async throws {
+        let database = try await TestPostgres.makeDatabase()
+        let (first, second) = (try await TestPostgres.open(database), try await TestPostgres.open(database))
+        #expect(first.instance != second.instance)
+        let shop = try #require(TenantID("shop"))
+        let client = LimitedClient(tenant: .default, client: "203.0.113.7")
+        let sameAddressInShop = LimitedClient(tenant: shop, client: "203.0.113.7")
+        func draw(_ client: LimitedClient, _ tokens: Double) -> LimitReport.Draw {
+            LimitReport.Draw(client: client, tokens: tokens, rate: 0.01, burst: 5)
+        }
+        let afterFirst = try await first.reconcileLimits(LimitReport(draws: [draw(client, 4), draw(sameAddressInShop, 1)]))
+        #expect(abs(try #require(afterFirst.buckets[client]) - 1) < 0.1)
+        #expect(abs(try #require(afterFirst.buckets[sameAddressInShop]) - 4) < 0.1, "each tenant has its own bucket")
+        let afterSecond = try await second.reconcileLimits(LimitReport(draws: [draw(client, 3)]))
+        #expect(abs(try #require(afterSecond.buckets[client]) + 2) < 0.1, "overdrawn by the two together")
+        // The first hears that the client's bucket is empty without drawing on it; a bucket with tokens is not sent.
+        let heard = try await first.reconcileLimits(LimitReport(draws: []))
+        #expect(heard.buckets.keys.sorted { $0.client < $1.client } == [client])
+
+        // Pending challenges: each instance is told of the other's, per client from the threshold, and per tenant.
+        let scopedFirst = first.scoped(to: .default)
+        for index in 0..<3 {
+            var ceremony = Fixtures.signInCeremony(Fixtures.bytes(index: index))
+            (ceremony.client, ceremony.expiresAt) = (client.client, Date() + 300)
+            try await scopedFirst.savePendingCeremony(ceremony)
+        }
+        var lone = Fixtures.signInCeremony(Fixtures.bytes(index: 10))
+        (lone.client, lone.expiresAt) = ("198.51.100.1", Date() + 300)
+        try await first.scoped(to: shop).savePendingCeremony(lone)
+        var expired = Fixtures.signInCeremony(Fixtures.bytes(index: 11))
+        (expired.client, expired.expiresAt) = (client.client, Date() - 1)
+        try await scopedFirst.savePendingCeremony(expired)
+        let told = try await second.reconcileLimits(LimitReport(draws: [], pendingThreshold: 2))
+        #expect(told.pendingElsewhere == [client: 3], "a lone challenge is under the threshold; an expired one is not pending")
+        #expect(told.pendingElsewhereByTenant == [.default: 3, shop: 1])
+        let own = try await first.reconcileLimits(LimitReport(draws: []))
+        #expect(own.pendingElsewhere.isEmpty && own.pendingElsewhereByTenant.isEmpty, "its own are counted one by one already")
+        _ = try await scopedFirst.takePendingCeremony(challengeHash: Fixtures.bytes(index: 0))
+        #expect(try await second.reconcileLimits(LimitReport(draws: [])).pendingElsewhere == [client: 2], "an answered one is gone")
+
+        // A bucket that refilled to full is removed.
+        let quick = LimitedClient(tenant: .default, client: "198.51.100.2")
+        _ = try await first.reconcileLimits(LimitReport(draws: [LimitReport.Draw(client: quick, tokens: 1, rate: 1_000, burst: 2)]))
+        try await Task.sleep(for: .milliseconds(20))
+        _ = try await second.reconcileLimits(LimitReport(draws: []))
+        let left = try await TestPostgres.withConnection(to: database) { connection in
+            try await PostgresStore.rows("SELECT client FROM rate_limit_buckets ORDER BY client", on: connection) { try $0.next(String.self) }
+        }
+        #expect(left == ["203.0.113.7", "203.0.113.7"], "the default's and the shop's buckets of that address; not the full one")
+    }
+
     // MARK: Reaching the server
 
     @Test func aClosedPortFailsAtOnceNamingTheServerNotThePassword() async throws {

@@ -397,13 +397,29 @@ def test_pending_challenges_expire_out_of_the_cap(server_factory):
 # several instances
 
 
-def test_each_instance_on_one_postgresql_enforces_its_share_of_the_limits(server_factory, postgres_url):
-    """The counts are each instance's own (docs/OPERATIONS.md, Security notes): behind a balancer over N
-    instances a client gets N buckets and N challenge caps, and no more."""
+def test_a_client_limited_on_one_instance_is_limited_on_the_other(server_factory, postgres_url):
+    """The instances on one PostgreSQL count together (docs/OPERATIONS.md, Security notes): each reconciles its
+    buckets and caps through the store every second, so a client that spent its bucket on one instance finds it spent
+    on the other, and challenges pending on one fill the other's cap, within about two seconds."""
     env = {"LATCHKEY_DATABASE": postgres_url, "LATCHKEY_ORIGINS": "http://localhost", "LATCHKEY_RATE_LIMIT": "1",
-           "LATCHKEY_RATE_LIMIT_BURST": "3", "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "2"}
+           "LATCHKEY_RATE_LIMIT_BURST": "10", "LATCHKEY_PENDING_CHALLENGES_PER_CLIENT": "3"}
     a, b = server_factory("share-a", env), server_factory("share-b", env)
-    for instance in (a, b):
-        statuses = [requests.post(instance.url + "/assertion/options", json={}, timeout=10).status_code for _ in range(4)]
-        # Two challenges fit the cap, the third is refused by it, the fourth by the empty bucket.
-        assert statuses == [200, 200, 429, 429], statuses
+
+    # The rate limit: spend the bucket on A (answers refused as malformed take a token each, and leave no challenge) ...
+    statuses = [requests.post(a.url + "/assertion/result", json={}, timeout=10).status_code for _ in range(12)]
+    assert statuses.count(429) >= 1 and statuses.index(429) >= 9, statuses
+    time.sleep(2.5)
+    # ... and B, whose own bucket for this client was never touched, refuses it after the refill of those seconds
+    # (without sharing, it would serve ten).
+    statuses = [requests.post(b.url + "/assertion/result", json={}, timeout=10).status_code for _ in range(10)]
+    assert 429 in statuses[:5], statuses
+    reply = requests.post(b.url + "/assertion/result", json={}, timeout=10)
+    assert reply.status_code == 429 and int(reply.headers["Retry-After"]) >= 1
+
+    # The challenge cap, on a fresh instance pair's quiet bucket: three pending through B fill A's cap.
+    time.sleep(4)  # a few tokens back
+    for _ in range(3):
+        assert_ok(requests.post(b.url + "/attestation/options", json={"username": new_username()}, timeout=10))
+    time.sleep(2.5)
+    body = assert_failed(requests.post(a.url + "/assertion/options", json={}, timeout=10), a, codes=(429,))
+    assert "3 challenges pending" in body["errorMessage"], body

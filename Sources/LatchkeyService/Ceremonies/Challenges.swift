@@ -91,6 +91,8 @@ package struct Challenges: Sendable {
 
     /// Counts `ceremony`'s challenge in `client`'s caps (refused when they are full) and stores it.
     private func keep(_ ceremony: PendingCeremony, for client: ClientAddress, now: Date) async throws {
+        var ceremony = ceremony
+        ceremony.client = client.key
         try await reserve(ceremony.challengeHash, for: client, expiresAt: ceremony.expiresAt, now: now)
         do {
             try await store.savePendingCeremony(ceremony)

@@ -12,6 +12,11 @@ package struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
     /// The client when nothing better is known (no peer address, as in route tests).
     package static let unknown = ClientAddress(key: "unknown")
 
+    /// The client counted under `key`, as a store that counts limits names it.
+    package init(key: String) {
+        self.key = key
+    }
+
     /// Resolves requests' client addresses with one set of trusted proxies.
     package struct Resolver: Sendable {
         /// The trusted proxies' addresses, as 4 or 16 bytes.

@@ -1,11 +1,15 @@
 import Foundation
 import Synchronization
 
-/// Bounds the challenges this process has issued that are still pending (neither answered nor
-/// expired): at most `perClient` for one client address and `total` in all, so that nobody can
-/// fill the store with unanswered challenges. A challenge answered through another instance counts
-/// here until a full cap has the store say which are gone (``challengesToCheck(for:now:)``). Zero
-/// turns a cap off.
+/// Bounds the challenges that are still pending (neither answered nor expired): at most `perClient`
+/// for one client address and `total` in all, so that nobody can fill the store with unanswered
+/// challenges. Zero turns a cap off.
+///
+/// It counts the challenges this process issued, one by one; a challenge answered through another
+/// instance counts here until a full cap has the store say which are gone
+/// (``challengesToCheck(for:now:)``). On a store several instances share, the others' pending
+/// challenges count too: every second or so the store says how many there are
+/// (``countElsewhere(perClient:total:)``).
 package final class PendingChallengeCaps: Sendable {
     package let perClient: Int
     package let total: Int
@@ -22,6 +26,9 @@ package final class PendingChallengeCaps: Sendable {
         package var lastSweep = Date.distantPast
         /// When a check last found every challenge it asked about still pending.
         package var lastFruitlessCheck = Date.distantPast
+        /// Challenges other instances issued, pending as the store last said: of the clients that have several, and in all.
+        package var elsewhere: [ClientAddress: Int] = [:]
+        package var elsewhereTotal = 0
 
         package mutating func remove(_ challengeHash: [UInt8]) {
             guard let entry = entries.removeValue(forKey: challengeHash) else { return }
@@ -54,8 +61,10 @@ package final class PendingChallengeCaps: Sendable {
     package func reserve(_ challengeHash: [UInt8], for client: ClientAddress, expiresAt: Date, now: Date = Date()) throws(Refusal) {
         let refusal: Refusal? = state.withLock { state in
             func full() -> Refusal? {
-                if perClient > 0, state.perClient[client, default: 0] >= perClient { return .client(client, limit: perClient) }
-                if total > 0, state.entries.count >= total { return .total(limit: total) }
+                if perClient > 0, state.perClient[client, default: 0] + state.elsewhere[client, default: 0] >= perClient {
+                    return .client(client, limit: perClient)
+                }
+                if total > 0, state.entries.count + state.elsewhereTotal >= total { return .total(limit: total) }
                 return nil
             }
             if full() != nil, now.timeIntervalSince(state.lastSweep) >= 1 { state.sweep(now: now) }
@@ -96,13 +105,24 @@ package final class PendingChallengeCaps: Sendable {
         return answered.count
     }
 
+    /// Counts, in place of what it counted before, the challenges other instances have pending: `perClient` for the
+    /// clients the store named, `total` in all.
+    package func countElsewhere(perClient: [ClientAddress: Int], total: Int) {
+        state.withLock { state in
+            state.elsewhere = perClient
+            state.elsewhereTotal = total
+        }
+    }
+
     /// Stops counting a challenge: answered (successfully or not) or never stored.
     package func release(_ challengeHash: [UInt8]) {
         state.withLock { $0.remove(challengeHash) }
     }
 
-    /// Pending challenges counted for `client`, and in all.
+    /// Pending challenges counted for `client`, and in all, here and elsewhere.
     package func counts(for client: ClientAddress) -> (client: Int, total: Int) {
-        state.withLock { ($0.perClient[client, default: 0], $0.entries.count) }
+        state.withLock {
+            ($0.perClient[client, default: 0] + $0.elsewhere[client, default: 0], $0.entries.count + $0.elsewhereTotal)
+        }
     }
 }

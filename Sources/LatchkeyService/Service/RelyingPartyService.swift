@@ -39,12 +39,15 @@ package final class RelyingPartyService: Sendable {
     package let names: AuthenticatorNames
     /// Sign-in options for usernames nobody registered, under `hideUnknownUsers`.
     package let decoys: UnknownUserDecoys
+    /// The rate limits and challenge caps of this service's tenant, among every tenant's.
+    package let limits: ClientLimits
 
     /// The service over `store`, which it calls under ``storeCalls(_:metrics:operations:)``; App
     /// Attest chains end in `appAttestRoots`.
     package init(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust, appAttestRoots: [X509Certificate],
-        metrics: LatchkeyMetrics, operations: OperationsFeatures = .on, authenticatorNames: AuthenticatorNames = AuthenticatorNames()
+        metrics: LatchkeyMetrics, operations: OperationsFeatures = .on, authenticatorNames: AuthenticatorNames = AuthenticatorNames(),
+        limits: ClientLimits = ClientLimits()
     ) {
         self.configuration = configuration
         names = authenticatorNames
@@ -56,8 +59,9 @@ package final class RelyingPartyService: Sendable {
         self.store = store
         relyingParty = configuration.relyingParty
         self.attestationTrust = attestationTrust
-        let caps = PendingChallengeCaps(
-            perClient: policy.clientAddressLimits == .enforced ? configuration.pendingChallengesPerClient : 0,
+        self.limits = limits
+        let caps = limits.caps(
+            for: store.tenant, perClient: policy.clientAddressLimits == .enforced ? configuration.pendingChallengesPerClient : 0,
             total: configuration.pendingChallengesTotal)
         challenges = Challenges(store: store, lifetime: TimeInterval(configuration.challengeTimeout), caps: caps)
         sessions = Sessions(store: store, lifetime: TimeInterval(configuration.sessionTimeout))

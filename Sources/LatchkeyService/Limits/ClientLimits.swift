@@ -1,0 +1,43 @@
+import LatchkeyStore
+import Synchronization
+
+/// The rate limits and pending-challenge caps of every tenant this process serves, one set per tenant: kept while a
+/// tenant's services are made again (its settings changed), and reconciled with other instances' through a shared store
+/// (``SharedLimitsReconciler``).
+package final class ClientLimits: Sendable {
+    private struct Limits {
+        var buckets: TokenBuckets?
+        var caps: PendingChallengeCaps?
+    }
+
+    private let tenants = Mutex<[TenantID: Limits]>([:])
+
+    package init() {}
+
+    /// `tenant`'s token buckets: the ones it has when they have this rate and burst, else new ones.
+    package func buckets(for tenant: TenantID, rate: Int, burst: Int) -> TokenBuckets {
+        tenants.withLock { tenants in
+            if let buckets = tenants[tenant]?.buckets, buckets.rate == Double(rate), buckets.burst == Double(max(burst, 1)) {
+                return buckets
+            }
+            let buckets = TokenBuckets(rate: rate, burst: burst)
+            tenants[tenant, default: Limits()].buckets = buckets
+            return buckets
+        }
+    }
+
+    /// `tenant`'s challenge caps: the ones it has when they have these limits, else new ones.
+    package func caps(for tenant: TenantID, perClient: Int, total: Int) -> PendingChallengeCaps {
+        tenants.withLock { tenants in
+            if let caps = tenants[tenant]?.caps, caps.perClient == perClient, caps.total == total { return caps }
+            let caps = PendingChallengeCaps(perClient: perClient, total: total)
+            tenants[tenant, default: Limits()].caps = caps
+            return caps
+        }
+    }
+
+    /// Every tenant's buckets and caps, those it has.
+    package var all: [(tenant: TenantID, buckets: TokenBuckets?, caps: PendingChallengeCaps?)] {
+        tenants.withLock { tenants in tenants.map { ($0.key, $0.value.buckets, $0.value.caps) } }
+    }
+}
