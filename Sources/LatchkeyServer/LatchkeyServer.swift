@@ -60,7 +60,7 @@ public enum LatchkeyServer {
             table: router.table(),
             requestIDs: operations ? RequestIDs(trustedProxies: Set(configuration.trustedProxies)) : nil,
             clientAddresses: ClientAddress.Resolver(trustedProxies: configuration.trustedProxies),
-            requestMetrics: operations ? RequestMetrics() : nil,
+            requestMetrics: operations ? RequestMetrics(tenant: service.store.tenant) : nil,
             securityHeaders: SecurityHeaders(strictTransportSecurity: configuration.usesHTTPS),
             errors: ErrorStatus(health: service.health), logger: logger)
     }
@@ -90,7 +90,7 @@ public enum LatchkeyServer {
         }
         var responder = responder(service, router, logger: logger)
         responder.files = try files ?? StaticFiles(folder: configuration.publicDirectory)
-        if service.operations == .on { responder.ceremonyMetrics = CeremonyMetrics(metrics: service.metrics) }
+        if service.operations == .on { responder.ceremonyMetrics = CeremonyMetrics(metrics: service.metrics, tenant: service.store.tenant) }
         switch service.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
             responder.cors = OriginCORS(allowed: .any)

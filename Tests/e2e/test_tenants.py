@@ -12,9 +12,12 @@ import time
 
 import pytest
 import requests
+from cryptography.hazmat.primitives import serialization
 
 from conftest import LATCHKEY_BIN, LatchkeyServer
-from softauthn import SoftAuthenticator
+from softauthn import SoftAuthenticator, b64url, b64url_decode
+from test_app_attest import APP_ID, AppAttestKey, StandInCA
+from test_device_keys import DeviceKey
 from test_http_api import assert_ok
 from test_postgres import postgres_url  # noqa: F401 (a fixture)
 
@@ -299,6 +302,82 @@ def test_a_stored_tenant_the_configuration_no_longer_admits_is_refused_saying_wh
         assert "settings are no longer valid" in reply.json()["errorMessage"], reply.text
         listed = requests.get(server.url + "/admin/v1/tenants/shop", headers={"Authorization": "Bearer " + operator}, timeout=10)
         assert any("origins (tenant shop)" in problem for problem in assert_ok(listed)["tenant"]["problems"]), listed.text
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+def test_device_keys_and_app_attest_keys_are_their_tenants_own(store_env, tmp_path):
+    """The rest of the matrix: an app's device key and its App Attest key, each made in one tenant, are unknown to
+    another tenant listing the same app, and a session of one lists nothing of the other's."""
+    ca = StandInCA()
+    (tmp_path / "root.pem").write_bytes(ca.root.public_bytes(serialization.Encoding.PEM))
+    server, operator = serve("tenants-apps", {**store_env, "LATCHKEY_APP_ATTEST": "optional",
+                                              "LATCHKEY_APP_ATTEST_ENVIRONMENT": "both",
+                                              "LATCHKEY_APP_ATTEST_TEST_ROOTS": str(tmp_path), "LATCHKEY_METRICS_TOKEN": "scrape"})
+    try:
+        for tenant_id in ("shop", "bank"):
+            make_tenant(server, operator, tenant_id, appleAppIDs=[APP_ID])
+        shop, bank = Tenant(server, "shop"), Tenant(server, "bank")
+        registered = shop.register(shop.authenticator(), "alice")
+        bank.register(bank.authenticator(), "alice")
+        bearer = {"Authorization": "Bearer " + registered["sessionToken"]}
+
+        # A device key enrolled in the shop signs in there, and is unknown to the bank (and to the default tenant).
+        key = DeviceKey()
+        options = assert_ok(shop.request("POST", "/device-keys/options", {}, headers=bearer))
+        enrolled = shop.request("POST", "/device-keys", {
+            "challenge": options["challenge"], "publicKey": b64url(key.point), "name": "iPhone",
+            "signature": key.sign(1, options["rpId"], options["challenge"])}, headers=bearer)
+        assert enrolled.status_code == 201, enrolled.text
+
+        def device_sign_in(tenant: Tenant) -> requests.Response:
+            options = tenant.request("POST", "/device-keys/sign-in/options", {"keyId": key.key_id})
+            if options.status_code != 200:
+                return options
+            challenge = options.json()["challenge"]
+            return tenant.request("POST", "/device-keys/sign-in", {
+                "keyId": key.key_id, "challenge": challenge, "signature": key.sign(2, options.json()["rpId"], challenge)})
+
+        assert assert_ok(device_sign_in(shop))["username"] == "alice"
+        for elsewhere in (bank, Tenant(server, "default")):
+            refused = device_sign_in(elsewhere)
+            assert 400 <= refused.status_code < 500 and refused.json()["status"] == "failed", refused.text
+        assert bank.request("GET", "/device-keys", headers=bearer).status_code == 401
+
+        # An App Attest key attested through the shop asserts there, and is unknown to the bank, the same app ID notwithstanding.
+        app_key = AppAttestKey(ca)
+        issued = assert_ok(shop.request("POST", "/app-attest/challenge"))["challenge"]
+        attested = shop.request("POST", "/app-attest/keys", {
+            "keyId": b64url(app_key.key_id), "challenge": issued,
+            "attestationObject": b64url(app_key.attestation(b64url_decode(issued)))})
+        assert attested.status_code == 201, attested.text
+
+        def assertion(tenant: Tenant) -> requests.Response:
+            client_data = json.dumps({"appAttestChallenge": assert_ok(tenant.request("POST", "/app-attest/challenge"))["challenge"]}).encode()
+            return tenant.request("POST", "/app-attest/assertions", {
+                "keyId": b64url(app_key.key_id), "assertion": b64url(app_key.assertion(client_data)), "clientData": b64url(client_data)})
+
+        assert assert_ok(assertion(shop))["appId"] == APP_ID
+        refused = assertion(bank)
+        assert refused.status_code == 400 and refused.json()["reason"] == "unknownAppAttestKey", refused.text
+
+        # Metrics carry the tenant: each tenant's requests and ceremonies are its own series; the default tenant's
+        # have no tenant label, as a single-tenant server's.
+        scraped = requests.get(server.url + "/metrics", headers={"Authorization": "Bearer scrape"}, timeout=10)
+        assert scraped.status_code == 200, scraped.text
+        lines = scraped.text.splitlines()
+
+        def series(prefix: str, *labels: str) -> list[str]:
+            return [line for line in lines if line.startswith(prefix) and all(label in line for label in labels)]
+
+        for tenant_id in ("shop", "bank"):
+            registered_here = series("latchkey_ceremonies_total{", 'ceremony="registration-result"', 'outcome="ok"', f'tenant="{tenant_id}"')
+            assert [line.rsplit(" ", 1)[1] for line in registered_here] == ["1"], registered_here
+        assert series("hb_requests{", 'http_route="/app-attest/assertions"', 'http_response_status_code="200"', 'tenant="shop"')
+        assert series("hb_requests{", 'http_route="/app-attest/assertions"', 'http_response_status_code="400"', 'tenant="bank"')
+        default_requests = series("hb_requests{", 'http_route="/device-keys/sign-in/options"')
+        assert default_requests and any("tenant=" not in line for line in default_requests), default_requests
     finally:
         server.stop()
         server.cleanup()

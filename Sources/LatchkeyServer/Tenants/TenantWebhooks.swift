@@ -78,7 +78,7 @@ final class TenantWebhooks: Service, Sendable {
             store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox),
             signer: try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() })
-        dispatcher.reportsOutbox = false
+        dispatcher.tenant = tenant.id
         let running = dispatcher
         return Task {
             do { try await running.run() } catch { logger.warning("a tenant's webhook dispatcher stopped", metadata: ["error": "\(error)"]) }

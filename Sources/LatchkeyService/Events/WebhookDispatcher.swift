@@ -35,9 +35,8 @@ package struct WebhookDispatcher: Service {
     package let sender: Sender?
     /// Which receivers failed their last attempt, so that the log tells when one starts and stops failing.
     package let failing = ReceiverFailures()
-    /// Whether it reports the outbox's depth and oldest delivery in `metrics` (the default tenant's dispatcher does;
-    /// those gauges have no tenant label yet).
-    package var reportsOutbox = true
+    /// Whose deliveries `store` holds: the tenant its metrics are of.
+    package var tenant: TenantID = .default
 
     /// Signs deliveries and POSTs them.
     package struct Sender {
@@ -77,11 +76,7 @@ package struct WebhookDispatcher: Service {
                 for (selection, interval) in lanes {
                     group.addTask { await drain(selection, pollingEvery: interval) }
                 }
-                if reportsOutbox {
-                    await reportOutboxStatus()
-                } else {
-                    await waitForCancellation()
-                }
+                await reportOutboxStatus()
                 group.cancelAll()
             }
         }
@@ -139,17 +134,11 @@ package struct WebhookDispatcher: Service {
 
     /// Puts the outbox's depth and age into the metrics every 10 seconds until cancelled; without
     /// receivers, returns once the outbox is empty, when there is nothing left to mark dead.
-    private func waitForCancellation() async {
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: .seconds(3_600)) } catch { return }
-        }
-    }
-
     private func reportOutboxStatus() async {
         while !Task.isCancelled {
             do {
                 let status = try await store.webhookOutboxStatus()
-                metrics.recordWebhookOutbox(status)
+                metrics.recordWebhookOutbox(status, tenant: tenant)
                 if sender == nil, status.depth == 0 { return }
             } catch {
                 logger.warning("webhook outbox unavailable", metadata: ["error": "\(error)"])
@@ -179,12 +168,12 @@ package struct WebhookDispatcher: Service {
         let receiver = ConfigurationRedaction.redactingURLPassword(delivery.receiver)
         switch outcome {
         case .delivered:
-            metrics.recordWebhookAttempt("delivered")
+            metrics.recordWebhookAttempt("delivered", tenant: tenant)
             if failing.record(receiver, failed: false) == .recovered {
                 logger.notice("webhook receiver accepts deliveries again", metadata: ["receiver": "\(receiver)"])
             }
         case .retry(let next, let error):
-            metrics.recordWebhookAttempt("failed")
+            metrics.recordWebhookAttempt("failed", tenant: tenant)
             // Every failed attempt at debug; at warning the first of a run of them (at most one a minute), not one per retry.
             let metadata: Logger.Metadata = [
                 "receiver": "\(receiver)", "event": "\(event.id)", "attempts": "\(delivery.attempts + 1)", "error": "\(error)",
@@ -196,7 +185,7 @@ package struct WebhookDispatcher: Service {
                 logger.debug("webhook delivery attempt failed", metadata: metadata)
             }
         case .dead(let error):
-            metrics.recordWebhookAttempt("dead")
+            metrics.recordWebhookAttempt("dead", tenant: tenant)
             logger.error("webhook delivery dead: its retry window passed, or its receiver is no longer configured", metadata: [
                 "event": "\(event.id)", "receiver": "\(receiver)", "error": "\(error)",
             ])

@@ -18,10 +18,17 @@ public final class LatchkeyMetrics: Sendable {
         case signInResult = "authentication-result"
     }
 
-    /// A ceremony step and how it ended: the key of its counter.
+    /// A ceremony step of a tenant and how it ended: the key of its counter.
     private struct CeremonyOutcome: Hashable {
         package let ceremony: Ceremony
         package let outcome: String
+        package let tenant: TenantID
+    }
+
+    /// The `tenant` dimension of a tenant's series: none for the default tenant, whose series are a single-tenant
+    /// server's.
+    package static func tenantDimension(_ tenant: TenantID) -> [(String, String)] {
+        tenant == .default ? [] : [("tenant", tenant.rawValue)]
     }
 
     private let factory: any MetricsFactory
@@ -38,10 +45,11 @@ public final class LatchkeyMetrics: Sendable {
     private let storeFailures = Mutex<[String: Counter]>([:])
     /// Times accepting stopped for lack of file descriptors (``AcceptBackoff``).
     private let acceptPauses: Counter
-    /// Webhook delivery attempts by outcome: `delivered`, `failed` (to be retried), `dead`.
-    private let webhookAttempts: [String: Counter]
-    private let webhookOutboxDepth: Gauge
-    private let webhookOldestPendingAge: Gauge
+    /// Webhook delivery attempts by tenant and outcome: `delivered`, `failed` (to be retried), `dead`; the default
+    /// tenant's made up front, others' on first use.
+    private let webhookAttempts = Mutex<[TenantID: [String: Counter]]>([:])
+    /// The depth and oldest pending delivery's age of each tenant's outbox.
+    private let webhookOutboxes = Mutex<[TenantID: (depth: Gauge, oldestPendingAge: Gauge)]>([:])
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
     public init(factory: any MetricsFactory = MetricsSystem.factory) {
@@ -54,34 +62,57 @@ public final class LatchkeyMetrics: Sendable {
         liveSessions = Gauge(label: "latchkey_live_sessions", dimensions: [], factory: factory)
         storeWritable = Gauge(label: "latchkey_store_writable", dimensions: [], factory: factory)
         acceptPauses = Counter(label: "latchkey_accept_pauses_total", dimensions: [], factory: factory)
-        webhookAttempts = Dictionary(uniqueKeysWithValues: ["delivered", "failed", "dead"].map { outcome in
-            (outcome, Counter(label: "latchkey_webhook_deliveries_total", dimensions: [("outcome", outcome)], factory: factory))
-        })
-        webhookOutboxDepth = Gauge(label: "latchkey_webhook_outbox_depth", dimensions: [], factory: factory)
-        webhookOldestPendingAge = Gauge(label: "latchkey_webhook_oldest_pending_seconds", dimensions: [], factory: factory)
-        // Exported at 0 from the start, so that an alert on `increase()` sees the first fault.
+        // Exported at 0 from the start, so that an alert on `increase()` sees the first fault (or delivery).
         for code in [StoreError.Code.unavailable, .full, .busy] { _ = storeFaultCounter(code.description) }
+        _ = webhookAttemptCounters(.default)
+        _ = webhookOutboxGauges(.default)
     }
 
-    /// Counts one webhook delivery attempt: `delivered`, `failed` or `dead`.
-    package func recordWebhookAttempt(_ outcome: String) {
-        webhookAttempts[outcome]?.increment()
+    /// Counts one webhook delivery attempt of `tenant`: `delivered`, `failed` or `dead`.
+    package func recordWebhookAttempt(_ outcome: String, tenant: TenantID = .default) {
+        webhookAttemptCounters(tenant)[outcome]?.increment()
     }
 
-    /// What the webhook outbox holds: pending deliveries, and the age of the oldest (0 with none).
-    package func recordWebhookOutbox(_ status: WebhookOutboxStatus, now: Date = Date()) {
-        webhookOutboxDepth.record(status.depth)
-        webhookOldestPendingAge.record(status.oldestPendingAt.map { max(0, now.timeIntervalSince($0)) } ?? 0)
+    /// What `tenant`'s webhook outbox holds: pending deliveries, and the age of the oldest (0 with none).
+    package func recordWebhookOutbox(_ status: WebhookOutboxStatus, tenant: TenantID = .default, now: Date = Date()) {
+        let gauges = webhookOutboxGauges(tenant)
+        gauges.depth.record(status.depth)
+        gauges.oldestPendingAge.record(status.oldestPendingAt.map { max(0, now.timeIntervalSince($0)) } ?? 0)
     }
 
-    /// Counts one finished ceremony step: `ok`, or the check or reason that refused it.
-    public func recordCeremony(_ ceremony: Ceremony, outcome: String) {
-        let key = CeremonyOutcome(ceremony: ceremony, outcome: outcome)
+    private func webhookAttemptCounters(_ tenant: TenantID) -> [String: Counter] {
+        webhookAttempts.withLock { counters in
+            if let made = counters[tenant] { return made }
+            let made = Dictionary(uniqueKeysWithValues: ["delivered", "failed", "dead"].map { outcome in
+                (outcome, Counter(
+                    label: "latchkey_webhook_deliveries_total", dimensions: [("outcome", outcome)] + Self.tenantDimension(tenant),
+                    factory: factory))
+            })
+            counters[tenant] = made
+            return made
+        }
+    }
+
+    private func webhookOutboxGauges(_ tenant: TenantID) -> (depth: Gauge, oldestPendingAge: Gauge) {
+        webhookOutboxes.withLock { gauges in
+            if let made = gauges[tenant] { return made }
+            let dimensions = Self.tenantDimension(tenant)
+            let made = (
+                Gauge(label: "latchkey_webhook_outbox_depth", dimensions: dimensions, factory: factory),
+                Gauge(label: "latchkey_webhook_oldest_pending_seconds", dimensions: dimensions, factory: factory))
+            gauges[tenant] = made
+            return made
+        }
+    }
+
+    /// Counts one finished ceremony step of `tenant`: `ok`, or the check or reason that refused it.
+    public func recordCeremony(_ ceremony: Ceremony, outcome: String, tenant: TenantID = .default) {
+        let key = CeremonyOutcome(ceremony: ceremony, outcome: outcome, tenant: tenant)
         let counter = ceremonyCounters.withLock { counters in
             if let counter = counters[key] { return counter }
             let counter = Counter(
-                label: "latchkey_ceremonies_total", dimensions: [("ceremony", ceremony.rawValue), ("outcome", outcome)],
-                factory: factory)
+                label: "latchkey_ceremonies_total",
+                dimensions: [("ceremony", ceremony.rawValue), ("outcome", outcome)] + Self.tenantDimension(tenant), factory: factory)
             counters[key] = counter
             return counter
         }
