@@ -9,8 +9,9 @@ import Synchronization
 /// The tenants a server serves, and the sites of each: every request is first given its tenant (``TenantRouting``:
 /// the `/t/{tenant}/` path prefix, else its host), then answered by that tenant's site exactly as a single-tenant
 /// server's would answer it. A tenant's service and sites are made on its first request and kept until the tenant
-/// changes, so 10,000 tenants cost their settings until they are used; the choice is two dictionary look-ups under
-/// one lock, whatever the number of tenants.
+/// changes, or until ``capacity`` others were used since (the one used longest ago makes way), so 10,000 tenants
+/// cost their settings only while they are used; the choice is two dictionary look-ups under one lock, whatever the
+/// number of tenants. A tenant whose settings no longer read is refused, and logged, once per record, not per request.
 final class TenantSites: Sendable {
     /// Which listener's site a request is for.
     enum Listener: Sendable { case main, admin }
@@ -22,12 +23,21 @@ final class TenantSites: Sendable {
         let service: RelyingPartyService
         var main: Responder?
         var admin: Responder?
+        /// When it was last used, in ``State/uses``.
+        var lastUsed: UInt64 = 0
     }
 
     private struct State {
         var directory: TenantDirectory
         var entries: [TenantID: Entry]
+        /// Requests given a kept site so far: the clock of ``Entry/lastUsed``.
+        var uses: UInt64 = 0
+        /// The tenants whose record cannot be served, and why: refused without reading the record again.
+        var unservable: [TenantID: (record: TenantRecord?, reason: String)] = [:]
     }
+
+    /// The most tenants other than the default whose services and sites are kept at once.
+    let capacity: Int
 
     /// What a tenant's service and sites are made with.
     struct Makers: Sendable {
@@ -46,10 +56,11 @@ final class TenantSites: Sendable {
     /// first use.
     init(
         directory: TenantDirectory, defaultService: RelyingPartyService, defaultMain: Responder, defaultAdmin: Responder, makers: Makers,
-        logger: Logger
+        capacity: Int = 1_000, logger: Logger
     ) {
         let entries: [TenantID: Entry] = [.default: Entry(record: nil, service: defaultService, main: defaultMain, admin: defaultAdmin)]
         state = Mutex(State(directory: directory, entries: entries))
+        self.capacity = max(capacity, 1)
         self.makers = makers
         self.logger = logger
         securityHeaders = SecurityHeaders(strictTransportSecurity: defaultService.configuration.usesHTTPS)
@@ -67,6 +78,7 @@ final class TenantSites: Sendable {
             state.entries = state.entries.filter { id, entry in
                 id == .default || directory.records[id] == entry.record
             }
+            state.unservable = state.unservable.filter { id, unservable in directory.records[id] == unservable.record }
             state.directory = directory
         }
     }
@@ -88,6 +100,11 @@ final class TenantSites: Sendable {
                 guard listener == .admin || Self.serverPaths.contains(request.uri.path) else { return .failure(.unknownHost(name)) }
                 (id, path) = (.default, Substring(request.uri.path))
             }
+            if let unservable = state.unservable[id] { return .failure(.unavailable(id.rawValue, because: unservable.reason)) }
+            if id != .default, state.entries[id] != nil {
+                state.uses &+= 1
+                state.entries[id]?.lastUsed = state.uses
+            }
             let entry = state.entries[id]
             return .success((listener == .main ? entry?.main : entry?.admin, id, path))
         }
@@ -100,10 +117,15 @@ final class TenantSites: Sendable {
                 let responder = try known ?? site(for: id, listener: listener)
                 return responder.respond(to: routed, peer: peer, on: eventLoop)
             } catch let error as ConfigurationError {
-                logger.error("a tenant's settings no longer read over the server's configuration", metadata: [
-                    "tenant": "\(id)", "problems": "\(error.problems.joined(separator: "; "))",
-                ])
-                return .ready(reply(.unavailable(id.rawValue, because: "its settings are no longer valid (GET /admin/v1/tenants/\(id) lists the problems)")))
+                let reason = "its settings are no longer valid (GET /admin/v1/tenants/\(id) lists the problems)"
+                if remember(id, unservable: reason) {
+                    logger.error("a tenant's settings no longer read over the server's configuration; it is refused until they change", metadata: [
+                        "tenant": "\(id)", "problems": "\(error.problems.joined(separator: "; "))",
+                    ])
+                }
+                return .ready(reply(.unavailable(id.rawValue, because: reason)))
+            } catch is TenantGone {
+                return .ready(reply(.unknownTenant(id.rawValue)))
             } catch {
                 logger.error("a tenant's site could not be made", metadata: ["tenant": "\(id)", "error": "\(error)"])
                 return .ready(reply(.unavailable(id.rawValue, because: "its site could not be made (the log says why)")))
@@ -126,7 +148,9 @@ final class TenantSites: Sendable {
             service = state.withLock { state in
                 guard state.directory.records[id] == record else { return service }
                 if let entry = state.entries[id], entry.record == record { return entry.service }
-                state.entries[id] = Entry(record: record, service: service)
+                state.uses &+= 1
+                state.entries[id] = Entry(record: record, service: service, lastUsed: state.uses)
+                evictBeyondCapacity(&state)
                 return service
             }
         }
@@ -146,6 +170,30 @@ final class TenantSites: Sendable {
             }
         }
     }
+
+    /// Forgets the services and sites of the tenant used longest ago while more than ``capacity`` are kept (one
+    /// scan of the kept tenants, only when a tenant's service is made). Its requests in flight finish with them; its
+    /// next request makes new ones (its limits are kept: ``ClientLimits``).
+    private func evictBeyondCapacity(_ state: inout State) {
+        while state.entries.count - 1 > capacity {
+            let stalest = state.entries.lazy.filter { $0.key != .default }.min { $0.value.lastUsed < $1.value.lastUsed }
+            guard let stalest else { return }
+            state.entries[stalest.key] = nil
+        }
+    }
+
+    /// Remembers that `id`'s current record cannot be served, for `reason`; false when it was remembered already.
+    private func remember(_ id: TenantID, unservable reason: String) -> Bool {
+        state.withLock { state in
+            let record = state.directory.records[id]
+            if let known = state.unservable[id], known.record == record { return false }
+            state.unservable[id] = (record, reason)
+            return true
+        }
+    }
+
+    /// How many tenants other than the default have their services kept now.
+    var keptTenants: Int { state.withLock { $0.entries.count - 1 } }
 
     /// The paths of the server rather than of a tenant, which the default tenant's site answers for any host.
     static let serverPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
