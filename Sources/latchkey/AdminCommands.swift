@@ -130,14 +130,28 @@ struct SigningKeysCommand: AsyncParsableCommand {
         @Option(help: "Seconds before the new key signs, so that verifiers caching the key set fetch it first (0: at once).")
         var activateIn: Int = 300
 
+        @Option(help: "The tenant whose key to rotate (default: the default tenant, the configuration's).")
+        var tenant: String?
+
         func validate() throws {
             guard (0...86_400).contains(activateIn) else { throw ValidationError("--activate-in is 0 to 86400 seconds") }
+            if let tenant, let problem = TenantID.problem(with: tenant) { throw ValidationError("--tenant: \(problem)") }
         }
 
         func run() async throws {
             let added = try await withStore { store in
-                try await SigningKeys.prepare(store, configuration: loadConfiguration().configuration)
-                return try await SigningKeys.rotate(store, activateIn: TimeInterval(activateIn))
+                let server = try loadConfiguration().configuration
+                guard let tenant, let id = TenantID(tenant), id != .default else {
+                    try await SigningKeys.prepare(store, configuration: server)
+                    return try await SigningKeys.rotate(store, activateIn: TimeInterval(activateIn))
+                }
+                guard let record = try await store.tenant(id: id) else {
+                    throw CommandFailure("there is no tenant \"\(tenant)\" (make it with POST /admin/v1/tenants)", exitCode: 65)
+                }
+                let scoped = store.scoped(to: id)
+                // Its own issuer, audience and token lifetime, as the server reads its settings.
+                try await SigningKeys.prepare(scoped, configuration: try Tenant(record, server: server).configuration)
+                return try await SigningKeys.rotate(scoped, activateIn: TimeInterval(activateIn))
             }
             let when = added.signsFrom.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
             print("signing key \(added.keyID) (generation \(added.generation)) is published now and signs from \(when)")

@@ -133,6 +133,12 @@ def test_two_tenants_keep_everything_apart(store_env):
         shop_keys = {key["kid"] for key in assert_ok_keys(shop.request("GET", "/.well-known/jwks.json"))}
         bank_keys = {key["kid"] for key in assert_ok_keys(bank.request("GET", "/.well-known/jwks.json"))}
         assert shop_kid in shop_keys and shop_kid not in bank_keys and not shop_keys & bank_keys
+        # Rotating the shop's key adds one to the shop's key set only.
+        rotated = cli(server, "signing-keys", "rotate", "--tenant", "shop", "--activate-in", "0")
+        assert "is published now" in rotated, rotated
+        shop_rotated = [key["kid"] for key in assert_ok_keys(shop.request("GET", "/.well-known/jwks.json"))]
+        assert len(shop_rotated) == len(shop_keys) + 1 and set(shop_rotated) > shop_keys, shop_rotated
+        assert {key["kid"] for key in assert_ok_keys(bank.request("GET", "/.well-known/jwks.json"))} == bank_keys
 
         # Admin keys are their tenant's: lists, events and changes show and reach only its own.
         shop_users = assert_ok(shop.request("GET", "/admin/v1/users", headers=shop_admin))["users"]
