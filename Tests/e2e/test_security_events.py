@@ -245,7 +245,8 @@ def test_deliveries_are_listed_and_an_admin_can_send_one_again(hooked, receiver)
     metrics = requests.get(hooked.url + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=10).text
     delivered = [line for line in metrics.splitlines() if line.startswith('latchkey_webhook_deliveries_total{outcome="delivered"}')]
     assert delivered and float(delivered[0].split()[-1]) >= 3, metrics[-2000:]
-    assert "latchkey_webhook_outbox_depth " in metrics and "latchkey_webhook_oldest_pending_seconds " in metrics
+    assert 'latchkey_webhook_outbox_depth{tenant="default"} ' in metrics
+    assert 'latchkey_webhook_oldest_pending_seconds{tenant="default"} ' in metrics
 
 
 def test_a_receiver_down_for_a_minute_gets_all_100_events(receiver):

@@ -270,7 +270,7 @@ def test_each_tenants_webhooks_go_to_its_own_receivers_signed_with_its_own_secre
 
     default_secret, shop_secret = new_secret(), new_secret()
     default_receiver, shop_receiver = Receiver(default_secret).start(), Receiver(shop_secret).start()
-    server = LatchkeyServer("tenants-webhooks", webhook_env(default_receiver, default_secret))
+    server = LatchkeyServer("tenants-webhooks", {**webhook_env(default_receiver, default_secret), "LATCHKEY_METRICS_TOKEN": "scrape"})
     operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
     server.start()
     try:
@@ -283,6 +283,31 @@ def test_each_tenants_webhooks_go_to_its_own_receivers_signed_with_its_own_secre
         default_receiver.wait_for(lambda r: "tenant.created" in [p["type"] for p in r.payloads()], 30, "the operator's change")
         assert "tenant.created" not in [p["type"] for p in shop_receiver.payloads()]
         assert not {"passkey.registered", "user.created"} & {p["type"] for p in default_receiver.payloads()}
+
+        # A receiver failing leaves the shop's deliveries pending; once the shop drops its receivers they are dead,
+        # where its admin sees them, not pending for ever.
+        shop_receiver.status = 503
+        shop.register(shop.authenticator(), "bob")
+        shop_admin = {"Authorization": "Bearer " + cli(server, "admin-keys", "create", "--tenant", "shop", "--name", "backend")}
+
+        def deliveries(state: str) -> list:
+            return assert_ok(shop.request("GET", f"/admin/v1/webhook-deliveries?state={state}", headers=shop_admin))["deliveries"]
+
+        deadline = time.monotonic() + 30
+        while not deliveries("pending") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert deliveries("pending"), "bob's registration waits for the failing receiver"
+        dropped = requests.patch(server.url + "/admin/v1/tenants/shop", json={"webhookURLs": None, "webhookSecret": None},
+                                 headers={"Authorization": "Bearer " + operator}, timeout=10)
+        assert_ok(dropped)
+        deadline = time.monotonic() + 30
+        while deliveries("pending") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not deliveries("pending") and deliveries("dead"), (deliveries("pending"), deliveries("dead"))
+        metrics = requests.get(server.url + "/metrics", headers={"Authorization": "Bearer scrape"}, timeout=10).text
+        assert 'latchkey_webhook_outbox_depth{tenant="shop"}' in metrics and 'latchkey_webhook_outbox_depth{tenant="default"}' in metrics
+        assert any(line.startswith("latchkey_webhook_deliveries_total{") and 'tenant="shop"' in line and 'outcome="dead"' in line
+                   for line in metrics.splitlines()), metrics
     finally:
         server.stop()
         server.cleanup()

@@ -9,6 +9,8 @@ import Synchronization
 /// listeners): one ``WebhookDispatcher`` per tenant that lists `webhookURLs`, over its scoped store and signed with
 /// its own secret, started when the tenant appears in the served directory and stopped (its leases left to run
 /// out) when it changes or goes. Deliveries a tenant's events wrote while no instance sent them wait in the outbox.
+/// A tenant that drops every receiver keeps a dispatcher without any, which marks the deliveries left for them dead
+/// (where an admin sees them) and then only waits.
 final class TenantWebhooks: Service, Sendable {
     private let store: any LatchkeyStore
     private let sites: TenantSites
@@ -56,6 +58,10 @@ final class TenantWebhooks: Service, Sendable {
             }
         }
         running.withLock { running in
+            // A tenant that had receivers here and has none now: its pending deliveries are marked dead.
+            for id in running.keys where wanted[id] == nil && directory.records[id] != nil {
+                if let tenant = try? directory.tenant(id) { wanted[id] = tenant }
+            }
             for (id, dispatcher) in running where wanted[id]?.record != dispatcher.record {
                 dispatcher.task.cancel()
                 running[id] = nil
@@ -76,7 +82,8 @@ final class TenantWebhooks: Service, Sendable {
         logger[metadataKey: "tenant"] = "\(tenant.id)"
         var dispatcher = try WebhookDispatcher(
             store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox),
-            signer: try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
+            signer: configuration.webhookURLs.isEmpty
+                ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
             receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() })
         dispatcher.tenant = tenant.id
         let running = dispatcher

@@ -48,7 +48,7 @@ public final class LatchkeyMetrics: Sendable {
     /// Webhook delivery attempts by tenant and outcome: `delivered`, `failed` (to be retried), `dead`; the default
     /// tenant's made up front, others' on first use.
     private let webhookAttempts = Mutex<[TenantID: [String: Counter]]>([:])
-    /// The depth and oldest pending delivery's age of each tenant's outbox.
+    /// The depth and oldest pending delivery's age of each tenant's outbox, labelled `tenant` (the default's too).
     private let webhookOutboxes = Mutex<[TenantID: (depth: Gauge, oldestPendingAge: Gauge)]>([:])
 
     /// Metrics made by `factory` (the global one by default: a no-op until it is bootstrapped).
@@ -96,7 +96,8 @@ public final class LatchkeyMetrics: Sendable {
     private func webhookOutboxGauges(_ tenant: TenantID) -> (depth: Gauge, oldestPendingAge: Gauge) {
         webhookOutboxes.withLock { gauges in
             if let made = gauges[tenant] { return made }
-            let dimensions = Self.tenantDimension(tenant)
+            // Every tenant's, the default's too, carries its label: a gauge family is all labelled or not at all.
+            let dimensions = [("tenant", tenant.rawValue)]
             let made = (
                 Gauge(label: "latchkey_webhook_outbox_depth", dimensions: dimensions, factory: factory),
                 Gauge(label: "latchkey_webhook_oldest_pending_seconds", dimensions: dimensions, factory: factory))
