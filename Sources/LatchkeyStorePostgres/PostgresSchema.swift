@@ -302,7 +302,7 @@ enum PostgresSchema {
         ],
         // 0.9: limits every instance counts together. A pending challenge names the client it was issued to and the
         // instance that counts it; each client's token bucket (tokens as of `updated_at`, in seconds since 1970) is
-        // shared, kept while it is not full.
+        // shared, kept while it is not full. And tenant-leading indexes for the event feed and the outbox.
         [
             "ALTER TABLE pending_ceremonies ADD COLUMN client text, ADD COLUMN instance text",
             """
@@ -316,6 +316,15 @@ enum PostgresSchema {
                 CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (tenant, client)
             )
             """,
+            // A tenant's event feed and webhook outbox are read through indexes that lead with the tenant, so one
+            // tenant's page or claim never walks another's rows.
+            "CREATE INDEX security_events_by_tenant ON security_events (tenant, sequence)",
+            "DROP INDEX webhook_deliveries_pending",
+            """
+            CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (tenant, receiver, ordering_key, id) WHERE state = 'pending'
+            """,
+            "DROP INDEX webhook_deliveries_by_state",
+            "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (tenant, state, id)",
         ],
     ]
 

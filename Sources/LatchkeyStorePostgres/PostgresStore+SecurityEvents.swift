@@ -42,7 +42,9 @@ extension PostgresStore {
     ) async throws {
         if !outbox.receivers.isEmpty {
             var locked: Set<[UInt8]> = []
-            for key in events.map({ $0.userHandle ?? [] }) where locked.insert(key).inserted {
+            // Events of no user are ordered per tenant: each tenant's under a lock of its own.
+            let tenantKey = Array("tenant \(tenant.rawValue)".utf8)
+            for key in events.map({ $0.userHandle ?? tenantKey }) where locked.insert(key).inserted {
                 var lock = PostgresQuery(unsafeSQL: "SELECT " + deliveryOrderLock(key: "$1::bytea"))
                 lock.binds.append(ByteBuffer(bytes: key))
                 try await execute(lock, on: connection)

@@ -402,6 +402,15 @@ enum SQLiteSchema {
         );
         INSERT INTO tenant_directory (id, revision) VALUES (1, 0);
         """,
+        // 0.9: a tenant's event feed and webhook outbox are read through indexes that lead with the tenant, so one
+        // tenant's page or claim never walks another's rows.
+        """
+        CREATE INDEX security_events_by_tenant ON security_events(tenant, sequence);
+        DROP INDEX webhook_deliveries_pending;
+        CREATE INDEX webhook_deliveries_pending ON webhook_deliveries(tenant, receiver, ordering_key, id) WHERE state = 'pending';
+        DROP INDEX webhook_deliveries_by_state;
+        CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries(tenant, state, id);
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The
