@@ -14,7 +14,8 @@ struct ServiceRoutes: Sendable {
         self.service = service
         cookies = ServiceCookies(
             secure: service.configuration.usesHTTPS, crossSite: service.policy.crossSiteCookies,
-            sessionLifetime: service.configuration.sessionTimeout, challengeLifetime: service.configuration.challengeTimeout)
+            sessionLifetime: service.configuration.sessionTimeout, challengeLifetime: service.configuration.challengeTimeout,
+            tenant: service.store.tenant)
     }
 
     /// The request as the service sees its caller.
