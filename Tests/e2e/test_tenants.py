@@ -413,27 +413,3 @@ def test_device_keys_and_app_attest_keys_are_their_tenants_own(store_env, tmp_pa
         server.stop()
         server.cleanup()
 
-
-def test_tenants_on_one_api_host_keep_their_own_cookies():
-    """Through `/t/{id}/` on one shared host, each tenant's session cookie has a name of its own: signing in to one
-    does not replace the other's, and neither cookie is a session of the other tenant."""
-    server, operator = serve("tenants-cookies", {})
-    try:
-        make_tenant(server, operator, "shop")
-        make_tenant(server, operator, "bank")
-        shop, bank = Tenant(server, "shop", prefix=True), Tenant(server, "bank", prefix=True)
-        shop_auth, bank_auth = shop.authenticator(), bank.authenticator()
-        shared = requests.Session()
-        for tenant in (shop, bank):
-            tenant.http, tenant.host = shared, "api.localhost"
-        shop.register(shop_auth, "alice")
-        bank.register(bank_auth, "bob")
-        assert {"latchkey_session_shop", "latchkey_session_bank"} <= set(shared.cookies.keys()), shared.cookies.keys()
-        assert assert_ok(shop.request("GET", "/session"))["username"] == "alice"
-        assert assert_ok(bank.request("GET", "/session"))["username"] == "bob"
-        # The shop's cookie under the bank's name is no session of the bank's.
-        forged = {"Cookie": "latchkey_session_bank=" + shared.cookies["latchkey_session_shop"]}
-        assert requests.get(server.url + "/t/bank/session", headers=forged, timeout=10).status_code == 401
-    finally:
-        server.stop()
-        server.cleanup()

@@ -14,8 +14,7 @@ struct ServiceRoutes: Sendable {
         self.service = service
         cookies = ServiceCookies(
             secure: service.configuration.usesHTTPS, crossSite: service.policy.crossSiteCookies,
-            sessionLifetime: service.configuration.sessionTimeout, challengeLifetime: service.configuration.challengeTimeout,
-            tenant: service.store.tenant)
+            sessionLifetime: service.configuration.sessionTimeout, challengeLifetime: service.configuration.challengeTimeout)
     }
 
     /// The request as the service sees its caller.

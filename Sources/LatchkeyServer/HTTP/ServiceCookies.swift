@@ -6,23 +6,15 @@ import WebAuthn
 /// `latchkey_session`, and each ceremony's challenge bindings in `latchkey_registration`, `latchkey_signin`,
 /// `latchkey_device_key` or `latchkey_app_attest` (with the `__Host-` prefix over https, so no sibling domain can
 /// set them). One cookie per ceremony kind lets a registration and a sign-in run side by side. SameSite=None
-/// (over https) lets a caller on another origin, such as the FIDO conformance tool, send them back. A tenant's other
-/// than the default end in `_` and its ID (`latchkey_session_shop`), so tenants sharing one host through `/t/{id}/`
-/// each keep their own.
+/// (over https) lets a caller on another origin, such as the FIDO conformance tool, send them back.
 struct ServiceCookies: Sendable {
     let secure: Bool
     let crossSite: Bool
     let sessionLifetime: Int
     let challengeLifetime: Int
-    var tenant: TenantID = .default
 
     /// `latchkey_session`, or `__Host-latchkey_session` over https.
-    var sessionName: String { name("latchkey_session") }
-
-    /// `base`, with the tenant's ID for a tenant other than the default, and the `__Host-` prefix over https.
-    private func name(_ base: String) -> String {
-        Cookie.name(tenant == .default ? base : base + "_" + tenant.rawValue, secure: secure)
-    }
+    var sessionName: String { Cookie.name("latchkey_session", secure: secure) }
 
     /// The cookie that hands a new session's token to a browser.
     func session(_ token: String) -> Cookie {
@@ -56,7 +48,7 @@ struct ServiceCookies: Sendable {
         case .deviceKeyEnrollment, .deviceKeySignIn: "latchkey_device_key"
         case .appAttest: "latchkey_app_attest"
         }
-        return self.name(name)
+        return Cookie.name(name, secure: secure)
     }
 
     /// The bindings of `kind` that `request`'s ceremony cookie holds, newest first, decoded (a part that is not
