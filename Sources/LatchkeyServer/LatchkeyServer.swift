@@ -145,7 +145,9 @@ public enum LatchkeyServer {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
         let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
-        let limits = ClientLimits()
+        // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
+        let sharedLimitsStore = store as? any SharedLimitsStore
+        let limits = ClientLimits(sharing: sharedLimitsStore != nil)
         let shared = RelyingPartyService(
             configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics(),
             operations: operations, authenticatorNames: names, limits: limits)
@@ -175,11 +177,8 @@ public enum LatchkeyServer {
         refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
         let tenantWebhooks = TenantWebhooks(store: shared.store, sites: sites, metrics: shared.metrics, logger: logger)
-        // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
-        let sharedLimits: [any Service] = (store as? any SharedLimitsStore).map {
-            [SharedLimitsReconciler(store: $0, limits: limits, logger: logger)]
-        } ?? []
-        let services: [any Service] = [store, watcher, tenantWebhooks] + sharedLimits
+        let reconciler: [any Service] = sharedLimitsStore.map { [SharedLimitsReconciler(store: $0, limits: limits, logger: logger)] } ?? []
+        let services: [any Service] = [store, watcher, tenantWebhooks] + reconciler
             + (try backgroundServices(of: shared, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -188,14 +187,12 @@ public enum LatchkeyServer {
     /// What runs beside the listeners: the purge of expired records and the webhook dispatcher.
     private static func backgroundServices(of shared: RelyingPartyService, logger: Logger) throws -> [any Service] {
         let configuration = shared.configuration
-        let signer = configuration.webhookURLs.isEmpty
-            ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
         return [
             ExpiredRecordPurger(
                 store: shared.store, metrics: shared.metrics, logger: logger,
                 eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
             try WebhookDispatcher(
-                store: shared.store, signer: signer, receivers: configuration.webhookReceivers, metrics: shared.metrics, logger: logger,
+                store: shared.store, configuration: configuration, metrics: shared.metrics, logger: logger,
                 makeTransport: { HTTPClientWebhookTransport() }),
         ]
     }

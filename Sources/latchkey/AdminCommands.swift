@@ -109,11 +109,17 @@ struct AdminKeyScope: ParsableArguments {
     func store(in store: any LatchkeyStore) async throws -> any LatchkeyStore {
         if isOperator { return store.scoped(to: .operators) }
         guard let tenant, let id = TenantID(tenant), id != .default else { return store }
-        guard try await store.tenant(id: id) != nil else {
-            throw CommandFailure("there is no tenant \"\(tenant)\" (make it with POST /admin/v1/tenants)", exitCode: 65)
-        }
+        _ = try await storedTenant(id, in: store)
         return store.scoped(to: id)
     }
+}
+
+/// The stored tenant `id`, or the command's failure naming it when the store holds none.
+func storedTenant(_ id: TenantID, in store: any LatchkeyStore) async throws -> TenantRecord {
+    guard let record = try await store.tenant(id: id) else {
+        throw CommandFailure("there is no tenant \"\(id)\" (make it with POST /admin/v1/tenants)", exitCode: 65)
+    }
+    return record
 }
 
 /// `latchkey signing-keys ...`: the keys sign-in tokens are signed with.
@@ -145,9 +151,7 @@ struct SigningKeysCommand: AsyncParsableCommand {
                     try await SigningKeys.prepare(store, configuration: server)
                     return try await SigningKeys.rotate(store, activateIn: TimeInterval(activateIn))
                 }
-                guard let record = try await store.tenant(id: id) else {
-                    throw CommandFailure("there is no tenant \"\(tenant)\" (make it with POST /admin/v1/tenants)", exitCode: 65)
-                }
+                let record = try await storedTenant(id, in: store)
                 let scoped = store.scoped(to: id)
                 // Its own issuer, audience and token lifetime, as the server reads its settings.
                 try await SigningKeys.prepare(scoped, configuration: try Tenant(record, server: server).configuration)

@@ -35,7 +35,10 @@ import Testing
     /// Reconciling: the draws are handed over once (back again when the report failed), and a bucket becomes its
     /// shared one less what was taken since the draws were handed over.
     @Test func aBucketBecomesItsSharedOneLessWhatWasTakenSince() {
-        let buckets = TokenBuckets(rate: 1, burst: 5)
+        let alone = TokenBuckets(rate: 1, burst: 5)
+        _ = alone.take(for: Self.client, now: 100)
+        #expect(alone.takeDraws().isEmpty, "buckets that count alone keep no draws")
+        let buckets = TokenBuckets(rate: 1, burst: 5, sharing: true)
         for _ in 0..<3 { _ = buckets.take(for: Self.client, now: 100) }
         let draws = buckets.takeDraws()
         #expect(draws == [Self.client: 3])

@@ -116,20 +116,29 @@ final class TenantSites: Sendable {
             do {
                 let responder = try known ?? site(for: id, listener: listener)
                 return responder.respond(to: routed, peer: peer, on: eventLoop)
-            } catch let error as ConfigurationError {
-                let reason = "its settings are no longer valid (GET /admin/v1/tenants/\(id) lists the problems)"
-                if remember(id, unservable: reason) {
-                    logger.error("a tenant's settings no longer read over the server's configuration; it is refused until they change", metadata: [
-                        "tenant": "\(id)", "problems": "\(error.problems.joined(separator: "; "))",
-                    ])
-                }
-                return .ready(reply(.unavailable(id.rawValue, because: reason)))
-            } catch is TenantGone {
-                return .ready(reply(.unknownTenant(id.rawValue)))
             } catch {
-                logger.error("a tenant's site could not be made", metadata: ["tenant": "\(id)", "error": "\(error)"])
-                return .ready(reply(.unavailable(id.rawValue, because: "its site could not be made (the log says why)")))
+                return .ready(reply(refusal(of: id, because: error)))
             }
+        }
+    }
+
+    /// Why `id`'s site could not be made, logged (a tenant whose settings no longer read: once per record, and
+    /// remembered, so that its later requests are refused without reading them again).
+    private func refusal(of id: TenantID, because error: any Error) -> Refusal {
+        switch error {
+        case let error as ConfigurationError:
+            let reason = "its settings are no longer valid (GET /admin/v1/tenants/\(id) lists the problems)"
+            if remember(id, unservable: reason) {
+                logger.error("a tenant's settings no longer read over the server's configuration; it is refused until they change", metadata: [
+                    "tenant": "\(id)", "problems": "\(error.problems.joined(separator: "; "))",
+                ])
+            }
+            return .unavailable(id.rawValue, because: reason)
+        case is TenantGone:
+            return .unknownTenant(id.rawValue)
+        default:
+            logger.error("a tenant's site could not be made", metadata: ["tenant": "\(id)", "error": "\(error)"])
+            return .unavailable(id.rawValue, because: "its site could not be made (the log says why)")
         }
     }
 

@@ -80,13 +80,9 @@ final class TenantWebhooks: Service, Sendable {
         let configuration = tenant.configuration
         var logger = logger
         logger[metadataKey: "tenant"] = "\(tenant.id)"
-        var dispatcher = try WebhookDispatcher(
-            store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox),
-            signer: configuration.webhookURLs.isEmpty
-                ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret),
-            receivers: configuration.webhookReceivers, metrics: metrics, logger: logger, makeTransport: { HTTPClientWebhookTransport() })
-        dispatcher.tenant = tenant.id
-        let running = dispatcher
+        let running = try WebhookDispatcher(
+            store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox), configuration: configuration, metrics: metrics,
+            logger: logger, makeTransport: { HTTPClientWebhookTransport() })
         return Task {
             do { try await running.run() } catch { logger.warning("a tenant's webhook dispatcher stopped", metadata: ["error": "\(error)"]) }
         }

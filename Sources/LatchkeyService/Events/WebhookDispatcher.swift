@@ -23,7 +23,7 @@ import ServiceLifecycle
 /// for receivers configured before, as it would for one removed from the list, and stops polling
 /// once the outbox is empty (no new deliveries are written without receivers).
 package struct WebhookDispatcher: Service {
-    package let store: any SecurityEventStore
+    package let store: any LatchkeyStore
     package let metrics: LatchkeyMetrics
     package let logger: Logger
     /// This process's name on its leases: host, process ID and a random part.
@@ -36,7 +36,7 @@ package struct WebhookDispatcher: Service {
     /// Which receivers failed their last attempt, so that the log tells when one starts and stops failing.
     package let failing = ReceiverFailures()
     /// Whose deliveries `store` holds: the tenant its metrics are of.
-    package var tenant: TenantID = .default
+    package var tenant: TenantID { store.tenant }
 
     /// Signs deliveries and POSTs them.
     package struct Sender {
@@ -58,7 +58,7 @@ package struct WebhookDispatcher: Service {
     /// A dispatcher for `receivers`, sending through the transport `makeTransport` makes (only when there are
     /// receivers to send to, and a signer to sign for them).
     package init(
-        store: any SecurityEventStore, signer: WebhookSigner?, receivers: [WebhookReceiver], metrics: LatchkeyMetrics, logger: Logger,
+        store: any LatchkeyStore, signer: WebhookSigner?, receivers: [WebhookReceiver], metrics: LatchkeyMetrics, logger: Logger,
         makeTransport: () -> any WebhookTransport
     ) throws {
         self.store = store
@@ -67,6 +67,19 @@ package struct WebhookDispatcher: Service {
         self.logger = logger
         owner = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(try SecurityEventRecorder.newID().dropFirst(4).prefix(8))"
         sender = receivers.isEmpty ? nil : signer.map { Sender(signer: $0, transport: makeTransport()) }
+    }
+
+    /// The dispatcher of `configuration`'s receivers, signed with its secret (no signer without receivers, whose
+    /// secret may be empty), over `store`, the store of the tenant `configuration` is.
+    package init(
+        store: any LatchkeyStore, configuration: LatchkeyConfiguration, metrics: LatchkeyMetrics, logger: Logger,
+        makeTransport: () -> any WebhookTransport
+    ) throws {
+        let signer = configuration.webhookURLs.isEmpty
+            ? nil : try WebhookSigner(secret: configuration.webhookSecret, previous: configuration.webhookPreviousSecret)
+        try self.init(
+            store: store, signer: signer, receivers: configuration.webhookReceivers, metrics: metrics, logger: logger,
+            makeTransport: makeTransport)
     }
 
     package func run() async throws {

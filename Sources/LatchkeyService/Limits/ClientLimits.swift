@@ -11,16 +11,19 @@ package final class ClientLimits: Sendable {
     }
 
     private let tenants = Mutex<[TenantID: Limits]>([:])
+    /// Whether the counts are reconciled with other instances' (``SharedLimitsReconciler``), so the buckets keep
+    /// their draws for it.
+    package let sharing: Bool
 
-    package init() {}
+    package init(sharing: Bool = false) {
+        self.sharing = sharing
+    }
 
     /// `tenant`'s token buckets: the ones it has when they have this rate and burst, else new ones.
     package func buckets(for tenant: TenantID, rate: Int, burst: Int) -> TokenBuckets {
         tenants.withLock { tenants in
-            if let buckets = tenants[tenant]?.buckets, buckets.rate == Double(rate), buckets.burst == Double(max(burst, 1)) {
-                return buckets
-            }
-            let buckets = TokenBuckets(rate: rate, burst: burst)
+            if let buckets = tenants[tenant]?.buckets, buckets.have(rate: rate, burst: burst) { return buckets }
+            let buckets = TokenBuckets(rate: rate, burst: burst, sharing: sharing)
             tenants[tenant, default: Limits()].buckets = buckets
             return buckets
         }

@@ -6,14 +6,17 @@ import Synchronization
 /// `burst` allows. Buckets refilled to full are forgotten, so memory follows the clients active in
 /// the last `burst / rate` seconds.
 ///
-/// On its own it counts this process's requests. Instances sharing a store count together through
-/// ``takeDraws()`` and ``reconcile(shared:now:)``: every second or so the tokens taken here go to the
-/// store's shared buckets, and each local bucket becomes its shared one less what was taken here since.
+/// On its own it counts this process's requests. Buckets made ``sharing`` count together with other
+/// instances' through ``takeDraws()`` and ``reconcile(shared:now:)``: every second or so the tokens taken
+/// here go to the store's shared buckets, and each local bucket becomes its shared one less what was
+/// taken here since. (Others keep no draws: nobody would take them.)
 package final class TokenBuckets: Sendable {
     /// The sustained requests a second each client may make.
     package let rate: Double
     /// How many requests a client may make at once after being quiet.
     package let burst: Double
+    /// Whether the tokens taken are kept for ``takeDraws()``, to be reconciled with other instances'.
+    package let sharing: Bool
 
     private struct Bucket {
         var tokens: Double
@@ -31,10 +34,16 @@ package final class TokenBuckets: Sendable {
     /// Above this many buckets, full ones are swept out (at most once a second).
     private let sweepThreshold: Int
 
-    package init(rate: Int, burst: Int, sweepThreshold: Int = 10_000) {
+    package init(rate: Int, burst: Int, sharing: Bool = false, sweepThreshold: Int = 10_000) {
         self.rate = Double(rate)
         self.burst = Double(max(burst, 1))
+        self.sharing = sharing
         self.sweepThreshold = sweepThreshold
+    }
+
+    /// Whether these are the buckets `rate` and `burst` make.
+    package func have(rate: Int, burst: Int) -> Bool {
+        self.rate == Double(rate) && self.burst == Double(max(burst, 1))
     }
 
     /// What a request found.
@@ -53,7 +62,7 @@ package final class TokenBuckets: Sendable {
             let decision: Decision
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
-                state.draws[client, default: 0] += 1
+                if sharing { state.draws[client, default: 0] += 1 }
                 decision = .allowed
             } else {
                 decision = .refused(retryAfter: max(1, Int(((1 - bucket.tokens) / rate).rounded(.up))))
