@@ -70,6 +70,7 @@ public enum LatchkeyServer {
         let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: routes.service.store))
         AdminController(routes: routes).addRoutes(to: admin)
         EventsController(routes: routes).addAdminRoutes(to: admin)
+        StatisticsController(routes: routes).addAdminRoutes(to: admin)
         if let tenants {
             TenantsController(routes: routes, refresh: { await tenants.refresh() })
                 .addRoutes(to: router.group("admin/v1/tenants").add(middleware: OperatorKeyAuthenticator(store: routes.service.store)))

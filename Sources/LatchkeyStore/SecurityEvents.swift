@@ -93,6 +93,11 @@ public struct SecurityEvent: Sendable, Equatable {
     public var actor: SecurityEventActor
     /// Why: the check that refused a sign-in, how a session ended, what a name became.
     public var detail: String?
+    /// The code of the check that refused a sign-in (`userNotVerified`, `accountDisabled`); what the statistics count
+    /// refusals by.
+    public var reason: String?
+    /// Whether the passkey involved may be backed up (a synced, multi-device passkey), when one is.
+    public var backupEligible: Bool?
     /// The store's order of writing, set when read back: newer events have larger numbers. The
     /// cursor of event pages.
     public var sequence: Int64
@@ -104,7 +109,7 @@ public struct SecurityEvent: Sendable, Equatable {
         id: String, type: SecurityEventType, occurredAt: Date, userHandle: [UInt8]? = nil, username: String? = nil,
         credentialID: [UInt8]? = nil, aaguid: [UInt8]? = nil, authenticatorName: String? = nil,
         clientAddress: String? = nil, userAgent: String? = nil, requestID: String? = nil, actor: SecurityEventActor,
-        detail: String? = nil, sequence: Int64 = 0
+        detail: String? = nil, reason: String? = nil, backupEligible: Bool? = nil, sequence: Int64 = 0
     ) {
         self.id = id
         self.type = type
@@ -119,6 +124,8 @@ public struct SecurityEvent: Sendable, Equatable {
         self.requestID = requestID
         self.actor = actor
         self.detail = detail
+        self.reason = reason
+        self.backupEligible = backupEligible
         self.sequence = sequence
     }
 }

@@ -54,7 +54,8 @@ extension TenantStore {
     public static var tenantTables: [String] {
         [
             "sessions", "enrollment_tickets", "device_keys", "credentials", "pending_ceremonies", "webhook_deliveries",
-            "security_events", "users", "admin_keys", "signing_keys", "app_attest_keys", "secrets",
+            "security_events", "users", "admin_keys", "signing_keys", "app_attest_keys", "secrets", "daily_statistics",
+            "statistics_users",
         ]
     }
 }

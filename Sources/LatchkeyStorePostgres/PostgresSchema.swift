@@ -326,6 +326,33 @@ enum PostgresSchema {
             "DROP INDEX webhook_deliveries_by_state",
             "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (tenant, state, id)",
         ],
+        // 0.10: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), each row in several slots
+        // that concurrent writers pick at random; the per-user state behind active users and passkey holders; a
+        // refused sign-in's reason code and a passkey's backup eligibility in its events, which the statistics count by.
+        [
+            "ALTER TABLE security_events ADD COLUMN reason text, ADD COLUMN backup_eligible boolean",
+            """
+            CREATE TABLE daily_statistics (
+                tenant text NOT NULL,
+                day text NOT NULL,
+                metric text NOT NULL,
+                dimension text NOT NULL,
+                slot smallint NOT NULL,
+                count bigint NOT NULL,
+                CONSTRAINT daily_statistics_pkey PRIMARY KEY (tenant, day, metric, dimension, slot)
+            )
+            """,
+            "CREATE INDEX daily_statistics_by_metric ON daily_statistics (tenant, metric, day)",
+            """
+            CREATE TABLE statistics_users (
+                tenant text NOT NULL,
+                user_handle bytea NOT NULL,
+                passkeys bigint NOT NULL,
+                last_active_day text,
+                CONSTRAINT statistics_users_pkey PRIMARY KEY (tenant, user_handle)
+            )
+            """,
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -12,7 +12,7 @@ import PostgresNIO
 extension PostgresStore {
     static let eventColumns = """
         sequence, id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, client_address, \
-        user_agent, request_id, actor, detail
+        user_agent, request_id, actor, detail, reason, backup_eligible
         """
     private static let deliveryColumns = """
         d.id, d.event_id, d.receiver, d.state, d.attempts, d.created_at, d.next_attempt_at, d.retry_until, d.delivered_at, d.last_error
@@ -53,13 +53,15 @@ extension PostgresStore {
         for event in events {
             let values: PostgresQuery = """
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name,
-                    client_address, user_agent, request_id, actor, detail, tenant)
+                    client_address, user_agent, request_id, actor, detail, reason, backup_eligible, tenant)
                 VALUES (\(event.id), \(event.type.rawValue), \(event.occurredAt), \(event.userHandle?.bytea), \(event.username?.utf8Bytea),
                     \(event.credentialID?.bytea), \(event.aaguid?.bytea), \(event.authenticatorName), \(event.clientAddress),
-                    \(event.userAgent), \(event.requestID), \(event.actor.storedText), \(event.detail?.utf8Bytea), \(tenant))
+                    \(event.userAgent), \(event.requestID), \(event.actor.storedText), \(event.detail?.utf8Bytea), \(event.reason),
+                    \(event.backupEligible), \(tenant))
                 """
             if outbox.receivers.isEmpty {
                 try await execute(values, on: connection)
+                try await countStatistics(of: event, of: tenant, on: connection)
                 continue
             }
             var query = PostgresQuery(unsafeSQL: "WITH event AS (")
@@ -76,6 +78,7 @@ extension PostgresStore {
             query.binds.append(event.occurredAt.addingTimeInterval(outbox.retryWindow))
             query.binds.append(outbox.receivers)
             try await execute(query, on: connection)
+            try await countStatistics(of: event, of: tenant, on: connection)
         }
     }
 
@@ -175,27 +178,37 @@ extension PostgresStore {
 
     /// A delivery's ID is unique across tenants and its lease owner is one dispatcher's, so the lease alone names it.
     public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
-        let query: PostgresQuery
+        var query: PostgresQuery
+        let counted: StatisticsMetric?
         switch outcome {
         case .delivered:
             query = """
-                UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = \(now), last_error = NULL,
-                    lease_owner = NULL, lease_until = NULL
-                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                WITH finished AS (
+                    UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, delivered_at = \(now), last_error = NULL,
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING tenant)
                 """
+            counted = .webhooksDelivered
         case .retry(let at, let error):
             query = """
-                UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = \(at), last_error = \(error),
-                    lease_owner = NULL, lease_until = NULL
-                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                WITH finished AS (
+                    UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = \(at), last_error = \(error),
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING tenant)
                 """
+            counted = nil
         case .dead(let error):
             query = """
-                UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = \(error),
-                    lease_owner = NULL, lease_until = NULL
-                WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING 1
+                WITH finished AS (
+                    UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = \(error),
+                        lease_owner = NULL, lease_until = NULL
+                    WHERE id = \(id) AND lease_owner = \(owner) AND state = 'pending' RETURNING tenant)
                 """
+            counted = .webhooksDead
         }
+        // The outcome's count in the same statement as the attempt.
+        if let counted { query.sql += Self.countWebhookOutcome(counted, day: StatisticsDay(now)) }
+        query.sql += " SELECT 1 FROM finished"
         return try await rows(query) { _ in true }.count == 1
     }
 
@@ -270,7 +283,7 @@ extension PostgresStore {
 
     // MARK: Rows
 
-    private static func event(_ row: inout ColumnReader) throws -> SecurityEvent {
+    static func event(_ row: inout ColumnReader) throws -> SecurityEvent {
         let sequence = try row.next(Int64.self)
         let id = try row.next(String.self)
         let typeText = try row.next(String.self)
@@ -282,7 +295,8 @@ extension PostgresStore {
             username: try row.optionalUTF8(), credentialID: try row.optionalBytes(), aaguid: try row.optionalBytes(),
             authenticatorName: try row.next(String?.self), clientAddress: try row.next(String?.self),
             userAgent: try row.next(String?.self), requestID: try row.next(String?.self),
-            actor: SecurityEventActor(storedText: try row.next(String.self)), detail: try row.optionalUTF8(), sequence: sequence)
+            actor: SecurityEventActor(storedText: try row.next(String.self)), detail: try row.optionalUTF8(),
+            reason: try row.next(String?.self), backupEligible: try row.next(Bool?.self), sequence: sequence)
     }
 
     private static func delivery(_ row: inout ColumnReader) throws -> WebhookDelivery {

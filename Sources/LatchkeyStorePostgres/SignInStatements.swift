@@ -159,7 +159,7 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v6"
+        static let name = "latchkey_record_sign_in_v7"
         static let sql = """
             WITH consumed AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $12 AND tenant = $27 RETURNING 1
@@ -178,10 +178,23 @@ enum SignInStatements {
             ), event AS (
                 -- The qualification, so the lock, is evaluated before the row draws its sequence number.
                 INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid,
-                    authenticator_name, client_address, user_agent, request_id, actor, detail, tenant)
-                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22, $27 FROM signed_in
+                    authenticator_name, client_address, user_agent, request_id, actor, detail, reason, backup_eligible, tenant)
+                SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22, $32, $33, $27 FROM signed_in
                 WHERE $13 IS NOT NULL AND (cardinality($24::text[]) = 0 OR EXISTS (SELECT FROM serialized))
                 RETURNING id, occurred_at, user_handle
+            ), active AS (
+                -- The event's statistics (PostgresStore+Statistics.swift): the user active once a day,
+                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+                SELECT $27, user_handle, 0, $28 FROM event WHERE $34
+                ON CONFLICT (tenant, user_handle) DO UPDATE SET last_active_day = EXCLUDED.last_active_day
+                WHERE statistics_users.last_active_day IS DISTINCT FROM EXCLUDED.last_active_day
+                RETURNING 1
+            ), counted AS (
+                -- and the day's counts, in one of the row's slots.
+                INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+                SELECT $27, $28, metric, dimension, $29, 1 FROM event, unnest($30::text[], $31::text[]) AS c(metric, dimension)
+                UNION ALL SELECT $27, $28, '\(StatisticsMetric.activeUsers.rawValue)', '', $29, 1 FROM active
+                ON CONFLICT (tenant, day, metric, dimension, slot) DO UPDATE SET count = daily_statistics.count + EXCLUDED.count
             ), deliveries AS (
                 INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until,
                     tenant)
@@ -194,17 +207,18 @@ enum SignInStatements {
         static let bindingDataTypes = [
             int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray, bytea,
             text, text, bytea, bytea, text, text, text, text, text, bytea, timestamptz, PostgresDataType.textArray, timestamptz, bytea,
-            text,
+            text, text, PostgresDataType.int2, PostgresDataType.textArray, PostgresDataType.textArray, text, bool, bool,
         ]
 
         let signIn: CompletedSignIn
-        /// The sign-in's one event, written with it (and its deliveries to `outbox`'s receivers).
+        /// The sign-in's one event, written with it (and its deliveries to `outbox`'s receivers, and its statistics).
+        /// Its statistics must be counts of one (as a sign-in's are), with no user change but ``UserStatisticsChange/signedIn``.
         let event: SecurityEvent?
         let outbox: WebhookOutbox
         let tenant: TenantID
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 27)
+            var bindings = PostgresBindings(capacity: 34)
             bindings.append(Int64(signIn.signCount))
             bindings.append(signIn.backedUp)
             bindings.append(signIn.userVerified)
@@ -232,7 +246,21 @@ enum SignInStatements {
             bindings.append(event?.occurredAt)
             bindings.append(event?.credentialID?.bytea)
             bindings.append(tenant)
+            let statistics = event.map(EventStatistics.init(of:))
+            bindings.append((statistics?.day ?? StatisticsDay(signIn.at)).description)
+            bindings.append(PostgresStore.statisticsSlot())
+            bindings.append(statistics?.counts.map(\.metric.rawValue) ?? [])
+            bindings.append(statistics?.counts.map(\.dimension) ?? [])
+            bindings.append(event?.reason)
+            bindings.append(event?.backupEligible)
+            bindings.append(statistics?.userChange?.change == .signedIn)
             return bindings
+        }
+
+        /// Whether ``event`` may be written by this statement: its statistics are what the statement counts.
+        static func counts(_ event: SecurityEvent) -> Bool {
+            let statistics = EventStatistics(of: event)
+            return statistics.counts.allSatisfy { $0.amount == 1 } && (statistics.userChange.map { $0.change == .signedIn } ?? true)
         }
 
         func decodeRow(_ row: PostgresRow) throws -> (consumed: Bool, recorded: Bool, owner: [UInt8]?) {

@@ -411,6 +411,29 @@ enum SQLiteSchema {
         DROP INDEX webhook_deliveries_by_state;
         CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries(tenant, state, id);
         """,
+        // 0.10: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), and the per-user state
+        // behind active users and passkey holders; a refused sign-in's reason code and a passkey's backup
+        // eligibility in its events, which the statistics count by.
+        """
+        ALTER TABLE security_events ADD COLUMN reason TEXT;
+        ALTER TABLE security_events ADD COLUMN backup_eligible INTEGER;
+        CREATE TABLE daily_statistics (
+            tenant TEXT NOT NULL,
+            day TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            dimension TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (tenant, day, metric, dimension)
+        ) WITHOUT ROWID;
+        CREATE INDEX daily_statistics_by_metric ON daily_statistics(tenant, metric, day);
+        CREATE TABLE statistics_users (
+            tenant TEXT NOT NULL,
+            user_handle BLOB NOT NULL,
+            passkeys INTEGER NOT NULL,
+            last_active_day TEXT,
+            PRIMARY KEY (tenant, user_handle)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

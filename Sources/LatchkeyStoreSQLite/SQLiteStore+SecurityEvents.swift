@@ -5,11 +5,12 @@ import LatchkeyStore
 extension SQLiteStore {
     static let eventColumns = """
         sequence, id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, client_address, \
-        user_agent, request_id, actor, detail
+        user_agent, request_id, actor, detail, reason, backup_eligible
         """
     private static let insertEvent = """
         INSERT INTO security_events (id, type, occurred_at, user_handle, username, credential_id, aaguid, authenticator_name, \
-        client_address, user_agent, request_id, actor, detail, tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
+        client_address, user_agent, request_id, actor, detail, reason, backup_eligible, tenant)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     private static let insertDelivery = """
         INSERT INTO webhook_deliveries (event_id, receiver, ordering_key, state, created_at, next_attempt_at, retry_until, tenant)
@@ -93,13 +94,14 @@ extension SQLiteStore {
                 try statement.bind(
                     event.id, event.type.rawValue, event.occurredAt, event.userHandle, event.username, event.credentialID,
                     event.aaguid, event.authenticatorName, event.clientAddress, event.userAgent, event.requestID,
-                    event.actor.storedText, event.detail)
+                    event.actor.storedText, event.detail, event.reason, event.backupEligible)
                 do {
                     try statement.step()
                 } catch is SQLiteConstraintError {
                     throw StoreError(.database, "an event with ID \(event.id) exists already")
                 }
             }
+            try Self.countStatistics(of: event, in: database)
             for receiver in webhooks.receivers {
                 try database.withStatement(Self.insertDelivery) { statement in
                     try statement.bind(
@@ -179,7 +181,7 @@ extension SQLiteStore {
     }
 
     public func finishWebhookDelivery(id: Int64, owner: String, outcome: WebhookAttemptOutcome, now: Date) async throws -> Bool {
-        try await withDatabase { database in
+        try await withTransaction { database in
             switch outcome {
             case .delivered:
                 try database.withStatement(Self.markDelivered) { statement in
@@ -197,7 +199,14 @@ extension SQLiteStore {
                     try statement.step()
                 }
             }
-            return database.changes == 1
+            let finished = database.changes == 1
+            let counted: StatisticsMetric? = switch outcome {
+            case .delivered: .webhooksDelivered
+            case .dead: .webhooksDead
+            case .retry: nil
+            }
+            if finished, let counted { try Self.add(StatisticsCount(counted), on: StatisticsDay(now), in: database) }
+            return finished
         }
     }
 
@@ -267,7 +276,7 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    private static func event(_ row: SQLiteStatement, from first: Int32) throws -> SecurityEvent {
+    static func event(_ row: SQLiteStatement, from first: Int32) throws -> SecurityEvent {
         guard let type = SecurityEventType(rawValue: row.text(first + 2)) else {
             throw StoreError(.database, "the store holds an event of unknown type \"\(row.text(first + 2))\"")
         }
@@ -278,7 +287,7 @@ extension SQLiteStore {
             authenticatorName: row.optionalText(first + 8), clientAddress: row.optionalText(first + 9),
             userAgent: row.optionalText(first + 10), requestID: row.optionalText(first + 11),
             actor: SecurityEventActor(storedText: row.text(first + 12)), detail: row.optionalText(first + 13),
-            sequence: row.int64(first))
+            reason: row.optionalText(first + 14), backupEligible: row.optionalBool(first + 15), sequence: row.int64(first))
     }
 
     private static func delivery(_ row: SQLiteStatement) -> WebhookDelivery {

@@ -266,3 +266,35 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `latchkey stats ...`: the statistics kept as the data changes.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "The per-day statistics behind GET /admin/v1/stats and the console.", subcommands: [Backfill.self])
+
+    /// `latchkey stats backfill`.
+    struct Backfill: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild a tenant's statistics from its events (after an upgrade from a Latchkey without them): live writes wait meanwhile; the webhook outcome counts are kept; the user totals are corrected to what the store holds when older events were purged.")
+
+        @Option(help: "The tenant whose statistics to rebuild (default: the default tenant, the configuration's).")
+        var tenant: String?
+
+        func validate() throws {
+            if let tenant, let problem = TenantID.problem(with: tenant) { throw ValidationError("--tenant: \(problem)") }
+        }
+
+        func run() async throws {
+            let rebuilt = try await withStore(creatingIfMissing: false) { store in
+                guard let tenant, let id = TenantID(tenant), id != .default else { return try await store.rebuildStatistics() }
+                _ = try await storedTenant(id, in: store)
+                return try await store.scoped(to: id).rebuildStatistics()
+            }
+            var line = "rebuilt the statistics from \(rebuilt.events) events: \(rebuilt.rows) rows"
+            if rebuilt.usersCorrection != 0 || rebuilt.usersWithPasskeyCorrection != 0 {
+                line += "; the user totals were corrected by \(rebuilt.usersCorrection) users and \(rebuilt.usersWithPasskeyCorrection) passkey holders, the history the events no longer hold (purged after their retention, or older than events)"
+            }
+            print(line)
+        }
+    }
+}

@@ -10,6 +10,9 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     /// A fresh store that writes a webhook delivery of each event for every receiver of the outbox.
     let makeWithOutbox: @Sendable (WebhookOutbox) async throws -> any LatchkeyStore
 
+    /// Two instances on one fresh, empty database, as several servers share one store.
+    let makePair: @Sendable (WebhookOutbox) async throws -> (any LatchkeyStore, any LatchkeyStore)
+
     /// A fresh store without webhook receivers.
     func make() async throws -> any LatchkeyStore { try await makeWithOutbox(.none) }
 
@@ -19,9 +22,19 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
     /// (`LATCHKEY_TEST_POSTGRES_URL`, see ``TestPostgres``); its cases fail without one unless
     /// `LATCHKEY_TEST_SKIP_POSTGRES=1` leaves them out.
     static let all: [StoreBackend] = [
-        StoreBackend(name: "SQLite", makeWithOutbox: { try SQLiteStore(path: TemporaryDatabase.newPath(), webhooks: $0) }),
+        StoreBackend(
+            name: "SQLite", makeWithOutbox: { try SQLiteStore(path: TemporaryDatabase.newPath(), webhooks: $0) },
+            makePair: { outbox in
+                let path = TemporaryDatabase.newPath()
+                return (try SQLiteStore(path: path, webhooks: outbox), try SQLiteStore(path: path, webhooks: outbox))
+            }),
     ] + (TestPostgres.skipped ? [] : [
-        StoreBackend(name: "PostgreSQL", makeWithOutbox: { try await TestPostgres.makeStore(webhooks: $0) }),
+        StoreBackend(
+            name: "PostgreSQL", makeWithOutbox: { try await TestPostgres.makeStore(webhooks: $0) },
+            makePair: { outbox in
+                let database = try await TestPostgres.makeDatabase()
+                return (try await TestPostgres.open(database, webhooks: outbox), try await TestPostgres.open(database, webhooks: outbox))
+            }),
     ])
 }
 

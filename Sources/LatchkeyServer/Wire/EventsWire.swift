@@ -48,3 +48,20 @@ struct WebhookDeliveryPage: ReplyBody {
 struct WebhookDeliveryReply: ReplyBody {
     var delivery: WebhookDeliverySummary
 }
+
+/// `GET /admin/v1/stats`: the range, every day of it, the totals and the outbox now.
+struct StatisticsReply: ReplyBody {
+    var from: String
+    var to: String
+    var days: [DailyStatistics]
+    var totals: StatisticsTotals
+    var outbox: OutboxHealth
+
+    init(_ overview: StatisticsOverview) {
+        from = overview.from.description
+        to = overview.to.description
+        days = overview.days
+        totals = overview.totals
+        outbox = overview.outbox
+    }
+}

@@ -38,6 +38,8 @@ package struct SecurityEventSummary: Encodable, Sendable {
     package var requestId: String?
     package var actor: Actor
     package var detail: String?
+    /// A refused sign-in's check, as a code.
+    package var reason: String?
 
     package init(_ event: SecurityEvent) {
         id = event.id
@@ -54,6 +56,7 @@ package struct SecurityEventSummary: Encodable, Sendable {
         requestId = event.requestID
         actor = Actor(type: event.actor.kind.rawValue, name: event.actor.name)
         detail = event.detail
+        reason = event.reason
     }
 }
 

@@ -35,13 +35,14 @@ package struct SecurityEventRecorder: Sendable {
     /// `credentialID`, a device key) from `origin`, with `detail` when there is more to say.
     package func event(
         _ type: SecurityEventType, _ origin: EventOrigin, user: UserRecord?, credential: CredentialRecord? = nil,
-        credentialID: [UInt8]? = nil, detail: String? = nil, at time: Date = Date()
+        credentialID: [UInt8]? = nil, detail: String? = nil, reason: String? = nil, at time: Date = Date()
     ) throws -> SecurityEvent {
         SecurityEvent(
             id: try Self.newID(), type: type, occurredAt: time, userHandle: user?.handle, username: user?.username,
             credentialID: credential?.id ?? credentialID, aaguid: credential?.aaguid,
             authenticatorName: credential.map { names.name(aaguid: $0.aaguid) }, clientAddress: origin.clientAddress,
-            userAgent: origin.userAgent, requestID: origin.requestID, actor: origin.actor, detail: detail)
+            userAgent: origin.userAgent, requestID: origin.requestID, actor: origin.actor, detail: detail,
+            reason: reason, backupEligible: credential?.backupEligible)
     }
 
     /// The detail of a rename (`passkey.renamed`, `device_key.renamed`): `renamed to "NAME"`, quoted

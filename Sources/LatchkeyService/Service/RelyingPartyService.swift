@@ -110,4 +110,5 @@ package final class RelyingPartyService: Sendable {
     package var appAttestation: AppAttestService { AppAttestService(service: self) }
     package var users: UserAdministration { UserAdministration(service: self) }
     package var eventLog: EventLog { EventLog(service: self) }
+    package var statistics: StatisticsReader { StatisticsReader(service: self) }
 }

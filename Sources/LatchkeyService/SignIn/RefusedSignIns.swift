@@ -13,10 +13,13 @@ extension RelyingPartyService {
         // The client's own refusal message; anything else is not for a user's history.
         let reason = (error as? ServiceError)?.message ?? (error as? WebAuthnError)?.message ?? "internal error"
         let detail = String((deviceKeyID == nil ? reason : "device key: " + reason).prefix(300))
+        let code = (error as? ServiceError).map { $0.reason?.rawValue ?? $0.code.rawValue }
+            ?? (error as? WebAuthnError).map { "\($0.code)" } ?? "internalError"
         do {
             // Not for an account deleted while it signed in: no event follows its account.deleted.
             try await store.recordEvent(
-                events.event(.signInRefused, origin, user: owner, credential: credential, credentialID: deviceKeyID, detail: detail),
+                events.event(.signInRefused, origin, user: owner, credential: credential, credentialID: deviceKeyID, detail: detail,
+                    reason: code),
                 whileItsUserExists: true)
         } catch {
             logger.error("could not record a refused sign-in", metadata: ["error": "\(error)"])

@@ -1,0 +1,178 @@
+import Foundation
+import LatchkeyStore
+import PostgresNIO
+
+/// The statistics, kept in each event's transaction by one statement per event: the event's counts and, when it
+/// changes its user's statistics row, that change and what it derives (``UserStatisticsState/apply(_:on:to:)`` in
+/// SQL), together.
+///
+/// Every instance adds to a day's rows at once (each sign-in adds to the same few), so each row is kept in
+/// ``statisticsSlots`` slots and a write takes one at random: concurrent writers rarely wait on one row's lock, and
+/// a read sums the slots.
+extension PostgresStore {
+    /// How many rows each (day, metric, dimension) is spread over.
+    static let statisticsSlots: Int16 = 8
+
+    static func statisticsSlot() -> Int16 { Int16.random(in: 0..<statisticsSlots) }
+
+    /// What a user change does to its `statistics_users` row (returning `value`), and the count it derives: its
+    /// metric and amount, when `value` meets the condition. `$1` is the tenant, `$2` the day, `$7` the user handle.
+    private static func userChangeSQL(_ change: UserStatisticsChange)
+        -> (change: String, metric: StatisticsMetric, amount: Int, condition: String)
+    {
+        switch change {
+        case .signedIn:
+            ("""
+             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES ($1, $7, 0, $2)
+             ON CONFLICT (tenant, user_handle) DO UPDATE SET last_active_day = EXCLUDED.last_active_day
+             WHERE statistics_users.last_active_day IS DISTINCT FROM EXCLUDED.last_active_day
+             RETURNING 1 AS value
+             """, .activeUsers, 1, "")
+        case .passkeyAdded:
+            ("""
+             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES ($1, $7, 1, NULL)
+             ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = statistics_users.passkeys + 1
+             RETURNING passkeys AS value
+             """, .usersWithPasskey, 1, "WHERE value = 1")
+        case .passkeyRemoved:
+            ("""
+             UPDATE statistics_users SET passkeys = passkeys - 1 WHERE tenant = $1 AND user_handle = $7 AND passkeys > 0
+             RETURNING passkeys AS value
+             """, .usersWithPasskey, -1, "WHERE value = 0")
+        case .deleted:
+            ("DELETE FROM statistics_users WHERE tenant = $1 AND user_handle = $7 RETURNING passkeys AS value",
+             .usersWithPasskey, -1, "WHERE value > 0")
+        }
+    }
+
+    private static let upsertCounts = """
+        ON CONFLICT (tenant, day, metric, dimension, slot) DO UPDATE SET count = daily_statistics.count + EXCLUDED.count
+        """
+
+    /// Adds what `event` counts to its day's rows, inside the caller's transaction (one statement).
+    static func countStatistics(of event: SecurityEvent, of tenant: TenantID, on connection: PostgresConnection) async throws {
+        let statistics = EventStatistics(of: event)
+        guard !statistics.counts.isEmpty || statistics.userChange != nil else { return }
+        var binds = PostgresBindings()
+        binds.append(tenant)
+        binds.append(statistics.day.description)
+        binds.append(statisticsSlot())
+        binds.append(statistics.counts.map(\.metric.rawValue))
+        binds.append(statistics.counts.map(\.dimension))
+        binds.append(statistics.counts.map(\.amount))
+        var sql = ""
+        var derived = ""
+        if let (handle, change) = statistics.userChange {
+            binds.append(handle.bytea)
+            let parts = userChangeSQL(change)
+            sql = "WITH changed AS (\(parts.change)) "
+            derived = "UNION ALL SELECT $1, $2, '\(parts.metric.rawValue)', '', $3, \(parts.amount)::bigint FROM changed \(parts.condition)"
+        }
+        sql += """
+            INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+            SELECT $1, $2, metric, dimension, $3, amount FROM unnest($4::text[], $5::text[], $6::bigint[]) AS c(metric, dimension, amount)
+            \(derived)
+            \(upsertCounts)
+            """
+        try await execute(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection)
+    }
+
+    /// The statement that adds one webhook outcome to today's row, as a CTE over `finished` (the delivery's row).
+    static func countWebhookOutcome(_ metric: StatisticsMetric, day: StatisticsDay) -> String {
+        """
+        , counted AS (
+            INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+            SELECT tenant, '\(day.description)', '\(metric.rawValue)', '', \(statisticsSlot()), 1 FROM finished
+            \(upsertCounts)
+        )
+        """
+    }
+
+    public func statistics(from: StatisticsDay, through: StatisticsDay) async throws -> StatisticsReport {
+        let tenant = tenant
+        let running = StatisticsMetric.allCases.filter(\.isRunningTotal).map(\.rawValue)
+        return try await withConnection { connection in
+            var rows: [StatisticsRow] = []
+            let query: PostgresQuery = """
+                SELECT day, metric, dimension, sum(count)::bigint FROM daily_statistics
+                WHERE tenant = \(tenant) AND day >= \(from.description) AND day <= \(through.description)
+                GROUP BY day, metric, dimension HAVING sum(count) <> 0 ORDER BY day, metric, dimension
+                """
+            for try await row in try await connection.query(query, logger: Self.silent) {
+                var columns = ColumnReader(row)
+                let dayText = try columns.next(String.self), metricText = try columns.next(String.self)
+                let dimension = try columns.next(String.self), count = try columns.next(Int64.self)
+                // A metric this Latchkey does not know (written by a newer one) is left out.
+                guard let day = StatisticsDay(dayText), let metric = StatisticsMetric(rawValue: metricText) else { continue }
+                rows.append(StatisticsRow(day: day, metric: metric, dimension: dimension, count: count))
+            }
+            var totals: [StatisticsMetric: Int64] = [:]
+            let before: PostgresQuery = """
+                SELECT metric, coalesce(sum(count), 0)::bigint FROM daily_statistics
+                WHERE tenant = \(tenant) AND metric = ANY(\(running)) AND day < \(from.description) GROUP BY metric
+                """
+            for try await row in try await connection.query(before, logger: Self.silent) {
+                var columns = ColumnReader(row)
+                let metricText = try columns.next(String.self), sum = try columns.next(Int64.self)
+                if let metric = StatisticsMetric(rawValue: metricText) { totals[metric] = sum }
+            }
+            for metric in StatisticsMetric.allCases where metric.isRunningTotal && totals[metric] == nil { totals[metric] = 0 }
+            return StatisticsReport(rows: rows, totalsBefore: totals)
+        }
+    }
+
+    /// One transaction that first locks both statistics tables against writes: live writes wait for it, then add to
+    /// the rows it wrote (their events committed after its reads, so it did not count them).
+    public func rebuildStatistics() async throws -> StatisticsRebuild {
+        let tenant = tenant
+        return try await transaction { connection in
+            try await Self.execute("LOCK TABLE daily_statistics, statistics_users IN EXCLUSIVE MODE", on: connection)
+            var accumulator = StatisticsAccumulator()
+            let events: PostgresQuery = """
+                SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE tenant = \(tenant) ORDER BY sequence
+                """
+            for try await row in try await connection.query(events, logger: Self.silent) {
+                var columns = ColumnReader(row)
+                accumulator.add(try Self.event(&columns))
+            }
+            let users = try await Self.rows(
+                "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant)", on: connection) { try $0.next(Int64.self) }.first ?? 0
+            let holders = try await Self.rows(
+                "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant)", on: connection
+            ) { try $0.next(Int64.self) }.first ?? 0
+            let correctionDay = accumulator.firstDay ?? StatisticsDay(Date())
+            let usersCorrection = users - accumulator.total(.users)
+            let holdersCorrection = holders - accumulator.total(.usersWithPasskey)
+            accumulator.add(StatisticsCount(.users, amount: usersCorrection), on: correctionDay)
+            accumulator.add(StatisticsCount(.usersWithPasskey, amount: holdersCorrection), on: correctionDay)
+
+            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map(\.rawValue)
+            try await Self.execute(
+                "DELETE FROM daily_statistics WHERE tenant = \(tenant) AND NOT metric = ANY(\(outbox))", on: connection)
+            try await Self.execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
+            let rows = accumulator.sortedRows
+            try await Self.execute("""
+                INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+                SELECT \(tenant), day, metric, dimension, 0, count
+                FROM unnest(\(rows.map(\.day.description))::text[], \(rows.map(\.metric.rawValue))::text[],
+                    \(rows.map(\.dimension))::text[], \(rows.map(\.count))::bigint[]) AS r(day, metric, dimension, count)
+                \(unescaped: Self.upsertCounts)
+                """, on: connection)
+            let active = accumulator.users.compactMap { handle, state in state.lastActiveDay.map { (handle, $0) } }
+            try await Self.execute("""
+                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+                SELECT \(tenant), handle, 0, day FROM unnest(\(active.map(\.0.bytea))::bytea[], \(active.map(\.1.description))::text[])
+                    AS a(handle, day)
+                """, on: connection)
+            // Each holder's passkeys as stored, whatever the events that remain say.
+            try await Self.execute("""
+                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+                SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = \(tenant) GROUP BY tenant, user_handle
+                ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = EXCLUDED.passkeys
+                """, on: connection)
+            return StatisticsRebuild(
+                events: accumulator.events, rows: rows.count, usersCorrection: usersCorrection,
+                usersWithPasskeyCorrection: holdersCorrection)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import LatchkeyStore
+
+/// The statistics, kept in each event's transaction: one upsert per count, and one statement on the user's
+/// statistics row when the event changes it (``UserStatisticsState/apply(_:on:to:)`` in SQL).
+extension SQLiteStore {
+    private static let addCount = """
+        INSERT INTO daily_statistics (tenant, day, metric, dimension, count) VALUES (current_tenant(), ?1, ?2, ?3, ?4)
+        ON CONFLICT (tenant, day, metric, dimension) DO UPDATE SET count = count + excluded.count
+        """
+    /// A row when the user had not signed in that day yet.
+    private static let markActive = """
+        INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
+        ON CONFLICT (tenant, user_handle) DO UPDATE SET last_active_day = excluded.last_active_day
+        WHERE last_active_day IS NOT excluded.last_active_day
+        RETURNING 1
+        """
+    private static let addPasskey = """
+        INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 1, NULL)
+        ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = passkeys + 1
+        RETURNING passkeys
+        """
+    private static let removePasskey = """
+        UPDATE statistics_users SET passkeys = passkeys - 1 WHERE tenant = current_tenant() AND user_handle = ?1 AND passkeys > 0
+        RETURNING passkeys
+        """
+    private static let deleteUser = "DELETE FROM statistics_users WHERE tenant = current_tenant() AND user_handle = ?1 RETURNING passkeys"
+
+    /// Adds what `event` counts to its day's rows, in the event's transaction.
+    static func countStatistics(of event: SecurityEvent, in database: SQLiteConnection) throws {
+        let statistics = EventStatistics(of: event)
+        for count in statistics.counts { try add(count, on: statistics.day, in: database) }
+        guard let (handle, change) = statistics.userChange else { return }
+        let sql = switch change {
+        case .signedIn: markActive
+        case .passkeyAdded: addPasskey
+        case .passkeyRemoved: removePasskey
+        case .deleted: deleteUser
+        }
+        let returned = try database.withStatement(sql) { statement -> Int64? in
+            if change == .signedIn { try statement.bind(handle, statistics.day.description) } else { try statement.bind(handle) }
+            let value = try statement.step() ? statement.int64(0) : nil
+            try statement.finish()
+            return value
+        }
+        let derived: StatisticsCount? = switch (change, returned) {
+        case (.signedIn, .some): StatisticsCount(.activeUsers)
+        case (.passkeyAdded, 1): StatisticsCount(.usersWithPasskey)
+        case (.passkeyRemoved, 0): StatisticsCount(.usersWithPasskey, amount: -1)
+        case (.deleted, .some(let passkeys)) where passkeys > 0: StatisticsCount(.usersWithPasskey, amount: -1)
+        default: nil
+        }
+        if let derived { try add(derived, on: statistics.day, in: database) }
+    }
+
+    static func add(_ count: StatisticsCount, on day: StatisticsDay, in database: SQLiteConnection) throws {
+        try database.withStatement(addCount) { statement in
+            try statement.bind(day.description, count.metric.rawValue, count.dimension, count.amount)
+            try statement.step()
+        }
+    }
+
+    public func statistics(from: StatisticsDay, through: StatisticsDay) async throws -> StatisticsReport {
+        try await withDatabase { database in
+            let rows = try database.withStatement("""
+                SELECT day, metric, dimension, count FROM daily_statistics
+                WHERE tenant = current_tenant() AND day >= ?1 AND day <= ?2 AND count <> 0 ORDER BY day, metric, dimension
+                """) { statement in
+                try statement.bind(from.description, through.description)
+                var rows: [StatisticsRow] = []
+                while try statement.step() {
+                    // A metric this Latchkey does not know (written by a newer one) is left out.
+                    guard let day = StatisticsDay(statement.text(0)), let metric = StatisticsMetric(rawValue: statement.text(1)) else {
+                        continue
+                    }
+                    rows.append(StatisticsRow(day: day, metric: metric, dimension: statement.text(2), count: statement.int64(3)))
+                }
+                return rows
+            }
+            var totals: [StatisticsMetric: Int64] = [:]
+            for metric in StatisticsMetric.allCases where metric.isRunningTotal {
+                totals[metric] = try database.withStatement("""
+                    SELECT coalesce(sum(count), 0) FROM daily_statistics WHERE tenant = current_tenant() AND metric = ?1 AND day < ?2
+                    """) { statement in
+                    try statement.bind(metric.rawValue, from.description)
+                    return try statement.step() ? statement.int64(0) : 0
+                }
+            }
+            return StatisticsReport(rows: rows, totalsBefore: totals)
+        }
+    }
+
+    /// One transaction, so live writes wait for it (SQLite has one writer).
+    public func rebuildStatistics() async throws -> StatisticsRebuild {
+        try await withTransaction { database in
+            var accumulator = StatisticsAccumulator()
+            try database.withStatement(
+                "SELECT \(Self.eventColumns) FROM security_events WHERE tenant = current_tenant() ORDER BY sequence"
+            ) { statement in
+                while try statement.step() { accumulator.add(try Self.event(statement, from: 0)) }
+            }
+            let users = try Self.count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database)
+            let holders = try Self.count(
+                "SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database)
+            let correctionDay = accumulator.firstDay ?? StatisticsDay(Date())
+            let usersCorrection = users - accumulator.total(.users)
+            let holdersCorrection = holders - accumulator.total(.usersWithPasskey)
+            accumulator.add(StatisticsCount(.users, amount: usersCorrection), on: correctionDay)
+            accumulator.add(StatisticsCount(.usersWithPasskey, amount: holdersCorrection), on: correctionDay)
+
+            let outboxMetrics = StatisticsMetric.allCases.filter(\.isFromOutbox).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            try database.withStatement(
+                "DELETE FROM daily_statistics WHERE tenant = current_tenant() AND metric NOT IN (\(outboxMetrics))"
+            ) { try $0.finish() }
+            try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant()") { try $0.finish() }
+            let rows = accumulator.sortedRows
+            for row in rows { try Self.add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
+            for (handle, state) in accumulator.users where state.lastActiveDay != nil {
+                try database.withStatement("""
+                    INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
+                    """) { statement in
+                    try statement.bind(handle, state.lastActiveDay?.description)
+                    try statement.step()
+                }
+            }
+            // Each holder's passkeys as stored, whatever the events that remain say.
+            try database.withStatement("""
+                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+                SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle
+                ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys
+                """) { try $0.finish() }
+            return StatisticsRebuild(
+                events: accumulator.events, rows: rows.count, usersCorrection: usersCorrection,
+                usersWithPasskeyCorrection: holdersCorrection)
+        }
+    }
+
+    private static func count(_ sql: String, in database: SQLiteConnection) throws -> Int64 {
+        try database.withStatement(sql) { statement in try statement.step() ? statement.int64(0) : 0 }
+    }
+}
