@@ -44,10 +44,14 @@ public enum LatchkeyServer {
             tenants: TenantRefresher(), logger: logger)
     }
 
-    /// The admin listener's site of `service`'s tenant; with `tenants`, the default tenant's, with `/admin/v1/tenants`.
-    static func adminSite(service: RelyingPartyService, tenants: TenantRefresher? = nil, logger: Logger) -> Site {
+    /// The admin listener's site of `service`'s tenant; with `tenants`, the default tenant's, with `/admin/v1/tenants`;
+    /// with `console`, the operator console at `/console/`.
+    static func adminSite(
+        service: RelyingPartyService, tenants: TenantRefresher? = nil, console: OperatorConsole? = nil, logger: Logger
+    ) -> Site {
         let router = Router()
         addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
+        console?.addRoutes(to: router)
         return Site(routes: router.routes, responder: responder(service, router, logger: logger))
     }
 
@@ -80,17 +84,19 @@ public enum LatchkeyServer {
     /// The main listener's site of `service`'s tenant; `files` are the page's (read from `publicDirectory` when nil).
     static func site(
         service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, tenants: TenantRefresher? = nil,
-        logger: Logger
+        console: OperatorConsole? = nil, logger: Logger
     ) throws -> Site {
         let configuration = service.configuration
         let router = Router()
         addServiceRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
+        // The console goes where the admin API is.
+        if configuration.adminAddress == nil { console?.addRoutes(to: router) }
         HealthController(health: service.health).addRoutes(to: router)
         if let metricsRegistry, !configuration.metricsToken.isEmpty {
             MetricsEndpoint(registry: metricsRegistry, token: configuration.metricsToken).addRoutes(to: router)
         }
         var responder = responder(service, router, logger: logger)
-        responder.files = try files ?? StaticFiles(folder: configuration.publicDirectory)
+        responder.files = try files ?? StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
         if service.operations == .on { responder.ceremonyMetrics = CeremonyMetrics(metrics: service.metrics, tenant: service.store.tenant) }
         switch service.policy.crossOriginRequests {
         case .anyOriginWithCredentials:
@@ -155,7 +161,13 @@ public enum LatchkeyServer {
         let directory = TenantDirectory(server: configuration, stored: try await shared.store.tenantDirectory())
         for problem in directory.problems { logger.warning("\(problem)") }
         if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
-        let files = try StaticFiles(folder: configuration.publicDirectory)
+        let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
+        let console = try OperatorConsole(
+            operatorService: RelyingPartyService(
+                configuration: try OperatorRelyingParty.configuration(server: configuration),
+                store: store.scoped(to: .operators, webhooks: .none), attestationTrust: trust, appAttestRoots: [], metrics: shared.metrics,
+                operations: operations, authenticatorNames: names, limits: limits),
+            tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
         let makers = TenantSites.Makers(
             service: { tenant in
                 var tenantTrust = trust
@@ -170,10 +182,12 @@ public enum LatchkeyServer {
             },
             admin: { service in adminSite(service: service, logger: tenantLogger(logger, service)).responder })
         let refresher = TenantRefresher()
-        let defaultSite = try site(service: shared, metricsRegistry: metricsRegistry, files: files, tenants: refresher, logger: logger)
+        let defaultSite = try site(
+            service: shared, metricsRegistry: metricsRegistry, files: files, tenants: refresher, console: console, logger: logger)
         let sites = TenantSites(
             directory: directory, defaultService: shared, defaultMain: defaultSite.responder,
-            defaultAdmin: adminSite(service: shared, tenants: refresher, logger: logger).responder, makers: makers, logger: logger)
+            defaultAdmin: adminSite(service: shared, tenants: refresher, console: console, logger: logger).responder, makers: makers,
+            logger: logger)
         let watcher = TenantDirectoryWatcher(store: shared.store, server: configuration, sites: sites, logger: logger)
         refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.

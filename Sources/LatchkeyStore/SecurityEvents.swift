@@ -42,6 +42,8 @@ public struct SecurityEventActor: Sendable, Equatable, Hashable {
         case admin
         /// Latchkey itself, or an operator at its command line.
         case system
+        /// An operator signed in to the console; the name is the operator's.
+        case `operator`
     }
 
     public var kind: Kind
@@ -56,6 +58,7 @@ public struct SecurityEventActor: Sendable, Equatable, Hashable {
     public static let user = SecurityEventActor(.user)
     public static func admin(_ keyName: String) -> SecurityEventActor { SecurityEventActor(.admin, name: keyName) }
     public static func system(_ part: String) -> SecurityEventActor { SecurityEventActor(.system, name: part) }
+    public static func `operator`(_ name: String) -> SecurityEventActor { SecurityEventActor(.operator, name: name) }
 
     /// `user`, `admin:NAME` or `system:PART`, as stored.
     public var storedText: String {

@@ -298,3 +298,34 @@ struct StatsCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `latchkey operators ...`: the people who sign in to the console.
+struct OperatorsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "operators", abstract: "The operators who sign in to the console (/console/) with a passkey.",
+        subcommands: [Add.self])
+
+    /// `latchkey operators add NAME`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an operator (or another passkey for one) and print the one-time link, valid for a day, that enrolls their passkey at consoleOrigin.")
+
+        @Argument(help: "The operator's name, as usernames are written.")
+        var name: String
+
+        func run() async throws {
+            let enrollment = try await withStore { store in
+                let settings = try loadConfiguration().configuration
+                do {
+                    return try await OperatorRelyingParty.add(name, store: store, configuration: settings)
+                } catch let error as ServiceError {
+                    throw CommandFailure("operators add: \(error.message)", exitCode: 65)
+                }
+            }
+            let when = enrollment.expiresAt.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
+            print(enrollment.created ? "operator \(enrollment.name) added" : "operator \(enrollment.name) exists: this link adds another passkey")
+            print("open this link once, before \(when), to enroll the operator's passkey:")
+            print(enrollment.url)
+        }
+    }
+}

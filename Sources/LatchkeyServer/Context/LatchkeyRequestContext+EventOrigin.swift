@@ -2,12 +2,13 @@ import LatchkeyService
 import LatchkeyStore
 
 extension LatchkeyRequestContext {
-    /// This request as the origin of a change: the user's own, or the admin key's on admin routes.
+    /// This request as the origin of a change: the user's own, the admin key's on admin routes, or the operator's on
+    /// the console's.
     func eventOrigin(_ request: Request) -> EventOrigin {
         EventOrigin(
             clientAddress: clientAddress == .unknown ? peerAddress : clientAddress.key,
             userAgent: request.headers[.userAgent], requestID: requestID,
-            actor: adminKeyName.map(SecurityEventActor.admin) ?? .user)
+            actor: operatorName.map(SecurityEventActor.operator) ?? adminKeyName.map(SecurityEventActor.admin) ?? .user)
     }
 
     /// What log lines name a request by: the matched route template, or for a path no route matched, the path

@@ -17,6 +17,11 @@ struct ServiceRoutes: Sendable {
             sessionLifetime: service.configuration.sessionTimeout, challengeLifetime: service.configuration.challengeTimeout)
     }
 
+    init(service: RelyingPartyService, cookies: ServiceCookies) {
+        self.service = service
+        self.cookies = cookies
+    }
+
     /// The request as the service sees its caller.
     func caller(_ request: Request, _ context: LatchkeyRequestContext) -> Caller {
         Caller(

@@ -7,14 +7,20 @@ import WebAuthn
 /// `latchkey_device_key` or `latchkey_app_attest` (with the `__Host-` prefix over https, so no sibling domain can
 /// set them). One cookie per ceremony kind lets a registration and a sign-in run side by side. SameSite=None
 /// (over https) lets a caller on another origin, such as the FIDO conformance tool, send them back.
+///
+/// The console's operators carry theirs under another ``prefix`` (`latchkey_console_session`, …), so that a site
+/// and its console on one host (cookies do not tell ports apart) never overwrite each other's, and in cookies only
+/// (``acceptsBearer`` off), so that what the console's CSRF guard protects is all there is.
 struct ServiceCookies: Sendable {
     let secure: Bool
     let crossSite: Bool
     let sessionLifetime: Int
     let challengeLifetime: Int
+    var prefix = "latchkey"
+    var acceptsBearer = true
 
     /// `latchkey_session`, or `__Host-latchkey_session` over https.
-    var sessionName: String { Cookie.name("latchkey_session", secure: secure) }
+    var sessionName: String { Cookie.name(prefix + "_session", secure: secure) }
 
     /// The cookie that hands a new session's token to a browser.
     func session(_ token: String) -> Cookie {
@@ -28,7 +34,7 @@ struct ServiceCookies: Sendable {
 
     /// The session tokens `request` carries, in the order they are tried: `Authorization: Bearer` first, then the cookie.
     func sessionTokens(in request: Request) -> [String] {
-        [Self.bearerToken(in: request), request.cookieValue(named: sessionName)].compactMap { $0 }
+        [acceptsBearer ? Self.bearerToken(in: request) : nil, request.cookieValue(named: sessionName)].compactMap { $0 }
     }
 
     /// The token in `Authorization: Bearer TOKEN` (the scheme in any case).
@@ -43,12 +49,12 @@ struct ServiceCookies: Sendable {
     /// The name of the cookie that holds the bindings of `kind`'s challenges.
     func ceremonyName(_ kind: CeremonyKind) -> String {
         let name = switch kind {
-        case .registration: "latchkey_registration"
-        case .signIn: "latchkey_signin"
-        case .deviceKeyEnrollment, .deviceKeySignIn: "latchkey_device_key"
-        case .appAttest: "latchkey_app_attest"
+        case .registration: "_registration"
+        case .signIn: "_signin"
+        case .deviceKeyEnrollment, .deviceKeySignIn: "_device_key"
+        case .appAttest: "_app_attest"
         }
-        return Cookie.name(name, secure: secure)
+        return Cookie.name(prefix + name, secure: secure)
     }
 
     /// The bindings of `kind` that `request`'s ceremony cookie holds, newest first, decoded (a part that is not

@@ -23,8 +23,9 @@ struct StaticFiles: Sendable {
     /// The most bytes read from the folder; past it, start-up fails rather than filling memory.
     static let maximumBytes = 64 * 1024 * 1024
 
-    /// Reads every file under `folder`; a folder that does not exist serves nothing.
-    init(folder: String) throws {
+    /// Reads every file under `folder` but those in its subfolders named in `excluding`; a folder that does not
+    /// exist serves nothing.
+    init(folder: String, excluding: Set<String> = []) throws {
         var files: [String: File] = [:]
         let root = URL(fileURLWithPath: folder).standardizedFileURL
         guard let walker = FileManager.default.enumerator(
@@ -37,13 +38,15 @@ struct StaticFiles: Sendable {
         for case let url as URL in walker {
             let values = try url.resourceValues(forKeys: [.isRegularFileKey, .contentModificationDateKey])
             guard values.isRegularFile == true else { continue }
+            let relative = url.standardizedFileURL.path.dropFirst(root.path.count)
+            let path = relative.hasPrefix("/") ? String(relative) : "/" + relative
+            let segments = path.split(separator: "/")
+            if segments.count > 1, excluding.contains(String(segments[0])) { continue }
             let bytes = try Array(Data(contentsOf: url))
             total += bytes.count
             guard total <= Self.maximumBytes else {
                 throw ConfigurationError("publicDirectory holds more than \(Self.maximumBytes / 1024 / 1024) MiB: it is served from memory")
             }
-            let relative = url.standardizedFileURL.path.dropFirst(root.path.count)
-            let path = relative.hasPrefix("/") ? String(relative) : "/" + relative
             let file = Self.file(bytes, named: url.lastPathComponent, modified: values.contentModificationDate ?? Date())
             files[path] = file
             if url.lastPathComponent == "index.html" {

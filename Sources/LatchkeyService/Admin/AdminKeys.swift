@@ -35,16 +35,20 @@ public enum AdminKeys {
         return key
     }
 
-    /// Revokes the key named `name` at once, on every instance; false when there is none.
-    public static func revoke(named name: String, in store: any BackendStore, now: Date = Date()) async throws -> Bool {
-        try await store.deleteAdminKey(named: name, recording: [try event(.adminKeyRevoked, name: name, now: now)])
+    /// Revokes the key named `name` at once, on every instance; false when there is none. `actor` revoked it: the
+    /// command line (the system), or an operator in the console.
+    public static func revoke(
+        named name: String, in store: any BackendStore, by actor: SecurityEventActor = .system("cli"), now: Date = Date()
+    ) async throws -> Bool {
+        try await store.deleteAdminKey(named: name, recording: [try event(.adminKeyRevoked, name: name, by: actor, now: now)])
     }
 
-    /// Admin keys are made and revoked at the command line: the operator acts as the system.
-    private static func event(_ type: SecurityEventType, name: String, now: Date) throws -> SecurityEvent {
+    /// Admin keys are made at the command line (the system acts) and revoked there or in the console.
+    private static func event(
+        _ type: SecurityEventType, name: String, by actor: SecurityEventActor = .system("cli"), now: Date
+    ) throws -> SecurityEvent {
         SecurityEvent(
-            id: try SecurityEventRecorder.newID(), type: type, occurredAt: now, actor: .system("cli"),
-            detail: "admin key \(name.debugDescription)")
+            id: try SecurityEventRecorder.newID(), type: type, occurredAt: now, actor: actor, detail: "admin key \(name.debugDescription)")
     }
 
     /// The hash the store keeps of a key.

@@ -21,6 +21,11 @@ package struct RegistrationOptionsRequest: Decodable, Sendable {
     package var attestationFormats: [String]?
     /// Echoed as sent; must be an object.
     package var extensions: EchoedExtensions?
+
+    /// A request that spends `enrollmentTicket`, asking nothing else.
+    package init(enrollmentTicket: String) {
+        self.enrollmentTicket = enrollmentTicket
+    }
 }
 
 /// `POST /attestation/result` body: a `RegistrationResponseJSON` (WebAuthn §5.1, `toJSON()`), or

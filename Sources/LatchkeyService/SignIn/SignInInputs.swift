@@ -10,6 +10,9 @@ package struct SignInOptionsRequest: Decodable, Sendable {
     package var extensions: EchoedExtensions?
     /// Carried back in the sign-in token's `nonce` claim.
     package var nonce: String?
+
+    /// A usernameless request, asking nothing else.
+    package init() {}
 }
 
 /// `POST /assertion/result` body: an `AuthenticationResponseJSON` (WebAuthn §5.1, `toJSON()`).

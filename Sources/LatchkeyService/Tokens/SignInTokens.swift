@@ -81,14 +81,15 @@ package final class SignInTokens: Sendable {
     /// Adds a new signing key, the next generation after `existing`, that signs from `signsFrom`;
     /// nil when another process added that generation first.
     package static func addKey(
-        to store: any BackendStore, after existing: [SigningKeyRecord], now: Date = Date(), signsFrom: Date? = nil
+        to store: any BackendStore, after existing: [SigningKeyRecord], now: Date = Date(), signsFrom: Date? = nil,
+        by actor: SecurityEventActor = .system("tokens")
     ) async throws -> SigningKeyRecord? {
         let key = try TokenSigningKey.generate()
         let record = SigningKeyRecord(
             generation: (existing.map(\.generation).max() ?? 0) + 1, keyID: key.keyID, privateKey: try key.pem(), createdAt: now,
             signsFrom: signsFrom ?? now)
         let event = SecurityEvent(
-            id: try SecurityEventRecorder.newID(), type: .signingKeyRotated, occurredAt: now, actor: .system("tokens"),
+            id: try SecurityEventRecorder.newID(), type: .signingKeyRotated, occurredAt: now, actor: actor,
             detail: "generation \(record.generation), key ID \(record.keyID), signs from \(RFC3339.string(record.signsFrom))")
         return try await store.addSigningKey(record, recording: [event]) ? record : nil
     }
@@ -100,10 +101,15 @@ package final class SignInTokens: Sendable {
     /// Adds a signing key, published at once, that signs `activateIn` seconds from now on every
     /// instance (within ``refreshInterval``); the previous one stays published while tokens it
     /// signed may be live.
-    package static func rotate(_ store: any BackendStore, activateIn: TimeInterval = defaultActivationDelay, now: Date = Date()) async throws -> SigningKeyRecord {
+    package static func rotate(
+        _ store: any BackendStore, activateIn: TimeInterval = defaultActivationDelay, by actor: SecurityEventActor = .system("tokens"),
+        now: Date = Date()
+    ) async throws -> SigningKeyRecord {
         for _ in 0..<3 {
             let existing = try await store.signingKeys()
-            if let added = try await addKey(to: store, after: existing, now: now, signsFrom: now.addingTimeInterval(activateIn)) {
+            if let added = try await addKey(
+                to: store, after: existing, now: now, signsFrom: now.addingTimeInterval(activateIn), by: actor
+            ) {
                 return added
             }
         }

@@ -1,0 +1,144 @@
+import Foundation
+import LatchkeyService
+import LatchkeyStore
+import WebAuthn
+
+/// The operator console: its page at `/console/` (the `console` folder of `publicDirectory`, which the main site
+/// does not serve), the operators' own ceremonies and session under `/console/api`, and the admin API of the site's
+/// tenant under `/console/api/v1` (the same routes as `/admin/v1`) for a signed-in operator, whose every change is
+/// an event with the operator as its actor. Every API route is behind ``ConsoleRequestGuard``.
+struct OperatorConsole: Sendable {
+    /// The folder of `publicDirectory` the console's page is in.
+    static let folder = "console"
+
+    /// The operators' relying party, with the console's cookies.
+    let operators: ServiceRoutes
+    /// The tenant the console shows and changes.
+    let tenant: ServiceRoutes
+    let files: StaticFiles
+
+    init(operatorService: RelyingPartyService, tenant: ServiceRoutes, publicDirectory: String) throws {
+        let configuration = operatorService.configuration
+        operators = ServiceRoutes(service: operatorService, cookies: ServiceCookies(
+            secure: configuration.usesHTTPS, crossSite: false, sessionLifetime: configuration.sessionTimeout,
+            challengeLifetime: configuration.challengeTimeout, prefix: "latchkey_console", acceptsBearer: false))
+        self.tenant = tenant
+        files = try StaticFiles(folder: URL(fileURLWithPath: publicDirectory).appendingPathComponent(Self.folder).path)
+    }
+
+    /// The console's origin: the operators' relying party's only one.
+    var origin: String { operators.service.configuration.origins.first ?? "" }
+
+    func addRoutes(to router: Router) {
+        // `/console` and `/console/` are one route.
+        let files = files
+        router.get("console/", immediately: { request, _ in try Self.file("/", of: files, request) })
+        router.get("console/{file}", immediately: { request, context in
+            try Self.file("/" + (context.parameters.get("file") ?? ""), of: files, request)
+        })
+
+        let api = router.group("console/api").add(middleware: ConsoleRequestGuard(origin: origin))
+        let signedIn = OperatorSessionAuthenticator(sessions: operators.service.sessions, cookies: operators.cookies)
+        api.post("enroll/options", use: enrollmentOptions)
+        api.post("enroll/result", use: enrollmentResult)
+        api.post("sign-in/options", use: signInOptions)
+        api.post("sign-in/result", use: signInResult)
+        let session = api.group("session").add(middleware: signedIn)
+        session.get(use: currentSession)
+        session.delete(use: signOut)
+
+        let admin = api.group("v1").add(middleware: signedIn)
+        AdminController(routes: tenant).addRoutes(to: admin)
+        EventsController(routes: tenant).addAdminRoutes(to: admin)
+        StatisticsController(routes: tenant).addAdminRoutes(to: admin)
+        ConsoleKeysController(routes: tenant).addRoutes(to: admin)
+    }
+
+    private static func file(_ path: String, of files: StaticFiles, _ request: Request) throws -> Response {
+        guard let file = files.file(at: path) else { throw APIError(.notFound, "the console has no file \(path.debugDescription)") }
+        return StaticFiles.reply(file, to: request)
+    }
+
+    // MARK: The operators' ceremonies
+
+    /// `{"enrollmentTicket"}` from the link `latchkey operators add` printed: options for the operator's passkey.
+    @Sendable func enrollmentOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let body = try request.decode(as: EnrollmentOptionsRequest.self)
+        guard let ticket = body.enrollmentTicket, !ticket.isEmpty else {
+            throw APIError.badRequest("enrollmentTicket is required: open the link `latchkey operators add` printed")
+        }
+        let issued = try await operators.service.registration.options(
+            RegistrationOptionsRequest(enrollmentTicket: ticket), appAttestation: AppAttestProof(header: nil, body: [], binding: .none),
+            caller: operators.caller(request, context), presented: operators.binding(.registration, request))
+        return operators.reply(issued, .registration)
+    }
+
+    /// The new passkey: the operator is signed in (the session only in its HttpOnly cookie).
+    @Sendable func enrollmentResult(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let credential = try request.decode(as: RegistrationCredential.self)
+        let registered = try await operators.service.registration.finish(
+            credential, caller: operators.caller(request, context), presented: operators.binding(.registration, request))
+        var response = JSONResponse.make(OperatorReply(operator: registered.username))
+        response.setCookie(operators.cookies.clearingCeremony(.registration))
+        if let session = registered.session { response.setCookie(operators.cookies.session(session.token)) }
+        return response
+    }
+
+    /// Usernameless options: the operator's passkey names the operator.
+    @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let issued = try await operators.service.signIn.options(
+            SignInOptionsRequest(), caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
+        return operators.reply(issued, .signIn)
+    }
+
+    @Sendable func signInResult(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let credential = try request.decode(as: SignInCredential.self)
+        let signedIn = try await operators.service.signIn.finish(
+            credential, caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
+        var response = JSONResponse.make(OperatorReply(operator: signedIn.user.username))
+        response.setCookie(operators.cookies.clearingCeremony(.signIn))
+        response.setCookie(operators.cookies.session(signedIn.session.token))
+        return response
+    }
+
+    /// Who is signed in, until when, and the CSRF token every change needs.
+    @Sendable func currentSession(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let token = request.cookieValue(named: operators.cookies.sessionName) ?? ""
+        guard let session = try await operators.service.sessions.current(presented: [token]) else {
+            throw APIError(.unauthorized, "sign in to the console with your operator passkey")
+        }
+        return JSONResponse.make(OperatorSessionReply(
+            operator: session.user.username, expiresAt: RFC3339.string(session.session.expiresAt),
+            csrfToken: ConsoleCSRF.token(forSession: token), rpId: operators.service.relyingParty.id,
+            tenant: tenant.service.store.tenant.rawValue))
+    }
+
+    @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        // The operator, as the account service knows a signed-in caller (the admin routes are given no identity).
+        var context = context
+        context.identity = try await operators.service.sessions.current(presented: operators.cookies.sessionTokens(in: request))
+        try await operators.service.account.signOut(caller: operators.caller(request, context))
+        var response = JSONResponse.ok()
+        response.setCookie(operators.cookies.clearingSession())
+        return response
+    }
+}
+
+/// `POST /console/api/enroll/options`.
+struct EnrollmentOptionsRequest: Decodable, Sendable {
+    var enrollmentTicket: String?
+}
+
+/// Who signed in to the console (never the session token: it stays in its cookie).
+struct OperatorReply: ReplyBody {
+    var `operator`: String
+}
+
+/// `GET /console/api/session`.
+struct OperatorSessionReply: ReplyBody {
+    var `operator`: String
+    var expiresAt: String
+    var csrfToken: String
+    var rpId: String
+    var tenant: String
+}
