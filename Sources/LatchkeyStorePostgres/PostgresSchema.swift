@@ -326,7 +326,7 @@ enum PostgresSchema {
             "DROP INDEX webhook_deliveries_by_state",
             "CREATE INDEX webhook_deliveries_by_state ON webhook_deliveries (tenant, state, id)",
         ],
-        // 0.10: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), each row in several slots
+        // 0.9: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), each row in several slots
         // that concurrent writers pick at random; the per-user state behind active users and passkey holders; a
         // refused sign-in's reason code and a passkey's backup eligibility in its events, which the statistics count by.
         [

@@ -44,7 +44,10 @@ struct ConfigurationTests {
     @Test func withoutFileOrVariablesEveryKeyHasItsDefault() throws {
         let result = try loaded([:])
         #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
-        let derived = ["origins": "from rpID and port", "tokenIssuer": "the first origin", "tokenAudience": "from rpID"]
+        let derived = [
+            "origins": "from rpID and port", "tokenIssuer": "the first origin", "tokenAudience": "from rpID",
+            "consoleOrigin": "from adminAddress or origins",
+        ]
         for key in LatchkeyConfiguration.keys {
             #expect(result.sources[key.name] == derived[key.name].map(ConfigurationSource.derived) ?? .defaultValue, "\(key.name)")
         }

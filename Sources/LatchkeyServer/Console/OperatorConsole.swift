@@ -87,7 +87,7 @@ struct OperatorConsole: Sendable {
     /// Usernameless options: the operator's passkey names the operator.
     @Sendable func signInOptions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let issued = try await operators.service.signIn.options(
-            SignInOptionsRequest(), caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
+            .usernameless, caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
         return operators.reply(issued, .signIn)
     }
 

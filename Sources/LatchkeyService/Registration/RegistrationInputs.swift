@@ -21,10 +21,12 @@ package struct RegistrationOptionsRequest: Decodable, Sendable {
     package var attestationFormats: [String]?
     /// Echoed as sent; must be an object.
     package var extensions: EchoedExtensions?
+}
 
-    /// A request that spends `enrollmentTicket`, asking nothing else.
+extension RegistrationOptionsRequest {
+    /// A request that spends `enrollmentTicket`, asking nothing else (an extension's, so the memberwise one stays).
     package init(enrollmentTicket: String) {
-        self.enrollmentTicket = enrollmentTicket
+        self.init(username: nil, enrollmentTicket: enrollmentTicket)
     }
 }
 

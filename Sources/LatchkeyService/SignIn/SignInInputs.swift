@@ -10,9 +10,11 @@ package struct SignInOptionsRequest: Decodable, Sendable {
     package var extensions: EchoedExtensions?
     /// Carried back in the sign-in token's `nonce` claim.
     package var nonce: String?
+}
 
-    /// A usernameless request, asking nothing else.
-    package init() {}
+extension SignInOptionsRequest {
+    /// A usernameless request, asking nothing else (an extension's, so the memberwise one stays).
+    package static let usernameless = SignInOptionsRequest(username: nil)
 }
 
 /// `POST /assertion/result` body: an `AuthenticationResponseJSON` (WebAuthn §5.1, `toJSON()`).
