@@ -152,6 +152,18 @@ extension LatchkeyConfiguration {
         return hostProblem(address.host) ?? sharedListenerProblem(address, with: [("the main listener's", configuration.mainListener)])
     }
 
+    /// Empty, or a web origin that no page of the relying party has: the console's cookies are host-only, so an origin
+    /// of its own keeps every other page (and whatever script one runs) away from an operator's session.
+    static func consoleOriginProblem(_ origin: String, _ configuration: LatchkeyConfiguration) -> String? {
+        guard !origin.isEmpty else { return nil }
+        if let problem = webOriginProblem(origin) { return problem }
+        let pages = Set(configuration.origins + configuration.relatedOrigins + configuration.corsOrigins)
+        guard !pages.contains(origin) else {
+            return "\"\(origin)\" is one of the relying party's origins; the console needs an origin of its own (another host, such as console.\(configuration.rpID), or the admin listener's port), so that no page of the site shares its cookies"
+        }
+        return nil
+    }
+
     static func adminAddressProblem(_ address: ListenAddress?, _ configuration: LatchkeyConfiguration) -> String? {
         guard let address else { return nil }
         return hostProblem(address.host) ?? sharedListenerProblem(address, with: [

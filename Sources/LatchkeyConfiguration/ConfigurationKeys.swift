@@ -77,10 +77,13 @@ extension LatchkeyConfiguration {
             "Challenges that may be pending in all, per tenant (on PostgreSQL, every instance's together, as the store said within the last second); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         Key("adminAddress", \.adminAddress, check: single(adminAddressProblem),
             "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
-        Key("consoleOrigin", \.consoleOrigin, check: single { origin, _ in webOriginProblem(origin) }, reading: ["adminAddress", "origins"],
-            derived: ("`http://localhost:PORT` of `adminAddress`, else the first of `origins`", "from adminAddress or origins",
-                      { $0.adminAddress.map { "http://localhost:\($0.port)" } ?? $0.origins.first ?? "" }),
-            "The origin operators' browsers open the console at (`/console/`, on the admin listener, or on the main one when the admin API is there): exact, as for `origins`, over https unless on localhost. Its host is the RP ID of the operators' passkeys, a relying party of its own; the console's cookies are `__Host-` over https. Behind a TLS proxy in front of the admin listener, its public origin."),
+        Key("consoleOrigin", \.consoleOrigin, check: single(consoleOriginProblem), reading: ["adminAddress", "origins", "rpID", "port"],
+            derived: ("`http://localhost:PORT` of `adminAddress`; without one, `http://console.localhost:PORT` for RP ID `localhost`, else none",
+                      "from adminAddress or rpID", { configuration in
+                          if let admin = configuration.adminAddress { return "http://localhost:\(admin.port)" }
+                          return configuration.rpID == .localhost ? "http://console.localhost:\(configuration.port)" : ""
+                      }),
+            "The origin operators' browsers open the console at (`/console/`): exact, as for `origins`, over https unless on localhost. Its host is the RP ID of the operators' passkeys, a relying party of its own, and it must be an origin of its own (none of `origins`, `relatedOrigins` or `corsOrigins`), so no page of the relying party shares the console's cookies. The console is on the admin listener; without `adminAddress`, on the main listener (reached at this origin's host). Behind a TLS proxy, its public origin. Empty: no console on the main listener."),
         Key("webhookURLs", \.webhookURLs, secrecy: .urlPassword, check: webhookURLProblems,
             "URLs every security event is POSTed to, signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), from an outbox in the store: at least once, in order for each user, retried with backoff for 24 hours. `https` only, unless `webhookAllowHTTP`. A URL's `user:password@` is sent as HTTP Basic authentication; secret: the password is never printed or stored."),
         Key("webhookSecret", \.webhookSecret, secrecy: .whole, check: single(webhookSecretProblem),

@@ -45,7 +45,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var pendingChallengesTotal = 100_000
     public var adminAddress: ListenAddress?
     /// The origin operators open the console at; its host is the operators' RP ID.
-    public var consoleOrigin = "http://localhost:8080"
+    public var consoleOrigin = "http://console.localhost:8080"
     public var webhookURLs: [String] = []
     public var webhookSecret = ""
     public var webhookPreviousSecret = ""

@@ -103,7 +103,9 @@ public enum LatchkeyServer {
             responder.cors = OriginCORS(allowed: .any)
         case .configuredOrigins:
             if !configuration.corsOrigins.isEmpty { responder.cors = OriginCORS(allowed: .only(Set(configuration.corsOrigins))) }
-            responder.crossSiteGuard = CrossSiteRequestGuard(origins: configuration.pageOrigins)
+            // The console's page posts to its own routes here, when they are here (its guard checks them itself).
+            let consoleOrigins = configuration.adminAddress == nil && console != nil ? [configuration.consoleOrigin] : []
+            responder.crossSiteGuard = CrossSiteRequestGuard(origins: configuration.pageOrigins.union(consoleOrigins))
         }
         if service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
             responder.rateLimit = RateLimit(
@@ -162,7 +164,8 @@ public enum LatchkeyServer {
         for problem in directory.problems { logger.warning("\(problem)") }
         if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
         let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
-        let console = try OperatorConsole(
+        // No console without its origin (no adminAddress, and consoleOrigin left empty).
+        let console = configuration.consoleOrigin.isEmpty ? nil : try OperatorConsole(
             operatorService: RelyingPartyService(
                 configuration: try OperatorRelyingParty.configuration(server: configuration),
                 store: store.scoped(to: .operators, webhooks: .none), attestationTrust: trust, appAttestRoots: [], metrics: shared.metrics,

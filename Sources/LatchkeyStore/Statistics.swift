@@ -85,7 +85,8 @@ public enum StatisticsMetric: String, Sendable, CaseIterable, Codable {
     case deviceKeySignIns = "sign_ins.device_key"
     /// Passkeys registered; the dimension is the provider's name, `unknown` when it has none.
     case registrations = "registrations"
-    /// Passkeys registered; the dimension is ``StatisticsCount/synced`` or ``StatisticsCount/deviceBound``.
+    /// Passkeys registered; the dimension is ``StatisticsCount/synced``, ``StatisticsCount/deviceBound`` or, for an
+    /// event from before events recorded it, ``StatisticsCount/unknownBackup``.
     case registrationsByBackup = "registrations.backup"
     case passkeysRemoved = "passkeys.removed"
     case deviceKeysEnrolled = "device_keys.enrolled"
@@ -127,7 +128,7 @@ public struct StatisticsCount: Sendable, Hashable {
 
     /// The backup dimensions of ``StatisticsMetric/registrationsByBackup``: backup eligible (a synced, multi-device
     /// passkey) or not.
-    public static let synced = "synced", deviceBound = "device-bound"
+    public static let synced = "synced", deviceBound = "device-bound", unknownBackup = "unknown"
     /// The provider of a passkey whose model has no name.
     public static let unknownProvider = "unknown"
     /// The reason of a refusal recorded without one.
@@ -176,8 +177,8 @@ public struct EventStatistics: Sendable, Equatable {
         case .passkeyRegistered:
             let provider = event.authenticatorName == Self.genericAuthenticatorName ? nil : event.authenticatorName
             counts.append(StatisticsCount(.registrations, Self.dimension(provider, else: StatisticsCount.unknownProvider)))
-            counts.append(StatisticsCount(
-                .registrationsByBackup, event.backupEligible == true ? StatisticsCount.synced : StatisticsCount.deviceBound))
+            let backup = event.backupEligible.map { $0 ? StatisticsCount.synced : StatisticsCount.deviceBound } ?? StatisticsCount.unknownBackup
+            counts.append(StatisticsCount(.registrationsByBackup, backup))
             if let handle { userChange = (handle, .passkeyAdded) }
         case .passkeyRemoved:
             counts.append(StatisticsCount(.passkeysRemoved))
@@ -305,6 +306,94 @@ public protocol StatisticsStore: Sendable {
     /// its events, oldest first, as live writes would have made them; the running totals are corrected on the first
     /// day to end at the users and passkey holders the store holds. Live writes wait meanwhile.
     func rebuildStatistics() async throws -> StatisticsRebuild
+}
+
+/// What a rebuild writes, decided from the events' statistics and what the store keeps: rows from the first day
+/// the events cover on are replaced by the events' (but that day's own rows, when live counting made some: the
+/// events of that day may be partly purged), older rows are kept, and the running totals are corrected on the
+/// first day so that they end at the users and passkey holders the store holds.
+public struct StatisticsRebuildPlan: Sendable, Equatable {
+    /// Rows of this day and later are replaced; nil: none are (there are no events).
+    public let firstReplacedDay: StatisticsDay?
+    /// The rows to write (after the replaced ones are deleted), corrections included.
+    public let rows: [StatisticsRow]
+    public let usersCorrection: Int64
+    public let usersWithPasskeyCorrection: Int64
+
+    /// - Parameters:
+    ///   - firstDayHasRows: whether the events' first day has rows of live counting (other than the outbox's).
+    ///   - totalsKept: the running totals of the rows before ``firstReplacedDay`` (every row when it is nil); the
+    ///     caller reads them with `firstReplacedDay(of:firstDayHasRows:)`.
+    ///   - users, holders: how many users, and users with a passkey, the store holds.
+    public init(
+        _ accumulator: StatisticsAccumulator, firstDayHasRows: Bool, totalsKept: [StatisticsMetric: Int64], users: Int64, holders: Int64,
+        today: StatisticsDay
+    ) {
+        let replaced = Self.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
+        var rows = accumulator.sortedRows.filter { row in replaced.map { row.day >= $0 } ?? false }
+        func total(_ metric: StatisticsMetric) -> Int64 {
+            (totalsKept[metric] ?? 0) + rows.reduce(0) { $1.metric == metric ? $0 + $1.count : $0 }
+        }
+        usersCorrection = users - total(.users)
+        usersWithPasskeyCorrection = holders - total(.usersWithPasskey)
+        let correctionDay = accumulator.firstDay ?? today
+        for (metric, amount) in [(StatisticsMetric.users, usersCorrection), (.usersWithPasskey, usersWithPasskeyCorrection)] where amount != 0 {
+            if let index = rows.firstIndex(where: { $0.day == correctionDay && $0.metric == metric && $0.dimension.isEmpty }) {
+                rows[index].count += amount
+            } else {
+                rows.append(StatisticsRow(day: correctionDay, metric: metric, dimension: "", count: amount))
+            }
+        }
+        firstReplacedDay = replaced
+        self.rows = rows
+    }
+
+    /// The first day whose rows a rebuild replaces: the events' first day, or the next when live counting kept rows
+    /// for it.
+    public static func firstReplacedDay(of accumulator: StatisticsAccumulator, firstDayHasRows: Bool) -> StatisticsDay? {
+        accumulator.firstDay.map { firstDayHasRows ? $0.adding(days: 1) : $0 }
+    }
+}
+
+/// A rebuild reads the events twice: all of them first, while live writes go on, then, holding what stops them,
+/// those written since. This keeps the first read's last sequence numbers, so that the second finds the events
+/// that committed after the first read began with a number below its last (PostgreSQL numbers events as they are
+/// written, and two writers may commit out of that order; SQLite's one writer commits in order).
+public struct RecentSequences: Sendable {
+    /// How far below the last number the second read looks: far more events than writers in flight at once.
+    public static let window: Int64 = 100_000
+
+    private var seen: [Int64] = []
+    private var start = 0
+
+    public init() {}
+
+    /// The last number added.
+    public var last: Int64? { seen.last }
+
+    /// Where the second read starts: the window below the last number.
+    public var secondReadAfter: Int64 { max(0, (last ?? 0) - Self.window) }
+
+    /// Adds a number of the first read (in increasing order).
+    public mutating func add(_ sequence: Int64) {
+        seen.append(sequence)
+        while start < seen.count, seen[start] <= sequence - Self.window { start += 1 }
+        if start > 4_096, start * 2 > seen.count {
+            seen.removeFirst(start)
+            start = 0
+        }
+    }
+
+    /// Whether the first read took the event with this number.
+    public func contains(_ sequence: Int64) -> Bool {
+        guard sequence > secondReadAfter else { return true }
+        var low = start, high = seen.count
+        while low < high {
+            let middle = (low + high) / 2
+            if seen[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < seen.count && seen[low] == sequence
+    }
 }
 
 /// A rebuild's work in memory: the events' statistics, replayed oldest first.

@@ -329,6 +329,7 @@ enum PostgresSchema {
         // 0.9: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), each row in several slots
         // that concurrent writers pick at random; the per-user state behind active users and passkey holders; a
         // refused sign-in's reason code and a passkey's backup eligibility in its events, which the statistics count by.
+        // The users and passkey holders a store has count from the day it migrates.
         [
             "ALTER TABLE security_events ADD COLUMN reason text, ADD COLUMN backup_eligible boolean",
             """
@@ -351,6 +352,19 @@ enum PostgresSchema {
                 last_active_day text,
                 CONSTRAINT statistics_users_pkey PRIMARY KEY (tenant, user_handle)
             )
+            """,
+            """
+            INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+            SELECT tenant, user_handle, count(*), NULL FROM credentials GROUP BY tenant, user_handle
+            """,
+            """
+            INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+            SELECT tenant, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 'users', '', 0, count(*) FROM users GROUP BY tenant
+            """,
+            """
+            INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+            SELECT tenant, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD'), 'users.with_passkey', '', 0, count(DISTINCT user_handle)
+            FROM credentials GROUP BY tenant
             """,
         ],
     ]

@@ -15,32 +15,42 @@ extension PostgresStore {
 
     static func statisticsSlot() -> Int16 { Int16.random(in: 0..<statisticsSlots) }
 
-    /// What a user change does to its `statistics_users` row (returning `value`), and the count it derives: its
-    /// metric and amount, when `value` meets the condition. `$1` is the tenant, `$2` the day, `$7` the user handle.
+    /// The class of the advisory lock on a tenant's statistics (`lkst`): every write to them holds it shared until its
+    /// transaction ends, a rebuild holds it alone.
+    static let statisticsLockClass: Int32 = 0x6C6B_7374
+
+    /// The SQL that takes the tenant's statistics lock shared; `tenant` is the SQL of the tenant's ID.
+    static func sharedStatisticsLock(tenant: String) -> String {
+        "pg_advisory_xact_lock_shared(\(statisticsLockClass), hashtext(\(tenant)))"
+    }
+
+    /// What a user change does to its `statistics_users` row (returning `value`), after the lock (`locked`), and the
+    /// count it derives: its metric and amount, when `value` meets the condition. `$1` is the tenant, `$2` the day,
+    /// `$7` the user handle.
     private static func userChangeSQL(_ change: UserStatisticsChange)
         -> (change: String, metric: StatisticsMetric, amount: Int, condition: String)
     {
         switch change {
         case .signedIn:
             ("""
-             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES ($1, $7, 0, $2)
+             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) SELECT $1, $7, 0, $2 FROM locked
              ON CONFLICT (tenant, user_handle) DO UPDATE SET last_active_day = EXCLUDED.last_active_day
              WHERE statistics_users.last_active_day IS DISTINCT FROM EXCLUDED.last_active_day
              RETURNING 1 AS value
              """, .activeUsers, 1, "")
         case .passkeyAdded:
             ("""
-             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES ($1, $7, 1, NULL)
+             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) SELECT $1, $7, 1, NULL FROM locked
              ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = statistics_users.passkeys + 1
              RETURNING passkeys AS value
              """, .usersWithPasskey, 1, "WHERE value = 1")
         case .passkeyRemoved:
             ("""
-             UPDATE statistics_users SET passkeys = passkeys - 1 WHERE tenant = $1 AND user_handle = $7 AND passkeys > 0
+             UPDATE statistics_users SET passkeys = passkeys - 1 FROM locked WHERE tenant = $1 AND user_handle = $7 AND passkeys > 0
              RETURNING passkeys AS value
              """, .usersWithPasskey, -1, "WHERE value = 0")
         case .deleted:
-            ("DELETE FROM statistics_users WHERE tenant = $1 AND user_handle = $7 RETURNING passkeys AS value",
+            ("DELETE FROM statistics_users USING locked WHERE tenant = $1 AND user_handle = $7 RETURNING passkeys AS value",
              .usersWithPasskey, -1, "WHERE value > 0")
         }
     }
@@ -60,17 +70,18 @@ extension PostgresStore {
         binds.append(statistics.counts.map(\.metric.rawValue))
         binds.append(statistics.counts.map(\.dimension))
         binds.append(statistics.counts.map(\.amount))
-        var sql = ""
+        // Every write below reads `locked`, so the lock is taken before any of them.
+        var sql = "WITH locked AS (SELECT \(sharedStatisticsLock(tenant: "$1"))) "
         var derived = ""
         if let (handle, change) = statistics.userChange {
             binds.append(handle.bytea)
             let parts = userChangeSQL(change)
-            sql = "WITH changed AS (\(parts.change)) "
+            sql += ", changed AS (\(parts.change)) "
             derived = "UNION ALL SELECT $1, $2, '\(parts.metric.rawValue)', '', $3, \(parts.amount)::bigint FROM changed \(parts.condition)"
         }
         sql += """
             INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
-            SELECT $1, $2, metric, dimension, $3, amount FROM unnest($4::text[], $5::text[], $6::bigint[]) AS c(metric, dimension, amount)
+            SELECT $1, $2, metric, dimension, $3, amount FROM locked, unnest($4::text[], $5::text[], $6::bigint[]) AS c(metric, dimension, amount)
             \(derived)
             \(upsertCounts)
             """
@@ -121,36 +132,67 @@ extension PostgresStore {
         }
     }
 
-    /// One transaction that first locks both statistics tables against writes: live writes wait for it, then add to
-    /// the rows it wrote (their events committed after its reads, so it did not count them).
+    /// Reads every event while live writes go on, then, in one transaction holding the tenant's statistics lock alone
+    /// (the tenant's writes of events wait for it; other tenants' do not), the events written since, and replaces the
+    /// rows (``StatisticsRebuildPlan``).
     public func rebuildStatistics() async throws -> StatisticsRebuild {
         let tenant = tenant
-        return try await transaction { connection in
-            try await Self.execute("LOCK TABLE daily_statistics, statistics_users IN EXCLUSIVE MODE", on: connection)
-            var accumulator = StatisticsAccumulator()
+        let (first, recent) = try await withConnection { connection in
+            var accumulator = StatisticsAccumulator(), recent = RecentSequences()
             let events: PostgresQuery = """
                 SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE tenant = \(tenant) ORDER BY sequence
                 """
             for try await row in try await connection.query(events, logger: Self.silent) {
                 var columns = ColumnReader(row)
-                accumulator.add(try Self.event(&columns))
+                let event = try Self.event(&columns)
+                accumulator.add(event)
+                recent.add(event.sequence)
+            }
+            return (accumulator, recent)
+        }
+        return try await transaction { connection in
+            var lock = PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(Self.statisticsLockClass), hashtext($1))")
+            lock.binds.append(tenant)
+            try await Self.execute(lock, on: connection)
+            var accumulator = first
+            let since: PostgresQuery = """
+                SELECT \(unescaped: Self.eventColumns) FROM security_events
+                WHERE tenant = \(tenant) AND sequence > \(recent.secondReadAfter) ORDER BY sequence
+                """
+            for try await row in try await connection.query(since, logger: Self.silent) {
+                var columns = ColumnReader(row)
+                let event = try Self.event(&columns)
+                if !recent.contains(event.sequence) { accumulator.add(event) }
+            }
+            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map(\.rawValue)
+            var firstDayHasRows = false
+            if let day = accumulator.firstDay {
+                firstDayHasRows = !(try await Self.rows("""
+                    SELECT 1 FROM daily_statistics WHERE tenant = \(tenant) AND day = \(day.description) AND NOT metric = ANY(\(outbox)) LIMIT 1
+                    """, on: connection) { _ in true }).isEmpty
+            }
+            let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
+            var kept: [StatisticsMetric: Int64] = [:]
+            for metric in StatisticsMetric.allCases where metric.isRunningTotal {
+                kept[metric] = try await Self.rows("""
+                    SELECT coalesce(sum(count), 0)::bigint FROM daily_statistics
+                    WHERE tenant = \(tenant) AND metric = \(metric.rawValue) AND (\(replaced?.description)::text IS NULL OR day < \(replaced?.description))
+                    """, on: connection) { try $0.next(Int64.self) }.first ?? 0
             }
             let users = try await Self.rows(
                 "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant)", on: connection) { try $0.next(Int64.self) }.first ?? 0
             let holders = try await Self.rows(
                 "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant)", on: connection
             ) { try $0.next(Int64.self) }.first ?? 0
-            let correctionDay = accumulator.firstDay ?? StatisticsDay(Date())
-            let usersCorrection = users - accumulator.total(.users)
-            let holdersCorrection = holders - accumulator.total(.usersWithPasskey)
-            accumulator.add(StatisticsCount(.users, amount: usersCorrection), on: correctionDay)
-            accumulator.add(StatisticsCount(.usersWithPasskey, amount: holdersCorrection), on: correctionDay)
+            let plan = StatisticsRebuildPlan(
+                accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept, users: users, holders: holders, today: StatisticsDay(Date()))
 
-            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map(\.rawValue)
-            try await Self.execute(
-                "DELETE FROM daily_statistics WHERE tenant = \(tenant) AND NOT metric = ANY(\(outbox))", on: connection)
-            try await Self.execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
-            let rows = accumulator.sortedRows
+            if let replaced {
+                try await Self.execute("""
+                    DELETE FROM daily_statistics WHERE tenant = \(tenant) AND day >= \(replaced.description) AND NOT metric = ANY(\(outbox))
+                    """, on: connection)
+            }
+            let rows = plan.rows
             try await Self.execute("""
                 INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
                 SELECT \(tenant), day, metric, dimension, 0, count
@@ -158,6 +200,7 @@ extension PostgresStore {
                     \(rows.map(\.dimension))::text[], \(rows.map(\.count))::bigint[]) AS r(day, metric, dimension, count)
                 \(unescaped: Self.upsertCounts)
                 """, on: connection)
+            try await Self.execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
             let active = accumulator.users.compactMap { handle, state in state.lastActiveDay.map { (handle, $0) } }
             try await Self.execute("""
                 INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
@@ -171,8 +214,8 @@ extension PostgresStore {
                 ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = EXCLUDED.passkeys
                 """, on: connection)
             return StatisticsRebuild(
-                events: accumulator.events, rows: rows.count, usersCorrection: usersCorrection,
-                usersWithPasskeyCorrection: holdersCorrection)
+                events: accumulator.events, rows: rows.count, usersCorrection: plan.usersCorrection,
+                usersWithPasskeyCorrection: plan.usersWithPasskeyCorrection)
         }
     }
 }

@@ -159,7 +159,7 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v7"
+        static let name = "latchkey_record_sign_in_v8"
         static let sql = """
             WITH consumed AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $12 AND tenant = $27 RETURNING 1
@@ -182,17 +182,20 @@ enum SignInStatements {
                 SELECT $13, $14, $25, user_handle, $15, $26, $16, $17, $18, $19, $20, $21, $22, $32, $33, $27 FROM signed_in
                 WHERE $13 IS NOT NULL AND (cardinality($24::text[]) = 0 OR EXISTS (SELECT FROM serialized))
                 RETURNING id, occurred_at, user_handle
+            ), locked AS (
+                -- The event's statistics (PostgresStore+Statistics.swift), under the tenant's statistics lock:
+                SELECT \(PostgresStore.sharedStatisticsLock(tenant: "$27")) FROM event
             ), active AS (
-                -- The event's statistics (PostgresStore+Statistics.swift): the user active once a day,
+                -- the user active once a day,
                 INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
-                SELECT $27, user_handle, 0, $28 FROM event WHERE $34
+                SELECT $27, user_handle, 0, $28 FROM event, locked WHERE $34
                 ON CONFLICT (tenant, user_handle) DO UPDATE SET last_active_day = EXCLUDED.last_active_day
                 WHERE statistics_users.last_active_day IS DISTINCT FROM EXCLUDED.last_active_day
                 RETURNING 1
             ), counted AS (
                 -- and the day's counts, in one of the row's slots.
                 INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
-                SELECT $27, $28, metric, dimension, $29, 1 FROM event, unnest($30::text[], $31::text[]) AS c(metric, dimension)
+                SELECT $27, $28, metric, dimension, $29, 1 FROM event, locked, unnest($30::text[], $31::text[]) AS c(metric, dimension)
                 UNION ALL SELECT $27, $28, '\(StatisticsMetric.activeUsers.rawValue)', '', $29, 1 FROM active
                 ON CONFLICT (tenant, day, metric, dimension, slot) DO UPDATE SET count = daily_statistics.count + EXCLUDED.count
             ), deliveries AS (

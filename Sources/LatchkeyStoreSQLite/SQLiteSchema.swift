@@ -413,7 +413,8 @@ enum SQLiteSchema {
         """,
         // 0.9: statistics kept as the data changes, per tenant and UTC day (`YYYY-MM-DD`), and the per-user state
         // behind active users and passkey holders; a refused sign-in's reason code and a passkey's backup
-        // eligibility in its events, which the statistics count by.
+        // eligibility in its events, which the statistics count by. The users and passkey holders a store has
+        // count from the day it migrates (`latchkey stats backfill` rebuilds the days before from the events).
         """
         ALTER TABLE security_events ADD COLUMN reason TEXT;
         ALTER TABLE security_events ADD COLUMN backup_eligible INTEGER;
@@ -433,6 +434,13 @@ enum SQLiteSchema {
             last_active_day TEXT,
             PRIMARY KEY (tenant, user_handle)
         ) WITHOUT ROWID;
+        INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+            SELECT tenant, user_handle, count(*), NULL FROM credentials GROUP BY tenant, user_handle;
+        INSERT INTO daily_statistics (tenant, day, metric, dimension, count)
+            SELECT tenant, strftime('%Y-%m-%d', 'now'), 'users', '', count(*) FROM users GROUP BY tenant;
+        INSERT INTO daily_statistics (tenant, day, metric, dimension, count)
+            SELECT tenant, strftime('%Y-%m-%d', 'now'), 'users.with_passkey', '', count(DISTINCT user_handle) FROM credentials
+            GROUP BY tenant;
         """,
     ]
 

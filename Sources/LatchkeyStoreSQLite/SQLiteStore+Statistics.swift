@@ -90,31 +90,66 @@ extension SQLiteStore {
         }
     }
 
-    /// One transaction, so live writes wait for it (SQLite has one writer).
+    /// Reads every event while live writes go on, then, in one write transaction (live writes wait for it: SQLite
+    /// has one writer), the events written since, and replaces the rows (``StatisticsRebuildPlan``).
     public func rebuildStatistics() async throws -> StatisticsRebuild {
-        try await withTransaction { database in
-            var accumulator = StatisticsAccumulator()
-            try database.withStatement(
-                "SELECT \(Self.eventColumns) FROM security_events WHERE tenant = current_tenant() ORDER BY sequence"
-            ) { statement in
-                while try statement.step() { accumulator.add(try Self.event(statement, from: 0)) }
+        let events = "SELECT \(Self.eventColumns) FROM security_events WHERE tenant = current_tenant() AND sequence > ?1 ORDER BY sequence"
+        let (first, recent) = try await withDatabase { database in
+            var accumulator = StatisticsAccumulator(), recent = RecentSequences()
+            try database.withStatement(events) { statement in
+                try statement.bind(Int64(0))
+                while try statement.step() {
+                    let event = try Self.event(statement, from: 0)
+                    accumulator.add(event)
+                    recent.add(event.sequence)
+                }
             }
-            let users = try Self.count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database)
-            let holders = try Self.count(
-                "SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database)
-            let correctionDay = accumulator.firstDay ?? StatisticsDay(Date())
-            let usersCorrection = users - accumulator.total(.users)
-            let holdersCorrection = holders - accumulator.total(.usersWithPasskey)
-            accumulator.add(StatisticsCount(.users, amount: usersCorrection), on: correctionDay)
-            accumulator.add(StatisticsCount(.usersWithPasskey, amount: holdersCorrection), on: correctionDay)
+            return (accumulator, recent)
+        }
+        return try await withTransaction { database in
+            var accumulator = first
+            try database.withStatement(events) { statement in
+                try statement.bind(recent.secondReadAfter)
+                while try statement.step() {
+                    let event = try Self.event(statement, from: 0)
+                    if !recent.contains(event.sequence) { accumulator.add(event) }
+                }
+            }
+            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            let firstDayHasRows = try accumulator.firstDay.map { day in
+                try database.withStatement("""
+                    SELECT 1 FROM daily_statistics WHERE tenant = current_tenant() AND day = ?1 AND metric NOT IN (\(outbox)) LIMIT 1
+                    """) { statement in
+                    try statement.bind(day.description)
+                    return try statement.step()
+                }
+            } ?? false
+            let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
+            var kept: [StatisticsMetric: Int64] = [:]
+            for metric in StatisticsMetric.allCases where metric.isRunningTotal {
+                kept[metric] = try database.withStatement("""
+                    SELECT coalesce(sum(count), 0) FROM daily_statistics WHERE tenant = current_tenant() AND metric = ?1 AND (?2 IS NULL OR day < ?2)
+                    """) { statement in
+                    try statement.bind(metric.rawValue, replaced?.description)
+                    return try statement.step() ? statement.int64(0) : 0
+                }
+            }
+            let plan = StatisticsRebuildPlan(
+                accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept,
+                users: try Self.count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database),
+                holders: try Self.count("SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database),
+                today: StatisticsDay(Date()))
 
-            let outboxMetrics = StatisticsMetric.allCases.filter(\.isFromOutbox).map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            try database.withStatement(
-                "DELETE FROM daily_statistics WHERE tenant = current_tenant() AND metric NOT IN (\(outboxMetrics))"
-            ) { try $0.finish() }
+            if let replaced {
+                try database.withStatement(
+                    "DELETE FROM daily_statistics WHERE tenant = current_tenant() AND day >= ?1 AND metric NOT IN (\(outbox))"
+                ) { statement in
+                    try statement.bind(replaced.description)
+                    try statement.finish()
+                }
+            }
+            for row in plan.rows { try Self.add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
             try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant()") { try $0.finish() }
-            let rows = accumulator.sortedRows
-            for row in rows { try Self.add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
             for (handle, state) in accumulator.users where state.lastActiveDay != nil {
                 try database.withStatement("""
                     INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
@@ -130,8 +165,8 @@ extension SQLiteStore {
                 ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys
                 """) { try $0.finish() }
             return StatisticsRebuild(
-                events: accumulator.events, rows: rows.count, usersCorrection: usersCorrection,
-                usersWithPasskeyCorrection: holdersCorrection)
+                events: accumulator.events, rows: plan.rows.count, usersCorrection: plan.usersCorrection,
+                usersWithPasskeyCorrection: plan.usersWithPasskeyCorrection)
         }
     }
 

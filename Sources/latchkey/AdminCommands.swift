@@ -303,7 +303,7 @@ struct StatsCommand: AsyncParsableCommand {
 struct OperatorsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators", abstract: "The operators who sign in to the console (/console/) with a passkey.",
-        subcommands: [Add.self])
+        subcommands: [Add.self, List.self, Remove.self])
 
     /// `latchkey operators add NAME`.
     struct Add: AsyncParsableCommand {
@@ -320,12 +320,49 @@ struct OperatorsCommand: AsyncParsableCommand {
                     return try await OperatorRelyingParty.add(name, store: store, configuration: settings)
                 } catch let error as ServiceError {
                     throw CommandFailure("operators add: \(error.message)", exitCode: 65)
+                } catch let error as ConfigurationError {
+                    throw CommandFailure("operators add: \(error.message)", exitCode: 78)
                 }
             }
             let when = enrollment.expiresAt.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: false))
             print(enrollment.created ? "operator \(enrollment.name) added" : "operator \(enrollment.name) exists: this link adds another passkey")
             print("open this link once, before \(when), to enroll the operator's passkey:")
             print(enrollment.url)
+        }
+    }
+
+    /// `latchkey operators list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the operators: name, passkeys, last sign-in.")
+
+        func run() async throws {
+            let operators = try await withStore(creatingIfMissing: false) { try await OperatorRelyingParty.list(store: $0) }
+            if operators.isEmpty { print("no operators (add one with latchkey operators add NAME)") }
+            for entry in operators {
+                let last = entry.lastSignInAt.map { $0.formatted(.iso8601) } ?? "never signed in"
+                print("\(entry.user.username)\t\(entry.passkeys) passkey\(entry.passkeys == 1 ? "" : "s")\t\(last)")
+            }
+        }
+    }
+
+    /// `latchkey operators remove NAME`.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an operator with their passkeys, sessions and enrollment links: signed out at once, on every instance.")
+
+        @Argument(help: "The operator's name.")
+        var name: String
+
+        func run() async throws {
+            let removed = try await withStore(creatingIfMissing: false) { store in
+                do {
+                    return try await OperatorRelyingParty.remove(name, store: store)
+                } catch let error as ServiceError {
+                    throw CommandFailure("operators remove: \(error.message)", exitCode: 65)
+                }
+            }
+            guard removed else { throw CommandFailure("there is no operator \(name.debugDescription)", exitCode: 65) }
+            print("operator \(name) removed")
         }
     }
 }

@@ -95,6 +95,15 @@ struct SQLiteStoreTests {
         #expect(migrated.residentKey == nil)
         #expect(try await store.user(named: "dora")?.handle == [0x01])
         #expect(try SQLiteConnection(path: path).userVersion == SQLiteSchema.migrations.count)
+        // The statistics start from what the store held: one user, holding a passkey, counted on the migration's day.
+        let today = StatisticsDay(Date())
+        let report = try await store.statistics(from: today, through: today)
+        #expect(report.rows.filter { $0.metric == .users }.map(\.count) == [1])
+        #expect(report.rows.filter { $0.metric == .usersWithPasskey }.map(\.count) == [1])
+        #expect(try await store.deleteCredentialEvenIfLast(id: [0x0A, 0x0B], ownedBy: [0x01], recording: [SecurityEvent(
+            id: "evt_dora", type: .passkeyRemoved, occurredAt: Date(), userHandle: [0x01], actor: .user)]))
+        let after = try await store.statistics(from: today, through: today)
+        #expect(after.rows.filter { $0.metric == .usersWithPasskey }.reduce(0) { $0 + $1.count } == 0, "her last passkey gone, she holds none")
     }
 
     /// An App Attest key kept before the counter window refused every counter up to its highest; migrated, it still does.

@@ -159,7 +159,7 @@ extension StoreContractTests {
             case .passkeyRegistered:
                 let named = event.authenticatorName.flatMap { $0 == "Passkey" ? nil : $0 }
                 add(day, "registrations", named ?? "unknown")
-                add(day, "registrations.backup", event.backupEligible == true ? "synced" : "device-bound")
+                add(day, "registrations.backup", event.backupEligible.map { $0 ? "synced" : "device-bound" } ?? "unknown")
             case .passkeyRemoved: add(day, "passkeys.removed")
             case .userCreated: add(day, "users")
             case .accountDeleted: add(day, "users", "", -1)
@@ -236,6 +236,69 @@ extension StoreContractTests {
         let after = try await store.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through)
         _ = try await store.rebuildStatistics()
         #expect(try await store.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through) == after)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func aRebuildAfterEventsArePurgedKeepsTheDaysBefore(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        _ = try await Self.randomMix(store, operations: 200, days: 12, seed: 11)
+        let live = try await store.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through)
+        // The events of the first five and a half days are gone; their rows stay, and so do the sixth day's, which the
+        // remaining events cover only in part. Who held how many passkeys at the cut is not in the events, so the
+        // later days' changes in holders are what the remaining events say, and the total is corrected to the store's.
+        let cutoff = Fixtures.now.addingTimeInterval(5.5 * 86_400)
+        try await store.purgeSecurityEvents(eventsBefore: cutoff, deliveriesBefore: cutoff)
+        let remaining = try await Self.allEvents(store)
+        #expect(!remaining.isEmpty && remaining.allSatisfy { $0.occurredAt >= cutoff })
+        let rebuilt = try await store.rebuildStatistics()
+        #expect(rebuilt.events == remaining.count)
+        #expect(rebuilt.usersCorrection == 0)
+        let after = try await store.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through)
+        #expect(after.rows.filter { $0.metric != .usersWithPasskey } == live.rows.filter { $0.metric != .usersWithPasskey })
+        func holders(_ report: StatisticsReport) -> Int64 { report.rows.filter { $0.metric == .usersWithPasskey }.reduce(0) { $0 + $1.count } }
+        #expect(holders(after) == holders(live))
+        let sixthDay = StatisticsDay(cutoff)
+        #expect(after.rows.filter { $0.day < sixthDay } == live.rows.filter { $0.day < sixthDay }, "the days before are kept as they were")
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func aRebuildWhileAnotherInstanceSignsInLosesNoCount(backend: StoreBackend) async throws {
+        let (one, two) = try await backend.makePair(.none)
+        _ = try await Self.randomMix(one, operations: 150, days: 1, seed: 21)
+        let people = (0..<4).map { Fixtures.user("runner\($0)", handle: UInt8(200 + $0)) }
+        for (index, person) in people.enumerated() {
+            try await two.registerNew(person, with: Fixtures.credential(UInt8(220 + index), of: person))
+        }
+        let rounds = 10
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for _ in 0..<3 { _ = try await one.rebuildStatistics() }
+            }
+            for (index, person) in people.enumerated() {
+                group.addTask {
+                    for round in 0..<rounds {
+                        let passkey = Fixtures.credential(UInt8(220 + index), of: person)
+                        var signIn = Fixtures.signIn(
+                            passkey, from: UInt32(round), to: UInt32(round + 1),
+                            session: Fixtures.session(Fixtures.bytes(index: 7_000 + 100 * index + round), of: person))
+                        signIn.events = [Self.statisticsEvent(.signInSucceeded, 9_000 + 100 * index + round, user: person, day: 0, credential: passkey)]
+                        // A write that waited too long for the rebuild is refused as busy; the rest must all count.
+                        do {
+                            _ = try await two.recordAnswered(signIn)
+                        } catch let error as StoreError where error.code == .busy || error.code == .unavailable {
+                            continue
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let events = try await Self.allEvents(two)
+        let report = try await two.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through)
+        let stored = Self.storedRows(report, without: [.usersWithPasskey, .users])
+        let expected = Self.expectedRows(from: events).filter { !$0.key.contains(" users ") }
+        #expect(stored.filter { $0.key.contains("sign_ins.succeeded") } == expected.filter { $0.key.contains("sign_ins.succeeded") })
+        #expect(stored == expected)
     }
 
     @Test(arguments: StoreBackend.all)

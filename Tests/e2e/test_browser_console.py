@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 import struct
-import time
+import subprocess
 import zlib
 from pathlib import Path
 
 import pytest
 import requests
 
-from conftest import LatchkeyServer, free_port
+from conftest import LATCHKEY_BIN, LatchkeyServer, free_port
 from softauthn import SoftAuthenticator, b64url_decode
 from test_browser import driver, fresh_authenticator, page_scripts  # noqa: F401 (fixtures)
 from test_http_api import assert_ok, register, sign_in
@@ -113,6 +113,7 @@ def png_colours(png: bytes) -> int:
 
 
 def screenshot(drv, console: Console, name: str) -> None:
+    drv.execute_script("document.getElementById('toast').textContent = ''")
     png = drv.get_screenshot_as_png()
     (artifacts(console) / f"{name}.png").write_bytes(png)
     assert png_colours(png) > 8, f"the {name} screenshot is blank"
@@ -326,6 +327,13 @@ def test_the_console_refuses_what_is_not_an_operators_page(console):
     assert operator_token
     assert requests.get(console.server.url + "/session", headers={"Authorization": f"Bearer {operator_token}"}, timeout=10).status_code == 401
     assert requests.get(url + "/admin/v1/stats", headers={"Authorization": f"Bearer {operator_token}"}, timeout=10).status_code == 401
+    # An operator removed at the command line is signed out at once.
+    leaver, leaver_csrf = operator_session(console, "leaver")
+    assert "leaver\t1 passkey" in cli(console.server, "operators", "list")
+    assert cli(console.server, "operators", "remove", "leaver") == "operator leaver removed"
+    assert leaver.get(url + "/console/api/v1/stats", timeout=10).status_code == 401
+    assert "leaver" not in cli(console.server, "operators", "list")
+
     # Signed out, the session is gone.
     assert_ok(http.delete(url + "/console/api/session", headers={"Origin": origin, "X-Latchkey-CSRF": csrf}, timeout=10))
     assert requests.get(url + "/console/api/v1/stats", cookies={"latchkey_console_session": operator_token}, timeout=10).status_code == 401
@@ -336,15 +344,39 @@ def test_the_console_refuses_what_is_not_an_operators_page(console):
     assert requests.get(url + "/console/console.js", timeout=10).status_code == 200
 
 
-def test_the_console_is_on_the_main_listener_when_the_admin_api_is():
+def test_the_console_is_on_the_main_listener_when_the_admin_api_is_at_an_origin_of_its_own():
     server = LatchkeyServer("console-main").start()
     try:
         page = requests.get(server.url + "/console/", timeout=10)
         assert page.status_code == 200 and "Latchkey console" in page.text
         assert "script-src 'self'" in page.headers["Content-Security-Policy"]
         assert requests.get(server.url + "/console/api/session", timeout=10).status_code == 401
+        # Its own host (console.localhost, which resolves to loopback), so the site's pages share none of its cookies.
+        console_origin = f"http://console.localhost:{server.port}"
         printed = cli(server, "operators", "add", "ops")
-        assert f"{server.origin}/console/#enroll=lk_ticket_" in printed, printed
+        assert f"{console_origin}/console/#enroll=lk_ticket_" in printed, printed
+        ticket = printed.splitlines()[-1].split("#enroll=", 1)[1]
+        http = requests.Session()
+        headers = {"Origin": console_origin, "Host": f"console.localhost:{server.port}"}
+        options = assert_ok(http.post(server.url + "/console/api/enroll/options", json={"enrollmentTicket": ticket}, headers=headers))
+        assert options["rp"]["id"] == "console.localhost", options
+        credential = SoftAuthenticator(origin=console_origin, rp_id="console.localhost").create(options)
+        assert_ok(http.post(server.url + "/console/api/enroll/result", json=credential, headers=headers))
+        assert_ok(http.get(server.url + "/console/api/v1/stats", headers={"Host": f"console.localhost:{server.port}"}))
     finally:
         server.stop()
         server.cleanup()
+
+
+def test_a_console_origin_the_site_uses_is_refused():
+    server = LatchkeyServer("console-shared-origin")
+    for origin in (server.origin, ""):
+        env = dict(server.env, LATCHKEY_CONSOLE_ORIGIN=origin)
+        checked = subprocess.run([str(LATCHKEY_BIN), "check-config"], env=env, capture_output=True, text=True, timeout=60)
+        if origin:
+            assert checked.returncode == 78 and "the console needs an origin of its own" in checked.stderr, checked.stderr
+        else:
+            assert checked.returncode == 0, checked.stderr
+            refused = subprocess.run([str(LATCHKEY_BIN), "operators", "add", "ops"], env=env, capture_output=True, text=True, timeout=60)
+            assert refused.returncode == 78 and "no console" in refused.stderr, refused.stderr
+    server.cleanup()

@@ -17,6 +17,9 @@ package enum OperatorRelyingParty {
     /// the RP ID, tickets only, user verification and discoverable passkeys required, short sessions; nothing of the
     /// server's apps, related origins, CORS, conformance or webhooks.
     package static func configuration(server: LatchkeyConfiguration) throws -> LatchkeyConfiguration {
+        guard !server.consoleOrigin.isEmpty else {
+            throw ConfigurationError("consoleOrigin is empty, so there is no console: set it, or adminAddress")
+        }
         let origin: WebOrigin
         do {
             origin = try WebOrigin(server.consoleOrigin)
@@ -68,6 +71,7 @@ package enum OperatorRelyingParty {
     package static func add(
         _ name: String, store: any LatchkeyStore, configuration server: LatchkeyConfiguration, now: Date = Date()
     ) async throws -> Enrollment {
+        _ = try configuration(server: server)
         let operators = store.scoped(to: .operators)
         let username = try UserNames.username(name)
         var created = false
@@ -87,5 +91,28 @@ package enum OperatorRelyingParty {
             recording: [try recorder.event(.enrollmentTicketIssued, origin, user: user, detail: "console enrollment", at: now)])
         return Enrollment(
             name: username, url: "\(server.consoleOrigin)/console/#enroll=\(issued.ticket)", expiresAt: issued.expiresAt, created: created)
+    }
+
+    /// The operators, by name.
+    package static func list(store: any LatchkeyStore) async throws -> [UserOverview] {
+        let operators = store.scoped(to: .operators)
+        var all: [UserOverview] = []
+        var after: String?
+        while true {
+            let page = try await operators.users(after: after, limit: 200)
+            all += page
+            guard page.count == 200, let last = page.last else { return all }
+            after = last.user.username
+        }
+    }
+
+    /// Removes operator `name` with their passkeys, sessions and links: at once, on every instance. False when there
+    /// is no such operator.
+    package static func remove(_ name: String, store: any LatchkeyStore, now: Date = Date()) async throws -> Bool {
+        let operators = store.scoped(to: .operators)
+        guard let user = try await operators.user(named: try UserNames.username(name)) else { return false }
+        let origin = EventOrigin(clientAddress: nil, userAgent: nil, requestID: nil, actor: .system("cli"))
+        let event = try SecurityEventRecorder(names: AuthenticatorNames()).event(.accountDeleted, origin, user: user, at: now)
+        return try await operators.deleteUser(handle: user.handle, recording: [event]) != nil
     }
 }

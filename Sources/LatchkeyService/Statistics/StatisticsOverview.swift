@@ -19,6 +19,8 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
     package struct Backup: Encodable, Sendable, Equatable {
         package var synced: Int64 = 0
         package var deviceBound: Int64 = 0
+        /// Recorded before events said (registrations a rebuild counted from events older than 0.9).
+        package var unknown: Int64 = 0
     }
 
     package struct DeviceKeys: Encodable, Sendable, Equatable {
@@ -74,8 +76,11 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
             registrations += row.count
             registrationsByProvider[row.dimension, default: 0] += row.count
         case .registrationsByBackup:
-            if row.dimension == StatisticsCount.synced { registrationsByBackup.synced += row.count }
-            else { registrationsByBackup.deviceBound += row.count }
+            switch row.dimension {
+            case StatisticsCount.synced: registrationsByBackup.synced += row.count
+            case StatisticsCount.deviceBound: registrationsByBackup.deviceBound += row.count
+            default: registrationsByBackup.unknown += row.count
+            }
         case .passkeysRemoved: passkeysRemoved += row.count
         case .deviceKeysEnrolled: deviceKeys.enrolled += row.count
         case .appAttestedDeviceKeys: deviceKeys.appAttested += row.count
@@ -101,6 +106,7 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
         registrationsByProvider.merge(day.registrationsByProvider, uniquingKeysWith: +)
         registrationsByBackup.synced += day.registrationsByBackup.synced
         registrationsByBackup.deviceBound += day.registrationsByBackup.deviceBound
+        registrationsByBackup.unknown += day.registrationsByBackup.unknown
         passkeysRemoved += day.passkeysRemoved
         activeUsers += day.activeUsers
         deviceKeys.enrolled += day.deviceKeys.enrolled
