@@ -76,7 +76,7 @@ extension LatchkeyConfiguration {
         Key("pendingChallengesTotal", \.pendingChallengesTotal, check: within(0...100_000_000, "between 0 and 100000000"),
             "Challenges that may be pending in all, per tenant (on PostgreSQL, every instance's together, as the store said within the last second); beyond it, options get 503 with `Retry-After`. 0: no cap."),
         Key("adminAddress", \.adminAddress, check: single(adminAddressProblem),
-            "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
+            "`HOST:PORT` of a separate listener that serves the admin API (`/admin/v1`) and the operator console (`/console/`) and nothing else, e.g. `127.0.0.1:9090` or an address only the backend's network reaches; the main listener then answers `/admin/v1` with 404. Empty: the admin API is on the main listener (still only to admin keys)."),
         Key("consoleOrigin", \.consoleOrigin, check: single(consoleOriginProblem), reading: ["adminAddress", "origins", "rpID", "port"],
             derived: ("`http://localhost:PORT` of `adminAddress`; without one, `http://console.localhost:PORT` for RP ID `localhost`, else none",
                       "from adminAddress or rpID", { configuration in

@@ -46,7 +46,7 @@ struct ConfigurationTests {
         #expect(result.configuration == LatchkeyConfiguration().resolvingPaths(against: result.home))
         let derived = [
             "origins": "from rpID and port", "tokenIssuer": "the first origin", "tokenAudience": "from rpID",
-            "consoleOrigin": "from adminAddress or origins",
+            "consoleOrigin": "from adminAddress or rpID",
         ]
         for key in LatchkeyConfiguration.keys {
             #expect(result.sources[key.name] == derived[key.name].map(ConfigurationSource.derived) ?? .defaultValue, "\(key.name)")
