@@ -530,10 +530,12 @@
       return;
     }
     const name = user.username;
-    const [keys, events] = await Promise.all([
+    const [keys, sessionList, events] = await Promise.all([
       v1('GET', `/users/${segment(name)}/credentials`),
+      v1('GET', `/users/${segment(name)}/sessions`),
       v1('GET', `/events?user=${segment(name)}&limit=20`),
     ]);
+    const sessions = sessionList.sessions || [];
     const passkeys = keys.credentials || [];
     const deviceKeys = keys.deviceKeys || [];
     const act = (label, className, confirmText, work) => h('button', {
@@ -592,6 +594,13 @@
             h('td', { text: dateTime(key.createdAt) }), h('td', { text: dateTime(key.lastUsedAt) }),
             h('td', {}, act('Remove', 'danger', `Remove this device key of ${name}? The sessions it signed in end.`,
               async () => { await v1('DELETE', `/users/${segment(name)}/device-keys/${segment(key.keyId)}`); return 'Device key removed.'; }))))))),
+      h('h2', { text: 'Sessions' }),
+      sessions.length === 0 ? h('p', { class: 'empty', text: 'Not signed in anywhere.' })
+        : h('div', { class: 'table-wrap' }, h('table', {},
+          h('thead', {}, h('tr', {}, ['Signed in', 'Ends', 'With'].map((title) => h('th', { scope: 'col', text: title })))),
+          h('tbody', {}, sessions.map((session) => h('tr', {},
+            h('td', { text: dateTime(session.createdAt) }), h('td', { text: dateTime(session.expiresAt) }),
+            h('td', { text: session.signedInWith === 'deviceKey' ? 'a device key' : 'a passkey' })))))),
       h('h2', { text: 'Recent events' }),
       eventTable(events.events || [], 'No events for this user yet.')));
   }

@@ -185,6 +185,8 @@ public protocol BackendStore: Sendable {
     func user(externalId: String) async throws -> UserRecord?
     /// Users in the order of their usernames' UTF-8 bytes, those after `username` when it is given, at most `limit`.
     func users(after username: String?, limit: Int) async throws -> [UserOverview]
+    /// The user's sessions live at `now`, newest first, at most `limit`.
+    func sessions(ofUser handle: [UInt8], now: Date, limit: Int) async throws -> [SessionOverview]
     /// Ends every session of a user; returns how many there were.
     func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int
     /// Removes a passkey of `owner`, even their last one; false when no such passkey is theirs.

@@ -196,6 +196,20 @@ public struct PendingCeremony: Sendable, Equatable {
     }
 }
 
+/// A live session as an operator sees it: when it began and ends, and what signed it in; never its token.
+public struct SessionOverview: Sendable, Equatable {
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// Signed in with a device key (else a passkey or a registration).
+    public var deviceKey: Bool
+
+    public init(createdAt: Date, expiresAt: Date, deviceKey: Bool) {
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.deviceKey = deviceKey
+    }
+}
+
 /// A signed-in session. Only the SHA-256 of its token is stored.
 public struct SessionRecord: Sendable, Equatable {
     public var tokenHash: [UInt8]

@@ -64,6 +64,15 @@ extension PostgresStore {
         }
     }
 
+    public func sessions(ofUser handle: [UInt8], now: Date, limit: Int) async throws -> [SessionOverview] {
+        try await rows("""
+            SELECT created_at, expires_at, device_key_id IS NOT NULL FROM sessions
+            WHERE tenant = \(tenant) AND user_handle = \(handle.bytea) AND expires_at > \(now) ORDER BY created_at DESC LIMIT \(Int64(limit))
+            """) { row in
+            SessionOverview(createdAt: try row.next(Date.self), expiresAt: try row.next(Date.self), deviceKey: try row.next(Bool.self))
+        }
+    }
+
     public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
         try await count("DELETE FROM sessions WHERE user_handle = \(handle.bytea) AND tenant = \(tenant) RETURNING 1", recording: events)
     }

@@ -427,6 +427,7 @@ enum SQLiteSchema {
             PRIMARY KEY (tenant, day, metric, dimension)
         ) WITHOUT ROWID;
         CREATE INDEX daily_statistics_by_metric ON daily_statistics(tenant, metric, day);
+        CREATE INDEX sessions_by_user ON sessions(tenant, user_handle);
         CREATE TABLE statistics_users (
             tenant TEXT NOT NULL,
             user_handle BLOB NOT NULL,

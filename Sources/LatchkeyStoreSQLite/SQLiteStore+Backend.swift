@@ -75,6 +75,18 @@ extension SQLiteStore {
         }
     }
 
+    public func sessions(ofUser handle: [UInt8], now: Date, limit: Int) async throws -> [SessionOverview] {
+        try await withStatement("""
+            SELECT created_at, expires_at, device_key_id IS NOT NULL FROM sessions
+            WHERE tenant = current_tenant() AND user_handle = ?1 AND expires_at > ?2 ORDER BY created_at DESC LIMIT ?3
+            """) { row in
+            try row.bind(handle, now, Int64(limit))
+            var sessions: [SessionOverview] = []
+            while try row.step() { sessions.append(SessionOverview(createdAt: row.date(0), expiresAt: row.date(1), deviceKey: row.bool(2))) }
+            return sessions
+        }
+    }
+
     public func deleteSessions(ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Int {
         try await changing(Self.deleteSessionsOfUser, recording: events) { try $0.bind(handle) }
     }

@@ -95,4 +95,23 @@ extension StoreContractTests {
         }
         #expect(takeError?.code == .unavailable)
     }
+
+    @Test(arguments: StoreBackend.all)
+    func aUsersLiveSessionsAreListedNewestFirst(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1), bob = Fixtures.user("bob", handle: 2)
+        try await store.registerNew(alice, with: Fixtures.credential(1, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.registerNew(bob, with: Fixtures.credential(2, of: bob), session: Fixtures.session(2, of: bob))
+        var newer = Fixtures.session(3, of: alice)
+        newer.createdAt = Fixtures.now.addingTimeInterval(60)
+        _ = try await store.recordAnswered(Fixtures.signIn(Fixtures.credential(1, of: alice), from: 0, to: 1, session: newer))
+        try await store.registerNew(Fixtures.user("carol", handle: 3), with: Fixtures.credential(3, of: Fixtures.user("carol", handle: 3)))
+        _ = try await store.recordAnswered(Fixtures.signIn(
+            Fixtures.credential(1, of: alice), from: 1, to: 2, session: Fixtures.session(4, of: alice, expiresIn: -1)))
+        let listed = try await store.sessions(ofUser: alice.handle, now: Fixtures.now, limit: 10)
+        #expect(listed.map(\.createdAt) == [newer.createdAt, Fixtures.now], "newest first, the expired one left out")
+        #expect(listed.allSatisfy { !$0.deviceKey })
+        #expect(try await store.sessions(ofUser: alice.handle, now: Fixtures.now, limit: 1).count == 1)
+        #expect(try await store.sessions(ofUser: Fixtures.bytes(9, count: 64), now: Fixtures.now, limit: 10).isEmpty)
+    }
 }

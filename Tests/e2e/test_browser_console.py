@@ -177,6 +177,14 @@ def test_an_operator_enrolls_signs_in_sees_the_overview_and_removes_a_passkey(dr
     driver.set_window_size(390, 900)
     screenshot(driver, console, "overview-phone")
     driver.set_window_size(1280, 1000)
+    # Dark mode follows the system's: the page turns dark, its charts stay drawn.
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    try:
+        background = driver.execute_script("return getComputedStyle(document.documentElement).backgroundColor")
+        assert background == "rgb(17, 20, 24)", background
+        screenshot(driver, console, "overview-dark")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
 
     # Signed out, the passkey signs the operator in again.
     driver.find_element(By.ID, "sign-out").click()
@@ -193,6 +201,7 @@ def test_an_operator_enrolls_signs_in_sees_the_overview_and_removes_a_passkey(dr
     query.clear()
     query.send_keys("victim", Keys.ENTER)
     WebDriverWait(driver, WAIT).until(lambda d: "Passkeys" in d.find_element(By.ID, "user-detail").text)
+    assert "a passkey" in driver.find_element(By.ID, "user-detail").text, "the session its registration began"
     screenshot(driver, console, "user")
     detail = driver.find_element(By.ID, "user-detail")
     remove = next(b for b in detail.find_elements(By.TAG_NAME, "button") if b.text == "Remove")

@@ -20,6 +20,7 @@ struct AdminController: Sendable {
         group.get("users/{username}/credentials", use: listCredentials)
         group.delete("users/{username}/credentials/{id}", use: deleteCredential)
         group.delete("users/{username}/device-keys/{keyId}", use: deleteDeviceKey)
+        group.get("users/{username}/sessions", use: listSessions)
         group.delete("users/{username}/sessions", use: endSessions)
         group.post("users/{username}/enrollment-tickets", use: issueTicket)
         group.delete("users/{username}/enrollment-tickets", use: revokeTickets)
@@ -92,6 +93,13 @@ struct AdminController: Sendable {
         let user = try await namedUser(context)
         try await users.removeDeviceKey(ServiceRoutes.id("keyId", in: context), of: user, caller: routes.caller(request, context))
         return JSONResponse.ok()
+    }
+
+    /// The user's live sessions, newest first (the 100 newest): when each began and ends, and whether a device key
+    /// signed it in; never a token.
+    @Sendable func listSessions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let sessions = try await users.sessions(of: try await namedUser(context))
+        return JSONResponse.make(SessionListReply(sessions: sessions.map(SessionSummary.init)))
     }
 
     @Sendable func endSessions(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

@@ -95,3 +95,21 @@ struct EnrollmentTicketReply: ReplyBody {
 struct RevokedTicketsReply: ReplyBody {
     var revoked: Int
 }
+
+/// One live session as `GET /admin/v1/users/{username}/sessions` lists it.
+struct SessionSummary: Encodable, Sendable {
+    var createdAt: String
+    var expiresAt: String
+    /// `passkey` (a sign-in or registration with one) or `deviceKey`.
+    var signedInWith: String
+
+    init(_ session: SessionOverview) {
+        createdAt = RFC3339.string(session.createdAt)
+        expiresAt = RFC3339.string(session.expiresAt)
+        signedInWith = session.deviceKey ? "deviceKey" : "passkey"
+    }
+}
+
+struct SessionListReply: ReplyBody {
+    var sessions: [SessionSummary]
+}

@@ -150,6 +150,11 @@ package struct UserAdministration: Sendable {
         ])
     }
 
+    /// The user's live sessions, newest first: the 100 newest.
+    package func sessions(of user: UserRecord) async throws -> [SessionOverview] {
+        try await service.store.sessions(ofUser: user.handle, now: Date(), limit: 100)
+    }
+
     /// Ends every session of the user; returns how many there were.
     package func endSessions(of user: UserRecord, caller: Caller) async throws -> Int {
         let event = try service.events.event(.sessionEnded, caller.origin, user: user, detail: "every session ended by an admin")

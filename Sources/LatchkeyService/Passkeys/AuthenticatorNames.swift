@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyStore
 import WebAuthn
 
 /// Names authenticator models for people, by AAGUID: first the passkey provider list shipped in
@@ -8,7 +9,7 @@ import WebAuthn
 /// not say who they are. A naming aid only: trust comes from attestation, never from these names.
 public struct AuthenticatorNames: Sendable {
     /// The name of a passkey whose provider is unknown or unnamed.
-    public static let generic = "Passkey"
+    public static let generic = EventStatistics.genericAuthenticatorName
 
     /// Provider names by AAGUID bytes.
     private let providers: [[UInt8]: String]

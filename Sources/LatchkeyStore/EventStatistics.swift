@@ -1,0 +1,114 @@
+import Foundation
+
+/// What one user's history changes in the totals that need to know that user's state: whether they already signed
+/// in that day, how many passkeys they hold.
+public enum UserStatisticsChange: Sendable, Equatable {
+    /// Signed in: counts as active once a day.
+    case signedIn
+    case passkeyAdded
+    case passkeyRemoved
+    /// The account is gone, with its passkeys.
+    case deleted
+}
+
+/// What one security event adds to the statistics: counts of its own, and a change of its user's state (from which
+/// the store derives ``StatisticsMetric/activeUsers`` and ``StatisticsMetric/usersWithPasskey``). The same for a
+/// live write and a rebuild from the events, so the two give the same rows.
+public struct EventStatistics: Sendable, Equatable {
+    public var day: StatisticsDay
+    public var counts: [StatisticsCount]
+    public var userChange: (handle: [UInt8], change: UserStatisticsChange)?
+
+    /// The event details that mark a kind of sign-in or enrollment (as the service writes them).
+    public static let usernamelessDetail = "usernameless", deviceKeyDetail = "device key", appAttestedDetail = "app attested"
+    /// The name a passkey of an unnamed model is given, counted as an unknown provider.
+    public static let genericAuthenticatorName = "Passkey"
+
+    public init(of event: SecurityEvent) {
+        day = StatisticsDay(event.occurredAt)
+        counts = []
+        userChange = nil
+        let handle = event.userHandle
+        switch event.type {
+        case .signInSucceeded:
+            counts.append(StatisticsCount(.signInsSucceeded))
+            if event.detail == Self.deviceKeyDetail { counts.append(StatisticsCount(.deviceKeySignIns)) }
+            if event.detail == Self.usernamelessDetail { counts.append(StatisticsCount(.usernamelessSignIns)) }
+            if let handle { userChange = (handle, .signedIn) }
+        case .signInRefused:
+            counts.append(StatisticsCount(.signInsRefused, Self.dimension(event.reason, else: StatisticsCount.unknownReason)))
+        case .passkeyRegistered:
+            let provider = event.authenticatorName == Self.genericAuthenticatorName ? nil : event.authenticatorName
+            counts.append(StatisticsCount(.registrations, Self.dimension(provider, else: StatisticsCount.unknownProvider)))
+            let backup = event.backupEligible.map { $0 ? StatisticsCount.synced : StatisticsCount.deviceBound } ?? StatisticsCount.unknownBackup
+            counts.append(StatisticsCount(.registrationsByBackup, backup))
+            if let handle { userChange = (handle, .passkeyAdded) }
+        case .passkeyRemoved:
+            counts.append(StatisticsCount(.passkeysRemoved))
+            if let handle { userChange = (handle, .passkeyRemoved) }
+        case .deviceKeyEnrolled:
+            counts.append(StatisticsCount(.deviceKeysEnrolled))
+            if event.detail == Self.appAttestedDetail { counts.append(StatisticsCount(.appAttestedDeviceKeys)) }
+        case .deviceKeyRemoved:
+            counts.append(StatisticsCount(.deviceKeysRemoved))
+        case .userCreated:
+            counts.append(StatisticsCount(.users))
+        case .accountDeleted:
+            counts.append(StatisticsCount(.users, amount: -1))
+            if let handle { userChange = (handle, .deleted) }
+        case .enrollmentTicketIssued:
+            counts.append(StatisticsCount(.ticketsIssued))
+        case .enrollmentTicketUsed:
+            counts.append(StatisticsCount(.ticketsSpent))
+        case .userUpdated, .passkeyRenamed, .passkeyCounterRegressed, .deviceKeyRenamed, .sessionEnded, .adminKeyCreated,
+             .adminKeyRevoked, .enrollmentTicketRevoked, .signingKeyRotated, .tenantCreated, .tenantUpdated, .tenantDeleted:
+            break
+        }
+    }
+
+    public static func == (lhs: EventStatistics, rhs: EventStatistics) -> Bool {
+        lhs.day == rhs.day && lhs.counts == rhs.counts
+            && lhs.userChange?.handle == rhs.userChange?.handle && lhs.userChange?.change == rhs.userChange?.change
+    }
+
+    private static func dimension(_ text: String?, else fallback: String) -> String {
+        guard let text, !text.isEmpty else { return fallback }
+        return String(text.prefix(StatisticsCount.maximumDimensionLength))
+    }
+}
+
+/// The per-user state behind ``StatisticsMetric/activeUsers`` and ``StatisticsMetric/usersWithPasskey``, as a store
+/// keeps it in a row per user: the rules both the stores' SQL and a rebuild in memory follow.
+public struct UserStatisticsState: Sendable, Equatable {
+    public var passkeys: Int64
+    /// The last day the user signed in.
+    public var lastActiveDay: StatisticsDay?
+
+    public init(passkeys: Int64 = 0, lastActiveDay: StatisticsDay? = nil) {
+        self.passkeys = passkeys
+        self.lastActiveDay = lastActiveDay
+    }
+
+    /// Applies `change` on `day` to `state` (nil: no row), returning the new state (nil: the row deleted) and the counts
+    /// it adds.
+    public static func apply(_ change: UserStatisticsChange, on day: StatisticsDay, to state: UserStatisticsState?)
+        -> (state: UserStatisticsState?, counts: [StatisticsCount])
+    {
+        var next = state ?? UserStatisticsState()
+        switch change {
+        case .signedIn:
+            guard next.lastActiveDay != day else { return (next, []) }
+            next.lastActiveDay = day
+            return (next, [StatisticsCount(.activeUsers)])
+        case .passkeyAdded:
+            next.passkeys += 1
+            return (next, next.passkeys == 1 ? [StatisticsCount(.usersWithPasskey)] : [])
+        case .passkeyRemoved:
+            guard let state, state.passkeys > 0 else { return (state, []) }
+            next.passkeys -= 1
+            return (next, next.passkeys == 0 ? [StatisticsCount(.usersWithPasskey, amount: -1)] : [])
+        case .deleted:
+            return (nil, (state?.passkeys ?? 0) > 0 ? [StatisticsCount(.usersWithPasskey, amount: -1)] : [])
+        }
+    }
+}
