@@ -1,20 +1,25 @@
 import Foundation
 import LatchkeyStore
 import Testing
+import WebAuthn
 
 /// The contract for the statistics: every event's counts land in its day's rows in its own transaction, they
 /// match what the events say after any mix of changes, two instances writing at once lose nothing, and a rebuild
 /// from the events gives the rows live writes gave.
 extension StoreContractTests {
-    /// A small generator with a seed, so a failing mix can be replayed.
+    /// Random choices from a seed, so a failing mix can be replayed: SHA-256 of the seed and a counter.
     struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
+        let seed: UInt64
+        private var counter: UInt64 = 0
+
+        init(seed: UInt64) {
+            self.seed = seed
+        }
+
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            counter += 1
+            let digest = Digest.sha256(withUnsafeBytes(of: (seed.bigEndian, counter.bigEndian)) { Array($0) })
+            return digest.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
         }
     }
 
@@ -47,7 +52,7 @@ extension StoreContractTests {
     private static func randomMix(
         _ store: any LatchkeyStore, operations: Int, days: Int, seed: UInt64, firstTag: Int = 0
     ) async throws -> Model {
-        var random = SeededGenerator(state: seed)
+        var random = SeededGenerator(seed: seed)
         var model = Model(nextTag: firstTag)
         for operation in 0..<operations {
             // Time moves on, as it does for a server: a user's later sign-in is never on an earlier day.
