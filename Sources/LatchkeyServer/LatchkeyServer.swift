@@ -164,13 +164,7 @@ public enum LatchkeyServer {
         for problem in directory.problems { logger.warning("\(problem)") }
         if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
         let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
-        // No console without its origin (no adminAddress, and consoleOrigin left empty).
-        let console = configuration.consoleOrigin.isEmpty ? nil : try OperatorConsole(
-            operatorService: RelyingPartyService(
-                configuration: try OperatorRelyingParty.configuration(server: configuration),
-                store: store.scoped(to: .operators, webhooks: .none), attestationTrust: trust, appAttestRoots: [], metrics: shared.metrics,
-                operations: operations, authenticatorNames: names, limits: limits),
-            tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
+        let console = try operatorConsole(of: shared, trust: trust)
         let makers = TenantSites.Makers(
             service: { tenant in
                 var tenantTrust = trust
@@ -200,6 +194,18 @@ public enum LatchkeyServer {
             + (try backgroundServices(of: shared, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    }
+
+    /// The console of `shared`'s tenant, its operators a relying party of their own beside it (the same trust, names,
+    /// metrics and limits); none without its origin (no `adminAddress`, and `consoleOrigin` left empty).
+    private static func operatorConsole(of shared: RelyingPartyService, trust: AttestationTrust) throws -> OperatorConsole? {
+        let configuration = shared.configuration
+        guard !configuration.consoleOrigin.isEmpty else { return nil }
+        let operators = RelyingPartyService(
+            configuration: try OperatorRelyingParty.configuration(server: configuration),
+            store: shared.store.scoped(to: .operators, webhooks: .none), attestationTrust: trust, appAttestRoots: [],
+            metrics: shared.metrics, operations: shared.operations, authenticatorNames: shared.names, limits: shared.limits)
+        return try OperatorConsole(operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
     }
 
     /// What runs beside the listeners: the purge of expired records and the webhook dispatcher.

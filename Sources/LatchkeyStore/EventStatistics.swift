@@ -9,12 +9,26 @@ public enum UserStatisticsChange: Sendable, Equatable {
     case passkeyRemoved
     /// The account is gone, with its passkeys.
     case deleted
+
+    /// The count this change derives from what the user's row says after it (what a store's SQL `RETURNING`s): for a
+    /// sign-in, anything when the row changed (the first that day); for a passkey added or removed, the passkeys held
+    /// now; for a deletion, those held before; nil when there was no such row to change. The one rule both stores and
+    /// a rebuild follow (PostgreSQL's statements state it in SQL).
+    public func derivedCount(returned value: Int64?) -> StatisticsCount? {
+        switch (self, value) {
+        case (.signedIn, .some): StatisticsCount(.activeUsers)
+        case (.passkeyAdded, 1): StatisticsCount(.usersWithPasskey)
+        case (.passkeyRemoved, 0): StatisticsCount(.usersWithPasskey, amount: -1)
+        case (.deleted, .some(let passkeys)) where passkeys > 0: StatisticsCount(.usersWithPasskey, amount: -1)
+        default: nil
+        }
+    }
 }
 
 /// What one security event adds to the statistics: counts of its own, and a change of its user's state (from which
 /// the store derives ``StatisticsMetric/activeUsers`` and ``StatisticsMetric/usersWithPasskey``). The same for a
 /// live write and a rebuild from the events, so the two give the same rows.
-public struct EventStatistics: Sendable, Equatable {
+public struct EventStatistics: Sendable {
     public var day: StatisticsDay
     public var counts: [StatisticsCount]
     public var userChange: (handle: [UInt8], change: UserStatisticsChange)?
@@ -66,11 +80,6 @@ public struct EventStatistics: Sendable, Equatable {
         }
     }
 
-    public static func == (lhs: EventStatistics, rhs: EventStatistics) -> Bool {
-        lhs.day == rhs.day && lhs.counts == rhs.counts
-            && lhs.userChange?.handle == rhs.userChange?.handle && lhs.userChange?.change == rhs.userChange?.change
-    }
-
     private static func dimension(_ text: String?, else fallback: String) -> String {
         guard let text, !text.isEmpty else { return fallback }
         return String(text.prefix(StatisticsCount.maximumDimensionLength))
@@ -89,26 +98,26 @@ public struct UserStatisticsState: Sendable, Equatable {
         self.lastActiveDay = lastActiveDay
     }
 
-    /// Applies `change` on `day` to `state` (nil: no row), returning the new state (nil: the row deleted) and the counts
-    /// it adds.
+    /// Applies `change` on `day` to `state` (nil: no row), returning the new state (nil: the row deleted) and the count
+    /// it derives, if any.
     public static func apply(_ change: UserStatisticsChange, on day: StatisticsDay, to state: UserStatisticsState?)
-        -> (state: UserStatisticsState?, counts: [StatisticsCount])
+        -> (state: UserStatisticsState?, derived: StatisticsCount?)
     {
         var next = state ?? UserStatisticsState()
         switch change {
         case .signedIn:
-            guard next.lastActiveDay != day else { return (next, []) }
+            guard next.lastActiveDay != day else { return (next, nil) }
             next.lastActiveDay = day
-            return (next, [StatisticsCount(.activeUsers)])
+            return (next, change.derivedCount(returned: 1))
         case .passkeyAdded:
             next.passkeys += 1
-            return (next, next.passkeys == 1 ? [StatisticsCount(.usersWithPasskey)] : [])
+            return (next, change.derivedCount(returned: next.passkeys))
         case .passkeyRemoved:
-            guard let state, state.passkeys > 0 else { return (state, []) }
+            guard let state, state.passkeys > 0 else { return (state, nil) }
             next.passkeys -= 1
-            return (next, next.passkeys == 0 ? [StatisticsCount(.usersWithPasskey, amount: -1)] : [])
+            return (next, change.derivedCount(returned: next.passkeys))
         case .deleted:
-            return (nil, (state?.passkeys ?? 0) > 0 ? [StatisticsCount(.usersWithPasskey, amount: -1)] : [])
+            return (nil, change.derivedCount(returned: state?.passkeys))
         }
     }
 }

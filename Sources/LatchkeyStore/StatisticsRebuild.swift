@@ -109,9 +109,9 @@ public struct StatisticsAccumulator: Sendable {
         if firstDay.map({ statistics.day < $0 }) ?? true { firstDay = statistics.day }
         var counts = statistics.counts
         if let (handle, change) = statistics.userChange {
-            let (state, more) = UserStatisticsState.apply(change, on: statistics.day, to: users[handle])
+            let (state, derived) = UserStatisticsState.apply(change, on: statistics.day, to: users[handle])
             users[handle] = state
-            counts += more
+            if let derived { counts.append(derived) }
         }
         for count in counts { add(count, on: statistics.day) }
     }

@@ -102,8 +102,9 @@ extension PostgresStore {
     public func recordSignIn(_ signIn: CompletedSignIn) async throws -> SignInRecording {
         let outbox = webhooks, tenant = tenant
         // One event (what a sign-in makes) is written by the statement itself, with its statistics; more share a transaction.
-        let recorded = signIn.events.count <= 1 && signIn.events.allSatisfy(SignInStatements.RecordSignIn.counts)
-            ? try await rows(SignInStatements.RecordSignIn(signIn: signIn, event: signIn.events.first, outbox: outbox, tenant: tenant)).first
+        let single = SignInStatements.RecordSignIn(signIn: signIn, event: signIn.events.first, outbox: outbox, tenant: tenant)
+        let recorded = signIn.events.count <= 1 && single.countsItsEvent
+            ? try await rows(single).first
             : try await transaction { connection in
                 var outcome: SignInStatements.RecordSignIn.Row?
                 let statement = SignInStatements.RecordSignIn(signIn: signIn, event: nil, outbox: outbox, tenant: tenant)

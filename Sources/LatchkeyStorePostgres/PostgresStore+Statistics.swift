@@ -25,8 +25,8 @@ extension PostgresStore {
     }
 
     /// What a user change does to its `statistics_users` row (returning `value`), after the lock (`locked`), and the
-    /// count it derives: its metric and amount, when `value` meets the condition. `$1` is the tenant, `$2` the day,
-    /// `$7` the user handle.
+    /// count it derives: its metric and amount, when `value` meets the condition
+    /// (``UserStatisticsChange/derivedCount(returned:)`` in SQL). `$1` is the tenant, `$2` the day, `$7` the user handle.
     private static func userChangeSQL(_ change: UserStatisticsChange)
         -> (change: String, metric: StatisticsMetric, amount: Int, condition: String)
     {
@@ -139,12 +139,7 @@ extension PostgresStore {
         let tenant = tenant
         let (first, recent) = try await withConnection { connection in
             var accumulator = StatisticsAccumulator(), recent = RecentSequences()
-            let events: PostgresQuery = """
-                SELECT \(unescaped: Self.eventColumns) FROM security_events WHERE tenant = \(tenant) ORDER BY sequence
-                """
-            for try await row in try await connection.query(events, logger: Self.silent) {
-                var columns = ColumnReader(row)
-                let event = try Self.event(&columns)
+            try await Self.forEachEvent(of: tenant, after: 0, on: connection) { event in
                 accumulator.add(event)
                 recent.add(event.sequence)
             }
@@ -155,67 +150,88 @@ extension PostgresStore {
             lock.binds.append(tenant)
             try await Self.execute(lock, on: connection)
             var accumulator = first
-            let since: PostgresQuery = """
-                SELECT \(unescaped: Self.eventColumns) FROM security_events
-                WHERE tenant = \(tenant) AND sequence > \(recent.secondReadAfter) ORDER BY sequence
-                """
-            for try await row in try await connection.query(since, logger: Self.silent) {
-                var columns = ColumnReader(row)
-                let event = try Self.event(&columns)
+            try await Self.forEachEvent(of: tenant, after: recent.secondReadAfter, on: connection) { event in
                 if !recent.contains(event.sequence) { accumulator.add(event) }
             }
-            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map(\.rawValue)
-            var firstDayHasRows = false
-            if let day = accumulator.firstDay {
-                firstDayHasRows = !(try await Self.rows("""
-                    SELECT 1 FROM daily_statistics WHERE tenant = \(tenant) AND day = \(day.description) AND NOT metric = ANY(\(outbox)) LIMIT 1
-                    """, on: connection) { _ in true }).isEmpty
-            }
-            let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
-            var kept: [StatisticsMetric: Int64] = [:]
-            for metric in StatisticsMetric.allCases where metric.isRunningTotal {
-                kept[metric] = try await Self.rows("""
-                    SELECT coalesce(sum(count), 0)::bigint FROM daily_statistics
-                    WHERE tenant = \(tenant) AND metric = \(metric.rawValue) AND (\(replaced?.description)::text IS NULL OR day < \(replaced?.description))
-                    """, on: connection) { try $0.next(Int64.self) }.first ?? 0
-            }
-            let users = try await Self.rows(
-                "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant)", on: connection) { try $0.next(Int64.self) }.first ?? 0
-            let holders = try await Self.rows(
-                "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant)", on: connection
-            ) { try $0.next(Int64.self) }.first ?? 0
-            let plan = StatisticsRebuildPlan(
-                accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept, users: users, holders: holders, today: StatisticsDay(Date()))
-
-            if let replaced {
-                try await Self.execute("""
-                    DELETE FROM daily_statistics WHERE tenant = \(tenant) AND day >= \(replaced.description) AND NOT metric = ANY(\(outbox))
-                    """, on: connection)
-            }
-            let rows = plan.rows
-            try await Self.execute("""
-                INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
-                SELECT \(tenant), day, metric, dimension, 0, count
-                FROM unnest(\(rows.map(\.day.description))::text[], \(rows.map(\.metric.rawValue))::text[],
-                    \(rows.map(\.dimension))::text[], \(rows.map(\.count))::bigint[]) AS r(day, metric, dimension, count)
-                \(unescaped: Self.upsertCounts)
-                """, on: connection)
-            try await Self.execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
-            let active = accumulator.users.compactMap { handle, state in state.lastActiveDay.map { (handle, $0) } }
-            try await Self.execute("""
-                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
-                SELECT \(tenant), handle, 0, day FROM unnest(\(active.map(\.0.bytea))::bytea[], \(active.map(\.1.description))::text[])
-                    AS a(handle, day)
-                """, on: connection)
-            // Each holder's passkeys as stored, whatever the events that remain say.
-            try await Self.execute("""
-                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
-                SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = \(tenant) GROUP BY tenant, user_handle
-                ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = EXCLUDED.passkeys
-                """, on: connection)
+            let plan = try await Self.rebuildPlan(accumulator, of: tenant, on: connection)
+            try await Self.write(plan, users: accumulator.users, of: tenant, on: connection)
             return StatisticsRebuild(
-                events: accumulator.events, rows: rows.count, usersCorrection: plan.usersCorrection,
+                events: accumulator.events, rows: plan.rows.count, usersCorrection: plan.usersCorrection,
                 usersWithPasskeyCorrection: plan.usersWithPasskeyCorrection)
         }
+    }
+
+    /// Calls `body` with each of `tenant`'s events numbered after `sequence`, oldest first, as they arrive.
+    private static func forEachEvent(
+        of tenant: TenantID, after sequence: Int64, on connection: PostgresConnection, _ body: (SecurityEvent) -> Void
+    ) async throws {
+        let events: PostgresQuery = """
+            SELECT \(unescaped: eventColumns) FROM security_events WHERE tenant = \(tenant) AND sequence > \(sequence) ORDER BY sequence
+            """
+        for try await row in try await connection.query(events, logger: silent) {
+            var columns = ColumnReader(row)
+            body(try event(&columns))
+        }
+    }
+
+    private static let outboxMetrics = StatisticsMetric.allCases.filter(\.isFromOutbox).map(\.rawValue)
+
+    /// What the rebuild writes: the plan of `accumulator`'s rows against the rows and records `tenant` keeps.
+    private static func rebuildPlan(
+        _ accumulator: StatisticsAccumulator, of tenant: TenantID, on connection: PostgresConnection
+    ) async throws -> StatisticsRebuildPlan {
+        var firstDayHasRows = false
+        if let day = accumulator.firstDay {
+            firstDayHasRows = !(try await rows("""
+                SELECT 1 FROM daily_statistics WHERE tenant = \(tenant) AND day = \(day.description) AND NOT metric = ANY(\(outboxMetrics)) LIMIT 1
+                """, on: connection) { _ in true }).isEmpty
+        }
+        let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
+        var kept: [StatisticsMetric: Int64] = [:]
+        for metric in StatisticsMetric.allCases where metric.isRunningTotal {
+            kept[metric] = try await rows("""
+                SELECT coalesce(sum(count), 0)::bigint FROM daily_statistics
+                WHERE tenant = \(tenant) AND metric = \(metric.rawValue) AND (\(replaced?.description)::text IS NULL OR day < \(replaced?.description))
+                """, on: connection) { try $0.next(Int64.self) }.first ?? 0
+        }
+        let users = try await rows(
+            "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant)", on: connection) { try $0.next(Int64.self) }.first ?? 0
+        let holders = try await rows(
+            "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant)", on: connection
+        ) { try $0.next(Int64.self) }.first ?? 0
+        return StatisticsRebuildPlan(
+            accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept, users: users, holders: holders, today: StatisticsDay(Date()))
+    }
+
+    /// Replaces `tenant`'s rows from the plan's first day on by its rows, and the per-user state by `users`' last active
+    /// days with each holder's passkeys as stored (whatever the events that remain say).
+    private static func write(
+        _ plan: StatisticsRebuildPlan, users: [[UInt8]: UserStatisticsState], of tenant: TenantID, on connection: PostgresConnection
+    ) async throws {
+        if let replaced = plan.firstReplacedDay {
+            try await execute("""
+                DELETE FROM daily_statistics WHERE tenant = \(tenant) AND day >= \(replaced.description) AND NOT metric = ANY(\(outboxMetrics))
+                """, on: connection)
+        }
+        let rows = plan.rows
+        try await execute("""
+            INSERT INTO daily_statistics (tenant, day, metric, dimension, slot, count)
+            SELECT \(tenant), day, metric, dimension, 0, count
+            FROM unnest(\(rows.map(\.day.description))::text[], \(rows.map(\.metric.rawValue))::text[],
+                \(rows.map(\.dimension))::text[], \(rows.map(\.count))::bigint[]) AS r(day, metric, dimension, count)
+            \(unescaped: upsertCounts)
+            """, on: connection)
+        try await execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
+        let active = users.compactMap { handle, state in state.lastActiveDay.map { (handle, $0) } }
+        try await execute("""
+            INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+            SELECT \(tenant), handle, 0, day FROM unnest(\(active.map(\.0.bytea))::bytea[], \(active.map(\.1.description))::text[])
+                AS a(handle, day)
+            """, on: connection)
+        try await execute("""
+            INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+            SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = \(tenant) GROUP BY tenant, user_handle
+            ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = EXCLUDED.passkeys
+            """, on: connection)
     }
 }

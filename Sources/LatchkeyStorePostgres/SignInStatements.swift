@@ -219,6 +219,23 @@ enum SignInStatements {
         let event: SecurityEvent?
         let outbox: WebhookOutbox
         let tenant: TenantID
+        /// The event's statistics, made once.
+        let statistics: EventStatistics?
+
+        init(signIn: CompletedSignIn, event: SecurityEvent?, outbox: WebhookOutbox, tenant: TenantID) {
+            self.signIn = signIn
+            self.event = event
+            self.outbox = outbox
+            self.tenant = tenant
+            statistics = event.map(EventStatistics.init(of:))
+        }
+
+        /// Whether this statement counts its event as the event's statistics say: counts of one, and no user change but
+        /// ``UserStatisticsChange/signedIn`` (a sign-in's); otherwise the event goes through ``PostgresStore/insert``.
+        var countsItsEvent: Bool {
+            guard let statistics else { return true }
+            return statistics.counts.allSatisfy { $0.amount == 1 } && (statistics.userChange.map { $0.change == .signedIn } ?? true)
+        }
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 34)
@@ -249,7 +266,6 @@ enum SignInStatements {
             bindings.append(event?.occurredAt)
             bindings.append(event?.credentialID?.bytea)
             bindings.append(tenant)
-            let statistics = event.map(EventStatistics.init(of:))
             bindings.append((statistics?.day ?? StatisticsDay(signIn.at)).description)
             bindings.append(PostgresStore.statisticsSlot())
             bindings.append(statistics?.counts.map(\.metric.rawValue) ?? [])
@@ -258,12 +274,6 @@ enum SignInStatements {
             bindings.append(event?.backupEligible)
             bindings.append(statistics?.userChange?.change == .signedIn)
             return bindings
-        }
-
-        /// Whether ``event`` may be written by this statement: its statistics are what the statement counts.
-        static func counts(_ event: SecurityEvent) -> Bool {
-            let statistics = EventStatistics(of: event)
-            return statistics.counts.allSatisfy { $0.amount == 1 } && (statistics.userChange.map { $0.change == .signedIn } ?? true)
         }
 
         func decodeRow(_ row: PostgresRow) throws -> (consumed: Bool, recorded: Bool, owner: [UInt8]?) {

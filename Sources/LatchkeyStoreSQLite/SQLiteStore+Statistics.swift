@@ -43,14 +43,7 @@ extension SQLiteStore {
             try statement.finish()
             return value
         }
-        let derived: StatisticsCount? = switch (change, returned) {
-        case (.signedIn, .some): StatisticsCount(.activeUsers)
-        case (.passkeyAdded, 1): StatisticsCount(.usersWithPasskey)
-        case (.passkeyRemoved, 0): StatisticsCount(.usersWithPasskey, amount: -1)
-        case (.deleted, .some(let passkeys)) where passkeys > 0: StatisticsCount(.usersWithPasskey, amount: -1)
-        default: nil
-        }
-        if let derived { try add(derived, on: statistics.day, in: database) }
+        if let derived = change.derivedCount(returned: returned) { try add(derived, on: statistics.day, in: database) }
     }
 
     static func add(_ count: StatisticsCount, on day: StatisticsDay, in database: SQLiteConnection) throws {
@@ -93,81 +86,92 @@ extension SQLiteStore {
     /// Reads every event while live writes go on, then, in one write transaction (live writes wait for it: SQLite
     /// has one writer), the events written since, and replaces the rows (``StatisticsRebuildPlan``).
     public func rebuildStatistics() async throws -> StatisticsRebuild {
-        let events = "SELECT \(Self.eventColumns) FROM security_events WHERE tenant = current_tenant() AND sequence > ?1 ORDER BY sequence"
         let (first, recent) = try await withDatabase { database in
             var accumulator = StatisticsAccumulator(), recent = RecentSequences()
-            try database.withStatement(events) { statement in
-                try statement.bind(Int64(0))
-                while try statement.step() {
-                    let event = try Self.event(statement, from: 0)
-                    accumulator.add(event)
-                    recent.add(event.sequence)
-                }
+            try Self.forEachEvent(after: 0, in: database) { event in
+                accumulator.add(event)
+                recent.add(event.sequence)
             }
             return (accumulator, recent)
         }
         return try await withTransaction { database in
             var accumulator = first
-            try database.withStatement(events) { statement in
-                try statement.bind(recent.secondReadAfter)
-                while try statement.step() {
-                    let event = try Self.event(statement, from: 0)
-                    if !recent.contains(event.sequence) { accumulator.add(event) }
-                }
+            try Self.forEachEvent(after: recent.secondReadAfter, in: database) { event in
+                if !recent.contains(event.sequence) { accumulator.add(event) }
             }
-            let outbox = StatisticsMetric.allCases.filter(\.isFromOutbox).map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            let firstDayHasRows = try accumulator.firstDay.map { day in
-                try database.withStatement("""
-                    SELECT 1 FROM daily_statistics WHERE tenant = current_tenant() AND day = ?1 AND metric NOT IN (\(outbox)) LIMIT 1
-                    """) { statement in
-                    try statement.bind(day.description)
-                    return try statement.step()
-                }
-            } ?? false
-            let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
-            var kept: [StatisticsMetric: Int64] = [:]
-            for metric in StatisticsMetric.allCases where metric.isRunningTotal {
-                kept[metric] = try database.withStatement("""
-                    SELECT coalesce(sum(count), 0) FROM daily_statistics WHERE tenant = current_tenant() AND metric = ?1 AND (?2 IS NULL OR day < ?2)
-                    """) { statement in
-                    try statement.bind(metric.rawValue, replaced?.description)
-                    return try statement.step() ? statement.int64(0) : 0
-                }
-            }
-            let plan = StatisticsRebuildPlan(
-                accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept,
-                users: try Self.count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database),
-                holders: try Self.count("SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database),
-                today: StatisticsDay(Date()))
-
-            if let replaced {
-                try database.withStatement(
-                    "DELETE FROM daily_statistics WHERE tenant = current_tenant() AND day >= ?1 AND metric NOT IN (\(outbox))"
-                ) { statement in
-                    try statement.bind(replaced.description)
-                    try statement.finish()
-                }
-            }
-            for row in plan.rows { try Self.add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
-            try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant()") { try $0.finish() }
-            for (handle, state) in accumulator.users where state.lastActiveDay != nil {
-                try database.withStatement("""
-                    INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
-                    """) { statement in
-                    try statement.bind(handle, state.lastActiveDay?.description)
-                    try statement.step()
-                }
-            }
-            // Each holder's passkeys as stored, whatever the events that remain say.
-            try database.withStatement("""
-                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
-                SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle
-                ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys
-                """) { try $0.finish() }
+            let plan = try Self.rebuildPlan(accumulator, in: database)
+            try Self.write(plan, users: accumulator.users, in: database)
             return StatisticsRebuild(
                 events: accumulator.events, rows: plan.rows.count, usersCorrection: plan.usersCorrection,
                 usersWithPasskeyCorrection: plan.usersWithPasskeyCorrection)
         }
+    }
+
+    /// Calls `body` with each of the tenant's events numbered after `sequence`, oldest first, as they are read.
+    private static func forEachEvent(after sequence: Int64, in database: SQLiteConnection, _ body: (SecurityEvent) -> Void) throws {
+        try database.withStatement(
+            "SELECT \(eventColumns) FROM security_events WHERE tenant = current_tenant() AND sequence > ?1 ORDER BY sequence"
+        ) { statement in
+            try statement.bind(sequence)
+            while try statement.step() { body(try event(statement, from: 0)) }
+        }
+    }
+
+    private static let outboxMetrics = StatisticsMetric.allCases.filter(\.isFromOutbox).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
+    /// What the rebuild writes: the plan of `accumulator`'s rows against the rows and records the tenant keeps.
+    private static func rebuildPlan(_ accumulator: StatisticsAccumulator, in database: SQLiteConnection) throws -> StatisticsRebuildPlan {
+        let firstDayHasRows = try accumulator.firstDay.map { day in
+            try database.withStatement("""
+                SELECT 1 FROM daily_statistics WHERE tenant = current_tenant() AND day = ?1 AND metric NOT IN (\(outboxMetrics)) LIMIT 1
+                """) { statement in
+                try statement.bind(day.description)
+                return try statement.step()
+            }
+        } ?? false
+        let replaced = StatisticsRebuildPlan.firstReplacedDay(of: accumulator, firstDayHasRows: firstDayHasRows)
+        var kept: [StatisticsMetric: Int64] = [:]
+        for metric in StatisticsMetric.allCases where metric.isRunningTotal {
+            kept[metric] = try database.withStatement("""
+                SELECT coalesce(sum(count), 0) FROM daily_statistics WHERE tenant = current_tenant() AND metric = ?1 AND (?2 IS NULL OR day < ?2)
+                """) { statement in
+                try statement.bind(metric.rawValue, replaced?.description)
+                return try statement.step() ? statement.int64(0) : 0
+            }
+        }
+        return StatisticsRebuildPlan(
+            accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept,
+            users: try count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database),
+            holders: try count("SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database),
+            today: StatisticsDay(Date()))
+    }
+
+    /// Replaces the tenant's rows from the plan's first day on by its rows, and the per-user state by `users`' last
+    /// active days with each holder's passkeys as stored (whatever the events that remain say).
+    private static func write(_ plan: StatisticsRebuildPlan, users: [[UInt8]: UserStatisticsState], in database: SQLiteConnection) throws {
+        if let replaced = plan.firstReplacedDay {
+            try database.withStatement(
+                "DELETE FROM daily_statistics WHERE tenant = current_tenant() AND day >= ?1 AND metric NOT IN (\(outboxMetrics))"
+            ) { statement in
+                try statement.bind(replaced.description)
+                try statement.finish()
+            }
+        }
+        for row in plan.rows { try add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
+        try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant()") { try $0.finish() }
+        for (handle, state) in users where state.lastActiveDay != nil {
+            try database.withStatement("""
+                INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
+                """) { statement in
+                try statement.bind(handle, state.lastActiveDay?.description)
+                try statement.step()
+            }
+        }
+        try database.withStatement("""
+            INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
+            SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle
+            ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys
+            """) { try $0.finish() }
     }
 
     private static func count(_ sql: String, in database: SQLiteConnection) throws -> Int64 {

@@ -302,7 +302,7 @@ extension StoreContractTests {
         let report = try await two.statistics(from: Self.wholeRange.from, through: Self.wholeRange.through)
         let stored = Self.storedRows(report, without: [.usersWithPasskey, .users])
         let expected = Self.expectedRows(from: events).filter { !$0.key.contains(" users ") }
-        #expect(stored.filter { $0.key.contains("sign_ins.succeeded") } == expected.filter { $0.key.contains("sign_ins.succeeded") })
+        #expect(expected.keys.contains { $0.contains("sign_ins.succeeded") }, "the runners' sign-ins were written")
         #expect(stored == expected)
     }
 

@@ -28,10 +28,8 @@ struct ConsoleKeysController: Sendable {
     @Sendable func rotate(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let added = try await SignInTokens.rotate(routes.service.store, by: routes.caller(request, context).origin.actor)
         context.logger.notice("signing key rotated in the console", metadata: ["generation": "\(added.generation)"])
-        let lifetime = TimeInterval(routes.service.configuration.tokenLifetime)
-        let states = SigningKeyState.states(of: try await routes.service.store.signingKeys(), tokenLifetime: lifetime)
-        let state = states.first { $0.record.generation == added.generation } ?? SigningKeyState(record: added, phase: .waiting)
-        return JSONResponse.make(SigningKeyReply(signingKey: SigningKeySummary(state)))
+        // Published now, signing from its `signsFrom` (five minutes on): waiting.
+        return JSONResponse.make(SigningKeyReply(signingKey: SigningKeySummary(SigningKeyState(record: added, phase: .waiting))))
     }
 
     @Sendable func revoke(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {

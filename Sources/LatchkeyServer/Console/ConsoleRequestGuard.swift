@@ -23,12 +23,8 @@ struct ConsoleRequestGuard: RouteMiddleware {
         if sites.contains(where: { $0 != "same-origin" && $0 != "none" }) {
             throw APIError(.forbidden, "the console answers its own page only (Sec-Fetch-Site: \(sites.joined(separator: ", ")))")
         }
-        switch request.method {
-        case .POST, .PUT, .PATCH, .DELETE:
-            guard sentOrigin != nil else {
-                throw APIError(.forbidden, "a change through the console must come from its page (no Origin)")
-            }
-        default: break
+        if request.changesState, sentOrigin == nil {
+            throw APIError(.forbidden, "a change through the console must come from its page (no Origin)")
         }
     }
 }
@@ -67,12 +63,9 @@ struct OperatorSessionAuthenticator: RouteMiddleware {
         else {
             throw APIError(.unauthorized, "sign in to the console with your operator passkey")
         }
-        switch request.method {
-        case .POST, .PUT, .PATCH, .DELETE: try ConsoleCSRF.check(request, session: token)
-        default: break
-        }
+        if request.changesState { try ConsoleCSRF.check(request, session: token) }
         var context = context
-        context.operatorName = session.user.username
+        context.operatorSession = session
         context.logger[metadataKey: "operator"] = "\(session.user.username)"
         return try await next(request, context)
     }

@@ -103,10 +103,9 @@ struct OperatorConsole: Sendable {
 
     /// Who is signed in, until when, and the CSRF token every change needs.
     @Sendable func currentSession(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        // ``OperatorSessionAuthenticator`` found both, or answered 401.
         let token = request.cookieValue(named: operators.cookies.sessionName) ?? ""
-        guard let session = try await operators.service.sessions.current(presented: [token]) else {
-            throw APIError(.unauthorized, "sign in to the console with your operator passkey")
-        }
+        guard let session = context.operatorSession else { throw APIError(.internalServerError, "the console's session was not resolved") }
         return JSONResponse.make(OperatorSessionReply(
             operator: session.user.username, expiresAt: RFC3339.string(session.session.expiresAt),
             csrfToken: ConsoleCSRF.token(forSession: token), rpId: operators.service.relyingParty.id,
@@ -116,7 +115,7 @@ struct OperatorConsole: Sendable {
     @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         // The operator, as the account service knows a signed-in caller (the admin routes are given no identity).
         var context = context
-        context.identity = try await operators.service.sessions.current(presented: operators.cookies.sessionTokens(in: request))
+        context.identity = context.operatorSession
         try await operators.service.account.signOut(caller: operators.caller(request, context))
         var response = JSONResponse.ok()
         response.setCookie(operators.cookies.clearingSession())

@@ -8,7 +8,7 @@ extension LatchkeyRequestContext {
         EventOrigin(
             clientAddress: clientAddress == .unknown ? peerAddress : clientAddress.key,
             userAgent: request.headers[.userAgent], requestID: requestID,
-            actor: operatorName.map(SecurityEventActor.operator) ?? adminKeyName.map(SecurityEventActor.admin) ?? .user)
+            actor: operatorSession.map { SecurityEventActor.operator($0.user.username) } ?? adminKeyName.map(SecurityEventActor.admin) ?? .user)
     }
 
     /// What log lines name a request by: the matched route template, or for a path no route matched, the path

@@ -21,8 +21,8 @@ public struct LatchkeyRequestContext: Sendable {
     var clientAddress = ClientAddress.unknown
     /// The name of the admin key the request was made with (``AdminKeyAuthenticator``).
     var adminKeyName: String?
-    /// The operator signed in to the console who made the request (``OperatorSessionAuthenticator``).
-    var operatorName: String?
+    /// The session of the operator signed in to the console who made the request (``OperatorSessionAuthenticator``).
+    var operatorSession: SessionWithUser?
     /// The template of the route the request matched (`/credentials/{id}`), nil when none did.
     var endpointPath: String?
     /// The matched route's path parameters, as sent (percent-encoded).

@@ -11,10 +11,7 @@ struct CrossSiteRequestGuard: Sendable {
     static let fetchSite = HeaderName("Sec-Fetch-Site")
 
     func check(_ request: Request) throws(APIError) {
-        switch request.method {
-        case .POST, .PUT, .PATCH, .DELETE: break
-        default: return  // GET, HEAD and OPTIONS pass.
-        }
+        guard request.changesState else { return }
         if let origin = request.headers[.origin] {
             guard origins.contains(origin) else {
                 throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")

@@ -46,3 +46,14 @@ public struct RequestURI: Sendable {
         query.map(Parameters.query) ?? Parameters()
     }
 }
+
+extension Request {
+    /// Whether the method asks for a change (POST, PUT, PATCH, DELETE): what the cross-site guards look at; GET, HEAD
+    /// and OPTIONS read.
+    var changesState: Bool {
+        switch method {
+        case .POST, .PUT, .PATCH, .DELETE: true
+        default: false
+        }
+    }
+}

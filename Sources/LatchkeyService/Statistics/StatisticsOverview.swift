@@ -94,29 +94,6 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
         case .webhooksDead: webhooks.dead += row.count
         }
     }
-
-    /// Adds another day's counts (not its running totals).
-    mutating func addCounts(of day: DailyStatistics) {
-        signIns.succeeded += day.signIns.succeeded
-        signIns.refused += day.signIns.refused
-        signIns.refusedByReason.merge(day.signIns.refusedByReason, uniquingKeysWith: +)
-        signIns.usernameless += day.signIns.usernameless
-        signIns.deviceKey += day.signIns.deviceKey
-        registrations += day.registrations
-        registrationsByProvider.merge(day.registrationsByProvider, uniquingKeysWith: +)
-        registrationsByBackup.synced += day.registrationsByBackup.synced
-        registrationsByBackup.deviceBound += day.registrationsByBackup.deviceBound
-        registrationsByBackup.unknown += day.registrationsByBackup.unknown
-        passkeysRemoved += day.passkeysRemoved
-        activeUsers += day.activeUsers
-        deviceKeys.enrolled += day.deviceKeys.enrolled
-        deviceKeys.appAttested += day.deviceKeys.appAttested
-        deviceKeys.removed += day.deviceKeys.removed
-        tickets.issued += day.tickets.issued
-        tickets.spent += day.tickets.spent
-        webhooks.delivered += day.webhooks.delivered
-        webhooks.dead += day.webhooks.dead
-    }
 }
 
 /// A range's totals: the days' counts summed, the running totals as of its last day, and active users as the
@@ -135,9 +112,10 @@ package struct StatisticsTotals: Encodable, Sendable, Equatable {
     package var tickets = DailyStatistics.Tickets()
     package var webhooks = DailyStatistics.Webhooks()
 
-    init(_ days: [DailyStatistics], totalsBefore: [StatisticsMetric: Int64]) {
+    /// The counts of `rows` (the range's) summed as one day's, with the running totals and the busiest day of `days`.
+    init(_ rows: [StatisticsRow], days: [DailyStatistics], totalsBefore: [StatisticsMetric: Int64]) {
         var sum = DailyStatistics(date: "")
-        for day in days { sum.addCounts(of: day) }
+        for row in rows where !row.metric.isRunningTotal { sum.add(row) }
         signIns = sum.signIns
         registrations = sum.registrations
         registrationsByProvider = sum.registrationsByProvider
@@ -219,7 +197,7 @@ package struct StatisticsOverview: Sendable, Equatable {
         from = range.from
         to = range.to
         self.days = days
-        totals = StatisticsTotals(days, totalsBefore: report.totalsBefore)
+        totals = StatisticsTotals(report.rows, days: days, totalsBefore: report.totalsBefore)
         self.outbox = OutboxHealth(
             pending: outbox.depth, oldestPendingAt: outbox.oldestPendingAt.map(RFC3339.string),
             oldestPendingSeconds: outbox.oldestPendingAt.map { max(0, Int(now.timeIntervalSince($0))) })
