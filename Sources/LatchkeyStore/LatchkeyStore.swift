@@ -30,7 +30,8 @@ public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestS
     func userWithCredentials(named username: String) async throws -> (user: UserRecord, credentials: [CredentialRecord])?
     /// The passkey with this credential ID, whoever owns it.
     func credential(id: [UInt8]) async throws -> CredentialRecord?
-    /// How the registered passkeys look in aggregate (two scans of the credentials): for decoys.
+    /// How the registered passkeys look in aggregate, for decoys: counted over a sample of at most
+    /// ``PasskeyShapes/sampledUsers`` users (every user of a smaller tenant), so the read does not grow with the store.
     func passkeyShapes() async throws -> PasskeyShapes
 
     /// Stores a verified credential and its `events`, in one transaction. With a `challengeHash`, it first

@@ -58,6 +58,9 @@ public struct PasskeyShapes: Sendable, Equatable {
     /// How many users have each number of passkeys, from one up.
     public var usersByPasskeyCount: [Int: Int]
 
+    /// How many users the shapes are counted over, at most: the first by username, whose passkeys look as anyone's do.
+    public static let sampledUsers = 1_000
+
     public init(passkeys: [Shape: Int] = [:], usersByPasskeyCount: [Int: Int] = [:]) {
         self.passkeys = passkeys
         self.usersByPasskeyCount = usersByPasskeyCount

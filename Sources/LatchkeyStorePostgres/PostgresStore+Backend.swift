@@ -56,9 +56,12 @@ extension PostgresStore {
             SELECT \(unescaped: PostgresRows.userColumns("u.")), count(c.id),
                 GREATEST(max(c.last_used_at), (
                     SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle AND d.tenant = u.tenant))
-            FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
-            WHERE u.tenant = \(tenant) AND (\(username?.utf8Bytea)::bytea IS NULL OR u.username > \(username?.utf8Bytea))
-            GROUP BY u.handle ORDER BY u.username LIMIT \(Int64(limit))
+            FROM (
+                SELECT \(unescaped: PostgresRows.userColumns()), tenant FROM users
+                WHERE tenant = \(tenant) AND username > \((username ?? "").utf8Bytea) ORDER BY username LIMIT \(Int64(limit))
+            ) AS u
+            LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
+            GROUP BY u.handle, u.username, u.display_name, u.created_at, u.external_id, u.disabled, u.tenant ORDER BY u.username
             """) { row in
             UserOverview(user: try PostgresRows.user(&row), passkeys: Int(try row.next(Int64.self)), lastSignInAt: try row.next(Date?.self))
         }

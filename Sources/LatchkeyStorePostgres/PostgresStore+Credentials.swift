@@ -39,8 +39,11 @@ extension PostgresStore {
     public func passkeyShapes() async throws -> PasskeyShapes {
         let tenant = tenant
         return try await withConnection { connection in
+            let sample = PasskeyShapes.sampledUsers
             let passkeys = try await Self.rows("""
-                SELECT octet_length(id)::bigint, transports, count(*) FROM credentials WHERE tenant = \(tenant) GROUP BY 1, 2
+                SELECT octet_length(c.id)::bigint, c.transports, count(*)
+                FROM (SELECT handle, tenant FROM users WHERE tenant = \(tenant) ORDER BY username LIMIT \(Int64(sample))) AS u
+                JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant GROUP BY 1, 2
                 """, on: connection) {
                 row in
                 let idLength = Int(try row.next(Int64.self))
@@ -48,8 +51,12 @@ extension PostgresStore {
                 return (PasskeyShapes.Shape(idLength: idLength, transports: transports), Int(try row.next(Int64.self)))
             }
             let users = try await Self.rows("""
-                SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials WHERE tenant = \(tenant) GROUP BY user_handle) AS counts
-                GROUP BY n
+                SELECT n, count(*) FROM (
+                    SELECT count(c.id) AS n
+                    FROM (SELECT handle, tenant FROM users WHERE tenant = \(tenant) ORDER BY username LIMIT \(Int64(sample))) AS u
+                    LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant GROUP BY u.handle
+                ) AS counts
+                WHERE n > 0 GROUP BY n
                 """, on: connection) { row in (Int(try row.next(Int64.self)), Int(try row.next(Int64.self))) }
             var shapes = PasskeyShapes(usersByPasskeyCount: Dictionary(users, uniquingKeysWith: +))
             for (shape, count) in passkeys { shapes.passkeys[shape, default: 0] += count }
@@ -108,7 +115,7 @@ extension PostgresStore {
             : try await transaction { connection in
                 var outcome: SignInStatements.RecordSignIn.Row?
                 let statement = SignInStatements.RecordSignIn(signIn: signIn, event: nil, outbox: outbox, tenant: tenant)
-                for try await row in try await connection.execute(statement, logger: Self.silent) { outcome = row }
+                for try await row in try await Self.send(statement, on: connection) { outcome = row }
                 if let outcome, outcome.recorded { try await Self.insert(signIn.events, of: tenant, outbox: outbox, on: connection) }
                 return outcome
             }

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 import PostgresNIO
 
 /// The audit log and the webhook outbox, shared by every instance.
@@ -213,11 +214,20 @@ extension PostgresStore {
     }
 
     public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
-        try await rows("""
+        // Two texts, so that each reads an index in the page's order: the tenant's deliveries, or those in one state.
+        let before = before ?? Int64.max
+        let query: PostgresQuery = if let state {
+            """
             SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d
-            WHERE d.tenant = \(tenant) AND (\(state?.rawValue)::text IS NULL OR d.state = \(state?.rawValue)) AND (\(before)::bigint IS NULL OR d.id < \(before))
-            ORDER BY d.id DESC LIMIT \(Int64(limit))
-            """) { try Self.delivery(&$0) }
+            WHERE d.tenant = \(tenant) AND d.state = \(state.rawValue) AND d.id < \(before) ORDER BY d.id DESC LIMIT \(Int64(limit))
+            """
+        } else {
+            """
+            SELECT \(unescaped: Self.deliveryColumns) FROM webhook_deliveries d
+            WHERE d.tenant = \(tenant) AND d.id < \(before) ORDER BY d.id DESC LIMIT \(Int64(limit))
+            """
+        }
+        return try await rows(query) { try Self.delivery(&$0) }
     }
 
     public func retryWebhookDelivery(id: Int64, now: Date, retryUntil: Date) async throws -> WebhookDelivery? {
@@ -255,8 +265,13 @@ extension PostgresStore {
         let purges: [PostgresQuery] = [
             """
             WITH old AS (
-                SELECT id FROM webhook_deliveries
-                WHERE created_at < \(eventsBefore) OR (state = 'delivered' AND delivered_at < \(deliveriesBefore))
+                SELECT id FROM webhook_deliveries WHERE created_at < \(eventsBefore) LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
+            ), deleted AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM old) RETURNING 1)
+            SELECT count(*) FROM deleted
+            """,
+            """
+            WITH old AS (
+                SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND delivered_at < \(deliveriesBefore)
                 LIMIT \(Self.purgeBatchSize) FOR UPDATE SKIP LOCKED
             ), deleted AS (DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM old) RETURNING 1)
             SELECT count(*) FROM deleted
@@ -267,7 +282,7 @@ extension PostgresStore {
             ), old AS (
                 SELECT sequence FROM oldest WHERE occurred_at < \(eventsBefore)
             ), deleted AS (DELETE FROM security_events WHERE sequence IN (SELECT sequence FROM old) RETURNING 1)
-            SELECT count(*) FROM deleted
+            SELECT count(*) FROM deleted \(unescaped: PlannerNote.oldestEventsFirst)
             """,
         ]
         try await policy.call(#function) {

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 import PostgresNIO
 
 /// The statistics, kept in each event's transaction by one statement per event: the event's counts and, when it
@@ -109,7 +110,7 @@ extension PostgresStore {
                 WHERE tenant = \(tenant) AND day >= \(from.description) AND day <= \(through.description)
                 GROUP BY day, metric, dimension HAVING sum(count) <> 0 ORDER BY day, metric, dimension
                 """
-            for try await row in try await connection.query(query, logger: Self.silent) {
+            for try await row in try await Self.send(query, on: connection) {
                 var columns = ColumnReader(row)
                 let dayText = try columns.next(String.self), metricText = try columns.next(String.self)
                 let dimension = try columns.next(String.self), count = try columns.next(Int64.self)
@@ -122,7 +123,7 @@ extension PostgresStore {
                 SELECT metric, coalesce(sum(count), 0)::bigint FROM daily_statistics
                 WHERE tenant = \(tenant) AND metric = ANY(\(running)) AND day < \(from.description) GROUP BY metric
                 """
-            for try await row in try await connection.query(before, logger: Self.silent) {
+            for try await row in try await Self.send(before, on: connection) {
                 var columns = ColumnReader(row)
                 let metricText = try columns.next(String.self), sum = try columns.next(Int64.self)
                 if let metric = StatisticsMetric(rawValue: metricText) { totals[metric] = sum }
@@ -168,7 +169,7 @@ extension PostgresStore {
         let events: PostgresQuery = """
             SELECT \(unescaped: eventColumns) FROM security_events WHERE tenant = \(tenant) AND sequence > \(sequence) ORDER BY sequence
             """
-        for try await row in try await connection.query(events, logger: silent) {
+        for try await row in try await send(events, on: connection) {
             var columns = ColumnReader(row)
             body(try event(&columns))
         }
@@ -192,12 +193,13 @@ extension PostgresStore {
             kept[metric] = try await rows("""
                 SELECT coalesce(sum(count), 0)::bigint FROM daily_statistics
                 WHERE tenant = \(tenant) AND metric = \(metric.rawValue) AND (\(replaced?.description)::text IS NULL OR day < \(replaced?.description))
+                \(unescaped: PlannerNote.statisticsRebuild)
                 """, on: connection) { try $0.next(Int64.self) }.first ?? 0
         }
         let users = try await rows(
-            "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant)", on: connection) { try $0.next(Int64.self) }.first ?? 0
+            "SELECT count(*)::bigint FROM users WHERE tenant = \(tenant) \(unescaped: PlannerNote.statisticsRebuild)", on: connection) { try $0.next(Int64.self) }.first ?? 0
         let holders = try await rows(
-            "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant)", on: connection
+            "SELECT count(DISTINCT user_handle)::bigint FROM credentials WHERE tenant = \(tenant) \(unescaped: PlannerNote.statisticsRebuild)", on: connection
         ) { try $0.next(Int64.self) }.first ?? 0
         return StatisticsRebuildPlan(
             accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept, users: users, holders: holders, today: StatisticsDay(Date()))
@@ -221,7 +223,7 @@ extension PostgresStore {
                 \(rows.map(\.dimension))::text[], \(rows.map(\.count))::bigint[]) AS r(day, metric, dimension, count)
             \(unescaped: upsertCounts)
             """, on: connection)
-        try await execute("DELETE FROM statistics_users WHERE tenant = \(tenant)", on: connection)
+        try await execute("DELETE FROM statistics_users WHERE tenant = \(tenant) \(unescaped: PlannerNote.statisticsRebuild)", on: connection)
         let active = users.compactMap { handle, state in state.lastActiveDay.map { (handle, $0) } }
         try await execute("""
             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
@@ -231,6 +233,7 @@ extension PostgresStore {
         try await execute("""
             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
             SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = \(tenant) GROUP BY tenant, user_handle
+            \(unescaped: PlannerNote.statisticsRebuild)
             ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = EXCLUDED.passkeys
             """, on: connection)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 import PostgresNIO
 
 /// The tenants an operator made, across the store: these statements name the tenant they are about, never the
@@ -91,7 +92,7 @@ extension PostgresStore {
         for table in tenantTables {
             var binds = PostgresBindings()
             binds.append(id)
-            try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE tenant = $1", binds: binds), on: connection)
+            try await execute(PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE tenant = $1 \(PlannerNote.tenantRemoval)", binds: binds), on: connection)
         }
     }
 

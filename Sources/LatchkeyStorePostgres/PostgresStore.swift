@@ -207,7 +207,7 @@ public final class PostgresStore: LatchkeyStore {
     where Statement.Row: Sendable {
         try await withConnection(function) { connection in
             var rows: [Statement.Row] = []
-            for try await row in try await connection.execute(statement, logger: Self.silent) {
+            for try await row in try await Self.send(statement, on: connection) {
                 rows.append(row)
             }
             return rows
@@ -217,7 +217,9 @@ public final class PostgresStore: LatchkeyStore {
     /// Runs a prepared statement that returns no rows on a pooled connection.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, function: String = #function) async throws
     where Statement.Row == () {
-        _ = try await withConnection(function) { connection in try await connection.execute(statement, logger: Self.silent) }
+        try await withConnection(function) { connection in
+            for try await _ in try await Self.send(statement, on: connection) {}
+        }
     }
 
     /// Runs one statement on `connection` and reads every row it returns with `read`.
@@ -225,7 +227,7 @@ public final class PostgresStore: LatchkeyStore {
         _ query: PostgresQuery, on connection: PostgresConnection, _ read: (inout ColumnReader) throws -> T
     ) async throws -> [T] {
         var results: [T] = []
-        for try await row in try await connection.query(query, logger: silent) {
+        for try await row in try await send(query, on: connection) {
             var columns = ColumnReader(row)
             results.append(try read(&columns))
         }
@@ -234,11 +236,38 @@ public final class PostgresStore: LatchkeyStore {
 
     /// Runs one statement that returns no rows on `connection`.
     static func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws {
-        for try await _ in try await connection.query(query, logger: silent) {}
+        for try await _ in try await send(query, on: connection) {}
     }
+
+    /// Sends `query` on `connection`: every statement of a store call leaves through here or through
+    /// ``send(_:on:)-(Statement,_)``, which is where ``statementLog`` notes them.
+    static func send(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> PostgresRowSequence {
+        statementLog?.record(SentStatement(query: query, isPrepared: false))
+        return try await connection.query(query, logger: silent)
+    }
+
+    /// Sends the prepared `statement` on `connection`.
+    static func send<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, on connection: PostgresConnection
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
+        if let statementLog {
+            statementLog.record(SentStatement(query: PostgresQuery(unsafeSQL: Statement.sql, binds: try statement.makeBindings()), isPrepared: true))
+        }
+        return try await connection.execute(statement, logger: silent)
+    }
+
+    /// While a task runs with a log here, every statement it sends is noted in it (the planner test's).
+    @TaskLocal static var statementLog: StatementLog<SentStatement>?
 
     /// Statements log nothing: their binds hold credentials and session tokens.
     static let silent = Logger(label: "latchkey.postgres.statements", factory: { _ in SwiftLogNoOpLogHandler() })
+}
+
+/// A statement as sent: its text and binds, and whether it was prepared by name (and so may be planned
+/// once for every value) or sent unnamed (planned for its values).
+struct SentStatement: Hashable, Sendable {
+    let query: PostgresQuery
+    let isPrepared: Bool
 }
 
 /// A tenant is bound as text.

@@ -135,6 +135,9 @@ final class SQLiteConnection {
     /// How many statements this connection has prepared (and keeps).
     var preparedStatementCount: Int { statements.count }
 
+    /// The text of every statement this connection has prepared (and keeps).
+    var preparedStatements: [String] { Array(statements.keys) }
+
     /// Runs `body` inside `BEGIN IMMEDIATE ... COMMIT`, rolling back if it throws. Taking the write
     /// lock at the start makes a transaction that reads and then writes safe against other processes.
     func transaction<T>(_ body: () throws -> T) throws -> T {

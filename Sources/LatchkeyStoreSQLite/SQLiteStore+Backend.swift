@@ -9,11 +9,14 @@ extension SQLiteStore {
         UPDATE users SET username = ?, display_name = ?, external_id = ?, disabled = ?
         WHERE handle = ? AND tenant = current_tenant() AND username = ? AND display_name = ? AND external_id IS ? AND disabled = ?
         """
+    /// A page of users by username (the page picked through the tenant's username index first, then its passkeys
+    /// counted), after `?1` (the empty string for the first: no username is empty).
     private static let usersPage = """
         SELECT \(SQLiteRows.userColumns("u.")), count(c.id), max(c.last_used_at),
             (SELECT max(d.last_used_at) FROM device_keys d WHERE d.user_handle = u.handle AND d.tenant = u.tenant)
-        FROM users u LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
-        WHERE u.tenant = current_tenant() AND (?1 IS NULL OR u.username > ?1) GROUP BY u.handle ORDER BY u.username LIMIT ?2
+        FROM (SELECT \(SQLiteRows.userColumns()), tenant FROM users WHERE tenant = current_tenant() AND username > ?1 ORDER BY username LIMIT ?2) u
+        LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant
+        GROUP BY u.handle ORDER BY u.username
         """
     private static let deleteSessionsOfUser = "DELETE FROM sessions WHERE user_handle = ? AND tenant = current_tenant()"
     private static let deleteOwnedCredential = "DELETE FROM credentials WHERE id = ? AND user_handle = ? AND tenant = current_tenant()"
@@ -57,7 +60,7 @@ extension SQLiteStore {
 
     public func users(after username: String?, limit: Int) async throws -> [UserOverview] {
         try await withStatement(Self.usersPage) { row in
-            try row.bind(username, Int64(limit))
+            try row.bind(username ?? "", Int64(limit))
             var users: [UserOverview] = []
             while try row.step() {
                 users.append(UserOverview(

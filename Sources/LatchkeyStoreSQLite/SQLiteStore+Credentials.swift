@@ -27,6 +27,8 @@ extension SQLiteStore {
         WHERE id = ? AND tenant = current_tenant() AND sign_count = ? RETURNING user_handle
         """
     private static let credentialExists = "SELECT 1 FROM credentials WHERE id = ? AND tenant = current_tenant()"
+    /// The users ``passkeyShapes()`` counts over: the tenant's first ``PasskeyShapes/sampledUsers`` (`?1`) by username.
+    private static let sampledUsers = "SELECT handle, tenant FROM users WHERE tenant = current_tenant() ORDER BY username LIMIT ?1"
     private static let countRegression =
         "UPDATE credentials SET sign_count_regressions = sign_count_regressions + 1 WHERE id = ? AND tenant = current_tenant()"
 
@@ -78,13 +80,23 @@ extension SQLiteStore {
     public func passkeyShapes() async throws -> PasskeyShapes {
         try await withDatabase { database in
             var shapes = PasskeyShapes()
-            try database.withStatement("SELECT length(id), transports, count(*) FROM credentials WHERE tenant = current_tenant() GROUP BY 1, 2") { row in
+            try database.withStatement("""
+                SELECT length(c.id), c.transports, count(*) FROM (\(Self.sampledUsers)) u
+                JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant GROUP BY 1, 2
+                """) { row in
+                try row.bind(Int64(PasskeyShapes.sampledUsers))
                 while try row.step() {
                     let shape = PasskeyShapes.Shape(idLength: Int(row.int64(0)), transports: row.withText(1, SQLiteRows.transports))
                     shapes.passkeys[shape, default: 0] += Int(row.int64(2))
                 }
             }
-            try database.withStatement("SELECT n, count(*) FROM (SELECT count(*) AS n FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle) GROUP BY n") { row in
+            try database.withStatement("""
+                SELECT n, count(*) FROM (
+                    SELECT count(c.id) AS n FROM (\(Self.sampledUsers)) u
+                    LEFT JOIN credentials c ON c.user_handle = u.handle AND c.tenant = u.tenant GROUP BY u.handle)
+                WHERE n > 0 GROUP BY n
+                """) { row in
+                try row.bind(Int64(PasskeyShapes.sampledUsers))
                 while try row.step() { shapes.usersByPasskeyCount[Int(row.int64(0))] = Int(row.int64(1)) }
             }
             return shapes

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 
 /// The audit log and the webhook outbox.
 extension SQLiteStore {
@@ -58,12 +59,16 @@ extension SQLiteStore {
     private static let purgeEvents = """
         DELETE FROM security_events WHERE sequence IN (
             SELECT sequence FROM (SELECT sequence, occurred_at FROM security_events ORDER BY sequence LIMIT ?2) WHERE occurred_at < ?1)
+        \(PlannerNote.oldestEventsFirst)
         """
-    private static let purgeDeliveries = """
+    /// Deliveries made before the events' cutoff, through their creation index.
+    private static let purgeOldDeliveries = """
+        DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < ?1 LIMIT ?2)
+        """
+    /// Deliveries delivered before the deliveries' cutoff, through the index of delivered ones.
+    private static let purgeDeliveredDeliveries = """
         DELETE FROM webhook_deliveries WHERE id IN (
-            SELECT id FROM webhook_deliveries
-            WHERE created_at < ?1 OR (state = 'delivered' AND delivered_at < ?2)
-            LIMIT ?3)
+            SELECT id FROM webhook_deliveries WHERE state = 'delivered' AND delivered_at < ?1 LIMIT ?2)
         """
 
     // MARK: Writing, inside a change's transaction
@@ -211,11 +216,13 @@ extension SQLiteStore {
     }
 
     public func webhookDeliveries(state: WebhookDeliveryState?, before: Int64?, limit: Int) async throws -> [WebhookDelivery] {
-        try await withStatement("""
+        // Two texts, so that each reads an index in the page's order: the tenant's deliveries, or those in one state.
+        let stateFilter = state == nil ? "?1 IS NULL" : "d.state = ?1"
+        return try await withStatement("""
             SELECT \(Self.deliveryColumns) FROM webhook_deliveries d
-            WHERE d.tenant = current_tenant() AND (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.id < ?2) ORDER BY d.id DESC LIMIT ?3
+            WHERE d.tenant = current_tenant() AND \(stateFilter) AND d.id < ?2 ORDER BY d.id DESC LIMIT ?3
             """) { row in
-            try row.bind(state?.rawValue, before, Int64(limit))
+            try row.bind(state?.rawValue, before ?? Int64.max, Int64(limit))
             var deliveries: [WebhookDelivery] = []
             while try row.step() { deliveries.append(Self.delivery(row)) }
             return deliveries
@@ -254,7 +261,10 @@ extension SQLiteStore {
 
     public func purgeSecurityEvents(eventsBefore: Date, deliveriesBefore: Date) async throws {
         try await policy.call(#function) {
-            while try purgeBatch(Self.purgeDeliveries, bind: { try $0.bind(eventsBefore, deliveriesBefore, Self.purgeBatchSize) }) {
+            while try purgeBatch(Self.purgeOldDeliveries, bind: { try $0.bind(eventsBefore, Self.purgeBatchSize) }) {
+                await Task.yield()
+            }
+            while try purgeBatch(Self.purgeDeliveredDeliveries, bind: { try $0.bind(deliveriesBefore, Self.purgeBatchSize) }) {
                 await Task.yield()
             }
             while try purgeBatch(Self.purgeEvents, bind: { try $0.bind(eventsBefore, Self.purgeBatchSize) }) {

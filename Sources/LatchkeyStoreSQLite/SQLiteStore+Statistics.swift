@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 
 /// The statistics, kept in each event's transaction: one upsert per count, and one statement on the user's
 /// statistics row when the event changes it (``UserStatisticsState/apply(_:on:to:)`` in SQL).
@@ -134,6 +135,7 @@ extension SQLiteStore {
         for metric in StatisticsMetric.allCases where metric.isRunningTotal {
             kept[metric] = try database.withStatement("""
                 SELECT coalesce(sum(count), 0) FROM daily_statistics WHERE tenant = current_tenant() AND metric = ?1 AND (?2 IS NULL OR day < ?2)
+                \(PlannerNote.statisticsRebuild)
                 """) { statement in
                 try statement.bind(metric.rawValue, replaced?.description)
                 return try statement.step() ? statement.int64(0) : 0
@@ -141,8 +143,9 @@ extension SQLiteStore {
         }
         return StatisticsRebuildPlan(
             accumulator, firstDayHasRows: firstDayHasRows, totalsKept: kept,
-            users: try count("SELECT count(*) FROM users WHERE tenant = current_tenant()", in: database),
-            holders: try count("SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant()", in: database),
+            users: try count("SELECT count(*) FROM users WHERE tenant = current_tenant() \(PlannerNote.statisticsRebuild)", in: database),
+            holders: try count(
+                "SELECT count(DISTINCT user_handle) FROM credentials WHERE tenant = current_tenant() \(PlannerNote.statisticsRebuild)", in: database),
             today: StatisticsDay(Date()))
     }
 
@@ -158,7 +161,9 @@ extension SQLiteStore {
             }
         }
         for row in plan.rows { try add(StatisticsCount(row.metric, row.dimension, amount: row.count), on: row.day, in: database) }
-        try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant()") { try $0.finish() }
+        try database.withStatement("DELETE FROM statistics_users WHERE tenant = current_tenant() \(PlannerNote.statisticsRebuild)") {
+            try $0.finish()
+        }
         for (handle, state) in users where state.lastActiveDay != nil {
             try database.withStatement("""
                 INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, 0, ?2)
@@ -170,7 +175,7 @@ extension SQLiteStore {
         try database.withStatement("""
             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day)
             SELECT tenant, user_handle, count(*), NULL FROM credentials WHERE tenant = current_tenant() GROUP BY user_handle
-            ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys
+            ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = excluded.passkeys \(PlannerNote.statisticsRebuild)
             """) { try $0.finish() }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyStore
+import LatchkeyStoreSQL
 
 /// The tenants an operator made, across the store: these statements name the tenant they are about, never
 /// `current_tenant()`, except for the events, which are the calling store's tenant's.
@@ -100,7 +101,7 @@ extension SQLiteStore {
     /// Every row `id` keeps, in every table.
     private static func deleteRows(of id: TenantID, in database: SQLiteConnection) throws {
         for table in tenantTables {
-            try database.withStatement("DELETE FROM \(table) WHERE tenant = ?") { statement in
+            try database.withStatement("DELETE FROM \(table) WHERE tenant = ? \(PlannerNote.tenantRemoval)") { statement in
                 try statement.bind(id.rawValue)
                 try statement.step()
             }

@@ -134,6 +134,10 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
 
     /// How many statements the connection has prepared, for tests of the statement cache.
     var preparedStatementCount: Int { database.connection.withLock { $0?.preparedStatementCount ?? 0 } }
+
+    /// The text of every statement the connection has prepared, for the planner tests: every statement a store call
+    /// sends is prepared (and kept) on first use.
+    var preparedStatements: [String] { database.connection.withLock { $0?.preparedStatements ?? [] } }
 }
 
 /// The one connection, nil once closed, behind the lock every call takes.
