@@ -369,8 +369,11 @@ enum PostgresSchema {
         ],
         // 0.10: no statement reads rows in proportion to a table (the planner tests check every one). A user's events
         // through an index that leads with the tenant, so the registration's history check and a user's activity read
-        // that user's rows only; a tenant's deliveries newest first, and delivered ones by age.
+        // that user's rows only; a tenant's deliveries newest first, and delivered ones by age; a user's passkeys under
+        // their tenant, so a statistics rebuild reads its tenant's passkeys, not every one.
         [
+            "DROP INDEX credentials_by_user",
+            "CREATE INDEX credentials_by_user ON credentials (tenant, user_handle, created_at, registered)",
             "DROP INDEX security_events_by_user",
             """
             CREATE INDEX security_events_by_user ON security_events (tenant, user_handle, sequence) WHERE user_handle IS NOT NULL

@@ -447,9 +447,12 @@ enum SQLiteSchema {
         // through an index that leads with the tenant, so the registration's history check and a user's activity read
         // that user's rows, never every event of the tenant (the planner took `security_events_by_tenant` for the user
         // index that left the tenant out); the expiry index pending ceremonies lost when their table was rebuilt (0.4),
-        // which the purge and the live count read; a tenant's deliveries newest first, and delivered ones by age.
+        // which the purge and the live count read; a tenant's deliveries newest first, and delivered ones by age; a
+        // user's passkeys under their tenant, so a statistics rebuild reads its tenant's passkeys, not every one.
         """
         DROP INDEX security_events_by_user;
+        DROP INDEX credentials_by_user;
+        CREATE INDEX credentials_by_user ON credentials(tenant, user_handle);
         CREATE INDEX security_events_by_user ON security_events(tenant, user_handle, sequence) WHERE user_handle IS NOT NULL;
         CREATE INDEX IF NOT EXISTS pending_ceremonies_by_expiry ON pending_ceremonies(expires_at);
         CREATE INDEX webhook_deliveries_by_tenant ON webhook_deliveries(tenant, id);

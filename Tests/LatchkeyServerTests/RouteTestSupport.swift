@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import LatchkeyConfiguration
-import LatchkeyServer
+@testable import LatchkeyServer
 @testable import LatchkeyService
 import LatchkeyStore
 import LatchkeyStoreSQLite
@@ -25,11 +25,17 @@ struct RouteHarness {
     let metrics: LatchkeyMetrics
     /// The roots App Attest chains may end in (a stand-in's CA).
     let appAttestRoots: [X509Certificate]
+    /// The rate limits' buckets: with time held still, a test's requests draw on them however slowly they run.
+    let limits: ClientLimits
 
+    /// `timeStandsStill`: the rate limits' buckets never refill, so a test of them does not depend on how fast its
+    /// requests are served.
     init(
-        conformanceMode: Bool = false, appAttestRoots: [X509Certificate] = [], configure: (inout LatchkeyConfiguration) -> Void = { _ in }
+        conformanceMode: Bool = false, appAttestRoots: [X509Certificate] = [], timeStandsStill: Bool = false,
+        configure: (inout LatchkeyConfiguration) -> Void = { _ in }
     ) throws {
         self.appAttestRoots = appAttestRoots
+        limits = timeStandsStill ? ClientLimits(clock: { 1_000 }) : ClientLimits()
         var configuration = LatchkeyConfiguration()
         configuration.conformanceMode = conformanceMode
         configuration.appleAppIDs = ["ABCDE12345.com.example.app"]
@@ -48,8 +54,10 @@ struct RouteHarness {
     /// The main listener's site, as `LatchkeyServer.site` builds it for this configuration.
     func site(logger: Logger = RouteHarness.logger) throws -> Site {
         try LatchkeyServer.site(
-            configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
-            appAttestRoots: appAttestRoots, authenticatorNames: names, metrics: metrics, metricsRegistry: metricsRegistry, logger: logger)
+            service: RelyingPartyService(
+                configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
+                appAttestRoots: appAttestRoots, metrics: metrics, authenticatorNames: names, limits: limits),
+            metricsRegistry: metricsRegistry, tenants: TenantRefresher(), logger: logger)
     }
 
     static var logger: Logger {

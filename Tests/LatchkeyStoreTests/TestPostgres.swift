@@ -38,6 +38,10 @@ enum TestPostgres {
         guard let url = ProcessInfo.processInfo.environment[urlVariable], !url.isEmpty else { throw NoServer() }
         var configuration = try PostgresStore.Configuration(url: url)
         configuration.maximumConnections = 4
+        // A loaded machine may take seconds to hand out a connection (each test's database is new, and many tests
+        // run at once): the tests ask what the store does, not how fast. A test of the deadline sets its own.
+        configuration.leaseTimeout = .seconds(60)
+        configuration.connectTimeout = .seconds(60)
         return configuration
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyStore
 import Synchronization
 
@@ -15,15 +16,21 @@ package final class ClientLimits: Sendable {
     /// their draws for it.
     package let sharing: Bool
 
-    package init(sharing: Bool = false) {
+    /// The clock every tenant's buckets refill by (seconds, steady).
+    private let clock: @Sendable () -> TimeInterval
+
+    /// Limits counted alone, or with other instances' when `sharing`; buckets refill by `clock` (the process's uptime
+    /// unless a test holds time still).
+    package init(sharing: Bool = false, clock: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }) {
         self.sharing = sharing
+        self.clock = clock
     }
 
     /// `tenant`'s token buckets: the ones it has when they have this rate and burst, else new ones.
     package func buckets(for tenant: TenantID, rate: Int, burst: Int) -> TokenBuckets {
         tenants.withLock { tenants in
             if let buckets = tenants[tenant]?.buckets, buckets.have(rate: rate, burst: burst) { return buckets }
-            let buckets = TokenBuckets(rate: rate, burst: burst, sharing: sharing)
+            let buckets = TokenBuckets(rate: rate, burst: burst, sharing: sharing, clock: clock)
             tenants[tenant, default: Limits()].buckets = buckets
             return buckets
         }

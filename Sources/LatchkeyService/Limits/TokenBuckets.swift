@@ -34,11 +34,18 @@ package final class TokenBuckets: Sendable {
     /// Above this many buckets, full ones are swept out (at most once a second).
     private let sweepThreshold: Int
 
-    package init(rate: Int, burst: Int, sharing: Bool = false, sweepThreshold: Int = 10_000) {
+    /// Seconds on a steady clock: the process's uptime, or a clock a test controls.
+    package let clock: @Sendable () -> TimeInterval
+
+    package init(
+        rate: Int, burst: Int, sharing: Bool = false, sweepThreshold: Int = 10_000,
+        clock: @escaping @Sendable () -> TimeInterval = { ProcessInfo.processInfo.systemUptime }
+    ) {
         self.rate = Double(rate)
         self.burst = Double(max(burst, 1))
         self.sharing = sharing
         self.sweepThreshold = sweepThreshold
+        self.clock = clock
     }
 
     /// Whether these are the buckets `rate` and `burst` make.
@@ -53,9 +60,10 @@ package final class TokenBuckets: Sendable {
         case refused(retryAfter: Int)
     }
 
-    /// Takes a token from `client`'s bucket at `now` (seconds on any steady clock).
-    package func take(for client: ClientAddress, now: TimeInterval = ProcessInfo.processInfo.systemUptime) -> Decision {
-        state.withLock { state in
+    /// Takes a token from `client`'s bucket at `now` (seconds on the ``clock``; by default its reading).
+    package func take(for client: ClientAddress, now: TimeInterval? = nil) -> Decision {
+        let now = now ?? clock()
+        return state.withLock { state in
             var bucket = state.buckets[client] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * rate)
             bucket.updated = now
@@ -92,7 +100,8 @@ package final class TokenBuckets: Sendable {
 
     /// Sets each of `shared`'s clients' buckets to the tokens its shared bucket holds (below zero when instances
     /// together overdrew it), less what was taken here since the draws it includes were taken.
-    package func reconcile(shared: [ClientAddress: Double], now: TimeInterval = ProcessInfo.processInfo.systemUptime) {
+    package func reconcile(shared: [ClientAddress: Double], now: TimeInterval? = nil) {
+        let now = now ?? clock()
         state.withLock { state in
             for (client, tokens) in shared {
                 state.buckets[client] = Bucket(tokens: min(burst, tokens) - state.draws[client, default: 0], updated: now)
