@@ -94,3 +94,16 @@ public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice 
 
 /// How log lines are written (`logFormat`).
 public enum LogFormat: String, Sendable, CaseIterable, ConfigurationChoice { case text, json }
+
+extension LatchkeyConfiguration {
+    /// The names the server itself answers on besides its sites, lowercase: the console origin's host and the host
+    /// names its listeners bind (addresses are refused as tenant hosts anyway). No tenant may take one.
+    public var ownHosts: Set<String> {
+        var hosts: Set<String> = []
+        if let console = URL(string: consoleOrigin)?.host { hosts.insert(console.lowercased()) }
+        for listener in [host] + [adminAddress?.host, metricsAddress?.host].compactMap({ $0 }) where TenantSettings.tenantHostProblem(listener) == nil {
+            hosts.insert(listener.lowercased())
+        }
+        return hosts
+    }
+}

@@ -45,7 +45,7 @@ public struct TenantSettings: Sendable, Equatable {
                     problems.append("hosts (\(source)): each host must be a string")
                     continue
                 }
-                if let problem = Self.hostProblem(host) { problems.append("hosts (\(source)): \(problem)") } else { hosts.append(host) }
+                if let problem = Self.tenantHostProblem(host) { problems.append("hosts (\(source)): \(problem)") } else { hosts.append(host) }
             }
             if Set(hosts).count != hosts.count { problems.append("hosts (\(source)): a host is listed twice") }
         case nil: break
@@ -141,7 +141,7 @@ public struct TenantSettings: Sendable, Equatable {
     }
 
     /// A host name as a `Host` header carries it, lowercase and without a port: labels of letters, digits and `-`.
-    static func hostProblem(_ host: String) -> String? {
+    public static func hostProblem(_ host: String) -> String? {
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         let isLabel: (Substring) -> Bool = { label in
             (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
@@ -149,6 +149,16 @@ public struct TenantSettings: Sendable, Equatable {
         }
         guard host.utf8.count <= 253, labels.allSatisfy(isLabel) else {
             return "\"\(host)\" is not a host name (lowercase letters, digits and '-' in dot-separated labels, no port)"
+        }
+        return nil
+    }
+
+    /// ``hostProblem(_:)``, and for a tenant also an address: a host whose last label is all digits is an IPv4 address
+    /// to browsers, which passkeys cannot be bound to, and how operators and load balancers reach the server itself.
+    public static func tenantHostProblem(_ host: String) -> String? {
+        if let problem = hostProblem(host) { return problem }
+        if let last = host.split(separator: ".").last, last.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            return "\"\(host)\" is an IP address, not a host name: a site's passkeys are bound to a name, and the server's own address answers for the server"
         }
         return nil
     }

@@ -50,6 +50,10 @@ final class SQLiteConnection {
             // fail"). Ceremonies rewrite the same few pages, so a checkpoint copies and syncs about
             // as much after 1,000 pages of WAL as after 256: the longer interval costs each
             // ceremony about a quarter as much.
+            // Up to 64 MiB of pages kept between statements (SQLite's default is 2 MiB), filled only as pages are read:
+            // on a store of a million users a lookup's B-tree pages then stay in memory instead of being read from
+            // the file again, and a sign-in costs the same as on an empty store (BENCHMARKS.md, "A big store").
+            try execute("PRAGMA cache_size = -\(Self.pageCacheKiB)")
             try execute("PRAGMA wal_autocheckpoint = \(Self.walCheckpointPages)")
             try execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
         } catch {
@@ -83,6 +87,8 @@ final class SQLiteConnection {
         sqlite3_busy_timeout(handle, Int32(clamping: milliseconds))
     }
 
+    /// KiB of pages the connection keeps cached at most.
+    static let pageCacheKiB = 65_536
     /// Pages of WAL after which a write checkpoints it into the database.
     static let walCheckpointPages = 1000
     /// Bytes the WAL file is cut back to when it starts over after a checkpoint.

@@ -286,3 +286,42 @@ def test_a_body_in_too_many_chunks_ends_its_connection(server):
     assert send_chunked(4_000).startswith(b"HTTP/1.1 200"), "a body in 4,001 pieces is read"
     assert not send_chunked(6_000).startswith(b"HTTP/1.1 200"), "a body in 6,001 pieces is not"
     server.assert_alive()
+
+
+def test_a_request_names_one_valid_host_or_is_refused(server):
+    """RFC 9112 §3.2: an HTTP/1.1 request without Host, any request with two, or with an empty or invalid one, is
+    answered 400 (a proxy in front and Latchkey must never read two different hosts, and so two tenants, from one
+    request); an absolute-form target is served with its own host (§3.2.2); HTTP/1.0 may leave Host out."""
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    address = urlsplit(server.url)
+
+    def exchange(head: bytes) -> tuple[bytes, bytes]:
+        with socket.create_connection((address.hostname, address.port), timeout=15) as connection:
+            connection.sendall(head)
+            data = b""
+            while chunk := connection.recv(65536):
+                data += chunk
+        status_line, _, rest = data.partition(b"\r\n")
+        return status_line.split(b" ")[1], rest.partition(b"\r\n\r\n")[2]
+
+    refused = {
+        b"GET /session HTTP/1.1\r\nConnection: close\r\n\r\n": "no Host field",
+        b"GET /session HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\nConnection: close\r\n\r\n": "2 Host fields",
+        b"GET /session HTTP/1.0\r\nHost: a.example\r\nHost: b.example\r\n\r\n": "2 Host fields",
+        b"GET /session HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n": "is empty",
+        b"GET /session HTTP/1.1\r\nHost: a.example, b.example\r\nConnection: close\r\n\r\n": "not a valid host",
+        b"GET /session HTTP/1.1\r\nHost: user@localhost\r\nConnection: close\r\n\r\n": "not a valid host",
+        b"GET http://user@localhost/session HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n": "target's host",
+    }
+    for head, words in refused.items():
+        status, body = exchange(head)
+        assert status == b"400" and words in json.loads(body)["errorMessage"], (head, status, body)
+    status, body = exchange(b"GET /healthz HTTP/1.0\r\n\r\n")
+    assert status == b"200", body
+    # The absolute form's host is the one routed: the default tenant's here, whatever Host says.
+    status, body = exchange(f"GET http://localhost:{address.port}/session HTTP/1.1\r\nHost: stranger.example\r\nConnection: close\r\n\r\n".encode())
+    assert status == b"401", (status, body)
+    server.assert_alive()

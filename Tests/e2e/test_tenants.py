@@ -413,3 +413,22 @@ def test_device_keys_and_app_attest_keys_are_their_tenants_own(store_env, tmp_pa
         server.stop()
         server.cleanup()
 
+
+
+def test_a_tenant_may_not_take_the_servers_own_addresses():
+    """An IP address is how operators, backends and load balancers reach the server, and no name a passkey can be
+    bound to; the console's host is the operators'. A tenant listing one would take the server's own traffic there
+    (its admin API, metrics, JWKS and console), so neither is accepted, and the server keeps answering at them."""
+    server, operator = serve("tenants-own-hosts", {})
+    try:
+        headers = {"Authorization": "Bearer " + operator}
+        for host, status, words in [("127.0.0.1", 400, "is an IP address"), ("10.0.0.7", 400, "is an IP address"),
+                                    ("console.localhost", 409, "the server's own")]:
+            document = {"id": "grab", "rpID": "grab.localhost", "hosts": [host], "origins": [f"http://grab.localhost:{server.port}"]}
+            reply = requests.post(server.url + "/admin/v1/tenants", json=document, headers=headers, timeout=15)
+            assert reply.status_code == status and words in reply.json()["errorMessage"], (host, reply.text)
+        listed = requests.get(server.url + "/admin/v1/tenants", headers={**headers, "Host": f"127.0.0.1:{server.port}"}, timeout=15)
+        assert listed.status_code == 200 and listed.json()["tenants"] == [], listed.text
+    finally:
+        server.stop()
+        server.cleanup()

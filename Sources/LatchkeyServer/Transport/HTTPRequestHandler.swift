@@ -9,7 +9,11 @@ import NIOHTTP1
 ///
 /// - A body over the limit (by its `Content-Length`, or once more of it has come) is answered at once, without
 ///   waiting for the rest, which is dropped; the connection closes after the reply.
-/// - `Expect: 100-continue` gets `100 Continue` when the body may be sent.
+/// - The request's host is settled first (``RequestHost``): no `Host`, two, an invalid one or a bad absolute-form
+///   target is answered 400, and the connection closes.
+/// - `Expect: 100-continue` on HTTP/1.1 gets `100 Continue` when the body may be sent (HTTP/1.0 knows no
+///   interim replies, RFC 9110 §10.1.1).
+/// - A framing error SwiftNIO's parser finds after the head (a bad chunk) is answered 400 before the close.
 /// - The connection ends with the reply when the request asks (`Connection: close`, in any case or list), speaks
 ///   HTTP/1.0 without keep-alive, or is CONNECT; and when the reply says `Connection: close`.
 /// - HEAD gets GET's reply without its body.
@@ -37,12 +41,22 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
-        case (.head(let head), _):
+        case (.head(let received), _):
+            let head: HTTPRequestHead
+            switch RequestHost.settle(received) {
+            case .success(let settled):
+                head = settled
+            case .failure(let refusal):
+                refuse(received, refusal.message, context: context)
+                return
+            }
             if let length = head.headers[.contentLength].flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
                 answerOverLimit(head, context: context)
                 return
             }
-            if head.headers[.expect].map({ Substring($0).trimmingOptionalWhitespace.equalsIgnoringASCIICase("100-continue") }) == true {
+            if head.version.major == 1, head.version.minor >= 1,
+                head.headers[.expect].map({ Substring($0).trimmingOptionalWhitespace.equalsIgnoringASCIICase("100-continue") }) == true
+            {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
             }
             state = .reading(head, context.channel.allocator.buffer(capacity: 0))
@@ -67,6 +81,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func answerOverLimit(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .discarding
         answer(Request(head: head, body: ByteBuffer(), bodyIsOverLimit: true), closes: true, context: context)
+    }
+
+    /// Answers `head` 400 with `message` without reading its body or asking the responder; the connection closes.
+    private func refuse(_ head: HTTPRequestHead, _ message: String, context: ChannelHandlerContext) {
+        state = .discarding
+        let body = JSONResponse.body(FailureReply(errorMessage: message))
+        let response = Response(
+            status: .badRequest, headers: ["Content-Type": JSONResponse.contentType, "Cache-Control": "no-store"], body: body)
+        write(response, to: Request(head: head, body: ByteBuffer()), closes: true, context: context)
     }
 
     private func answer(_ request: Request, closes: Bool, context: ChannelHandlerContext) {
@@ -106,7 +129,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A parser error was answered by ``ConnectionLimitsHandler``; any other (a reset) ends the connection.
+        // A parser error before any request was answered by ``ConnectionLimitsHandler``. One in a body being read (a
+        // bad chunk) is answered here, as no reply has begun; any other error (a reset) ends the connection.
+        if error is HTTPParserError, case .reading(let head, _) = state {
+            refuse(head, "malformed HTTP request body", context: context)
+            return
+        }
         context.close(promise: nil)
     }
 

@@ -75,9 +75,15 @@ package struct TenantDirectory: Sendable {
         var owners: [String: TenantID] = [:]
         owners.reserveCapacity(stored.tenants.count + server.hosts.count)
         for host in server.hosts { owners[TenantRouting.hostName(host)] = .default }
+        let ownHosts = server.ownHosts
         for record in stored.tenants where record.id != .default {
             if let taken = record.hosts.first(where: { owners[TenantRouting.hostName($0)] != nil }) {
                 problems.append("tenant \(record.id): not served: its host \(taken) is the default tenant's (hosts)")
+                continue
+            }
+            // Stored before such hosts were refused: the server's own addresses and names stay the server's.
+            if let taken = record.hosts.first(where: { TenantSettings.tenantHostProblem($0) != nil || ownHosts.contains(TenantRouting.hostName($0)) }) {
+                problems.append("tenant \(record.id): not served: its host \(taken) is an address or the server's own")
                 continue
             }
             for host in record.hosts { owners[TenantRouting.hostName(host)] = record.id }

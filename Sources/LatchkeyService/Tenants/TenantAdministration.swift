@@ -89,13 +89,18 @@ package struct TenantAdministration: Sendable {
         }
     }
 
-    /// The default tenant's hosts are the configuration's; no other tenant may list one.
+    /// The default tenant's hosts are the configuration's, and the server's own are the server's: no other tenant may
+    /// list one.
     private func checkHosts(of settings: TenantSettings) throws(ServiceError) {
         // Its configured hosts, and those its RP ID and origins name (with no `hosts`, every host is its).
         let originHosts = server.origins.compactMap { URL(string: $0)?.host }
         let defaults = Set((server.hosts + originHosts + [server.rpID.value]).map(TenantRouting.hostName))
         if let taken = settings.hosts.first(where: { defaults.contains(TenantRouting.hostName($0)) }) {
             throw ServiceError(.conflict, "hosts (tenant \(settings.id)): \(taken) is the default tenant's (its hosts, RP ID or origins)")
+        }
+        if let taken = settings.hosts.first(where: { server.ownHosts.contains(TenantRouting.hostName($0)) }) {
+            throw ServiceError(
+                .conflict, "hosts (tenant \(settings.id)): \(taken) is the server's own (the console's origin or a listener's address)")
         }
     }
 
