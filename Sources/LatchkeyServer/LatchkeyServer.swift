@@ -153,7 +153,14 @@ public enum LatchkeyServer {
     ) async throws -> ServiceGroup {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
-        let appAttestRoots = configuration.appAttest == .off ? [] : try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
+        // Loaded whatever the server's own setting: a tenant may turn App Attest on for its apps while the server's is off.
+        let appAttestRoots: [X509Certificate]
+        do {
+            appAttestRoots = try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
+        } catch where configuration.appAttest == .off {
+            logger.warning("App Attest roots not loaded: no tenant can verify App Attest keys", metadata: ["error": "\(error)"])
+            appAttestRoots = []
+        }
         // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
         let sharedLimitsStore = store as? any SharedLimitsStore
         let limits = ClientLimits(sharing: sharedLimitsStore != nil)

@@ -105,13 +105,21 @@ struct AdminKeyScope: ParsableArguments {
 
     var kind: String { isOperator ? "operator key" : "admin key" }
 
-    /// The store scoped to the keys' owner; a tenant the store does not hold is refused.
+    /// The store scoped to the keys' owner, its events going to the owner's webhooks; a tenant the store does not hold
+    /// is refused.
     func store(in store: any LatchkeyStore) async throws -> any LatchkeyStore {
         if isOperator { return store.scoped(to: .operators) }
         guard let tenant, let id = TenantID(tenant), id != .default else { return store }
-        _ = try await storedTenant(id, in: store)
-        return store.scoped(to: id)
+        return try await tenantStore(id, in: store)
     }
+}
+
+/// The store scoped to the stored tenant `id`, its events going to that tenant's webhook receivers as the server sends
+/// them; the command's failure when the store holds no such tenant or its settings no longer read.
+func tenantStore(_ id: TenantID, in store: any LatchkeyStore) async throws -> any LatchkeyStore {
+    let record = try await storedTenant(id, in: store)
+    let configuration = try Tenant(record, server: try loadConfiguration().configuration).configuration
+    return store.scoped(to: id, webhooks: configuration.webhookOutbox)
 }
 
 /// The stored tenant `id`, or the command's failure naming it when the store holds none.
@@ -152,7 +160,7 @@ struct SigningKeysCommand: AsyncParsableCommand {
                     return try await SigningKeys.rotate(store, activateIn: TimeInterval(activateIn))
                 }
                 let record = try await storedTenant(id, in: store)
-                let scoped = store.scoped(to: id)
+                let scoped = try await tenantStore(id, in: store)
                 // Its own issuer, audience and token lifetime, as the server reads its settings.
                 try await SigningKeys.prepare(scoped, configuration: try Tenant(record, server: server).configuration)
                 return try await SigningKeys.rotate(scoped, activateIn: TimeInterval(activateIn))

@@ -283,6 +283,11 @@ def test_each_tenants_webhooks_go_to_its_own_receivers_signed_with_its_own_secre
         default_receiver.wait_for(lambda r: "tenant.created" in [p["type"] for p in r.payloads()], 30, "the operator's change")
         assert "tenant.created" not in [p["type"] for p in shop_receiver.payloads()]
         assert not {"passkey.registered", "user.created"} & {p["type"] for p in default_receiver.payloads()}
+        # What the command line records for the shop reaches the shop's receivers too.
+        cli(server, "admin-keys", "create", "--tenant", "shop", "--name", "from-the-shell")
+        cli(server, "signing-keys", "rotate", "--tenant", "shop", "--activate-in", "0")
+        shop_receiver.wait_for(lambda r: {"admin_key.created", "signing_key.rotated"} <= {p["type"] for p in r.payloads()}, 30,
+                               "the shop's events recorded by the command line")
 
         # A receiver failing leaves the shop's deliveries pending; once the shop drops its receivers they are dead,
         # where its admin sees them, not pending for ever.
@@ -340,15 +345,14 @@ def test_a_stored_tenant_the_configuration_no_longer_admits_is_refused_saying_wh
 
 def test_device_keys_and_app_attest_keys_are_their_tenants_own(store_env, tmp_path):
     """The rest of the matrix: an app's device key and its App Attest key, each made in one tenant, are unknown to
-    another tenant listing the same app, and a session of one lists nothing of the other's."""
+    another tenant listing the same app, and a session of one lists nothing of the other's. App Attest is the tenants'
+    own choice: the server's own `appAttest` stays off."""
     ca = StandInCA()
     (tmp_path / "root.pem").write_bytes(ca.root.public_bytes(serialization.Encoding.PEM))
-    server, operator = serve("tenants-apps", {**store_env, "LATCHKEY_APP_ATTEST": "optional",
-                                              "LATCHKEY_APP_ATTEST_ENVIRONMENT": "both",
-                                              "LATCHKEY_APP_ATTEST_TEST_ROOTS": str(tmp_path), "LATCHKEY_METRICS_TOKEN": "scrape"})
+    server, operator = serve("tenants-apps", {**store_env, "LATCHKEY_APP_ATTEST_TEST_ROOTS": str(tmp_path), "LATCHKEY_METRICS_TOKEN": "scrape"})
     try:
         for tenant_id in ("shop", "bank"):
-            make_tenant(server, operator, tenant_id, appleAppIDs=[APP_ID])
+            make_tenant(server, operator, tenant_id, appleAppIDs=[APP_ID], appAttest="optional", appAttestEnvironment="both")
         shop, bank = Tenant(server, "shop"), Tenant(server, "bank")
         registered = shop.register(shop.authenticator(), "alice")
         bank.register(bank.authenticator(), "alice")
