@@ -95,6 +95,17 @@ public enum ConfigurationLoader {
                 loaded.warnings.append("appAttestTestRoots is set (\(source)): it is for tests only: App Attest keys chaining to "
                     + "its roots are accepted as if Apple had attested them")
             }
+            if let admin = loaded.configuration.adminAddress, ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(admin.host) {
+                let source = loaded.sources["adminAddress"] ?? .defaultValue
+                loaded.warnings.append("adminAddress listens on every interface (\(source): \(admin.text)): the admin API and the "
+                    + "operator console answer wherever this machine can be reached; bind it to 127.0.0.1 or a private network's "
+                    + "address unless a firewall keeps the port private")
+            }
+            if !loaded.configuration.appleAppIDs.isEmpty, loaded.configuration.rpID == .localhost {
+                let source = loaded.sources["appleAppIDs"] ?? .defaultValue
+                loaded.warnings.append("appleAppIDs is set (\(source)) while rpID is localhost: iOS lets an app use passkeys only "
+                    + "for a domain whose apple-app-site-association it fetches over https; set rpID to that domain (docs/IOS.md)")
+            }
             return loaded
         } catch var error as ConfigurationError {
             error.warnings = warnings
