@@ -4,7 +4,9 @@ import ServiceLifecycle
 import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode, migrated on open. A lock serialises
-/// every statement on its single connection; SQLite's own locking guards other processes.
+/// every statement on its connection; SQLite's own locking guards other processes. A second connection
+/// reads the live-record counts the metrics report, beside the first, so a count over many rows never
+/// holds the connection every request waits for.
 ///
 /// A store call runs on the thread that makes it, holding the lock for its few microseconds of
 /// cached statements (WAL with `synchronous = NORMAL` does not sync on commit): it suspends only
@@ -19,6 +21,9 @@ import Synchronization
 public final class SQLiteStore: LatchkeyStore, Sendable {
     /// The connection, shared by every store ``applying(_:)`` made from this one.
     private let database: LockedConnection
+    /// A second connection for the operations' counts, which read many rows: in WAL mode it reads beside the writer
+    /// instead of holding the one connection every request waits for.
+    private let counting: LockedConnection
     /// Where each event written goes: one pending delivery per receiver.
     let webhooks: WebhookOutbox
     /// How each call is made: retried while busy, timed.
@@ -47,10 +52,14 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         try SQLiteSchema.migrate(opened)
         opened.waitForLocks(upTo: lockWait)
         database = LockedConnection(opened)
+        let reader = try SQLiteConnection(path: path)
+        reader.waitForLocks(upTo: lockWait)
+        counting = LockedConnection(reader)
     }
 
     private init(sharing store: SQLiteStore, policy: StoreCallPolicy, tenant: TenantID, webhooks: WebhookOutbox? = nil) {
         database = store.database
+        counting = store.counting
         self.webhooks = webhooks ?? store.webhooks
         self.policy = policy
         self.tenant = tenant
@@ -77,9 +86,11 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
 
     /// Closes the database now; every later call throws. Closing twice does nothing.
     public func close() {
-        database.connection.withLock { connection in
-            connection?.close()
-            connection = nil
+        for held in [database, counting] {
+            held.connection.withLock { connection in
+                connection?.close()
+                connection = nil
+            }
         }
     }
 
@@ -122,22 +133,32 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
         }
     }
 
+    /// Counted on the second connection: a count reads every live row, and must not hold the requests' connection.
     public func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {
-        try await withStatement("""
-            SELECT (SELECT COUNT(*) FROM pending_ceremonies WHERE expires_at > ?1), (SELECT COUNT(*) FROM sessions WHERE expires_at > ?1)
-            """) { row in
-            try row.bind(now)
-            guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
-            return LiveRecordCounts(pendingCeremonies: Int(row.int64(0)), sessions: Int(row.int64(1)))
+        try await policy.call(#function) {
+            try counting.connection.withLock { connection throws -> Locked<LiveRecordCounts> in
+                guard let connection else { throw StoreError(.unavailable, "the store is closed") }
+                return Locked(try connection.withStatement(Self.liveCounts) { row in
+                    try row.bind(now)
+                    guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
+                    return LiveRecordCounts(pendingCeremonies: Int(row.int64(0)), sessions: Int(row.int64(1)))
+                })
+            }.value
         }
     }
+
+    private static let liveCounts = """
+        SELECT (SELECT COUNT(*) FROM pending_ceremonies WHERE expires_at > ?1), (SELECT COUNT(*) FROM sessions WHERE expires_at > ?1)
+        """
 
     /// How many statements the connection has prepared, for tests of the statement cache.
     var preparedStatementCount: Int { database.connection.withLock { $0?.preparedStatementCount ?? 0 } }
 
     /// The text of every statement the connection has prepared, for the planner tests: every statement a store call
     /// sends is prepared (and kept) on first use.
-    var preparedStatements: [String] { database.connection.withLock { $0?.preparedStatements ?? [] } }
+    var preparedStatements: [String] {
+        database.connection.withLock { $0?.preparedStatements ?? [] } + counting.connection.withLock { $0?.preparedStatements ?? [] }
+    }
 }
 
 /// The one connection, nil once closed, behind the lock every call takes.
