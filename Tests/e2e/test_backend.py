@@ -359,13 +359,14 @@ README_SNIPPET = "<!-- readme-verify-token"
 
 def test_the_readme_snippet_verifies_a_real_token(server_factory):
     """The README's token-verifying Python block, run as written against a real server's token:
-    only its issuer URL (the example's) is replaced by the test server's origin."""
+    only its issuer URL (the local server's, `scripts/run`'s) is replaced by the test server's origin: its audience is
+    the local server's RP ID, `localhost`, as the test server's is."""
     text = (REPO / "docs" / "BACKEND.md").read_text(encoding="utf-8")
     assert text.count(README_SNIPPET) == 1
     block = re.match(r"[^\n]*-->\n```python\n(.*?)\n```\n", text.split(README_SNIPPET, 1)[1], re.DOTALL)
     assert block, "the marker must be followed directly by a ```python block"
-    server = server_factory("backend-readme", {"LATCHKEY_TOKEN_AUDIENCE": "api.example.com"})
-    code = block.group(1).replace('"https://login.example.com"', repr(server.origin))
+    server = server_factory("backend-readme", {})
+    code = block.group(1).replace('"http://localhost:8080"', repr(server.origin), 1)
     namespace: dict = {}
     exec(compile(code, "docs/BACKEND.md", "exec"), namespace)  # noqa: S102 (our own documentation)
 
