@@ -1101,18 +1101,23 @@
   }
 
   // ---- enrollment links ---------------------------------------------------------------------
-  // A backend sends a person to `/?ticket=lk_ticket_...` to add a passkey to the account it made
-  // for them. The ticket works once; it leaves the address bar as soon as the page has read it.
+  // A backend sends a person to `/#ticket=lk_ticket_...` to add a passkey to the account it made
+  // for them: in the fragment, which the browser never sends, so no proxy or access log keeps it
+  // (a link of an earlier Latchkey, `/?ticket=`, still works). The ticket works once; it leaves the
+  // address bar as soon as the page has read it.
 
   const enrollment = { ticket: null };
 
   function readEnrollmentTicket() {
     const url = new URL(location.href);
-    const ticket = url.searchParams.get('ticket');
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    const ticket = fragment.get('ticket') || url.searchParams.get('ticket');
     if (!ticket) return;
     enrollment.ticket = ticket;
     url.searchParams.delete('ticket');
-    history.replaceState(null, '', url.pathname + url.search + url.hash);
+    fragment.delete('ticket');
+    const rest = fragment.toString();
+    history.replaceState(null, '', url.pathname + url.search + (rest ? '#' + rest : ''));
     $('enroll-panel').hidden = false;
   }
 
@@ -1134,6 +1139,8 @@
 
   function init() {
     readEnrollmentTicket();
+    // A link opened while the page is open changes only the fragment, which reloads nothing.
+    window.addEventListener('hashchange', readEnrollmentTicket);
     $('enroll').addEventListener('click', () => {
       run('Creating your passkey', enroll, { announce: true, place: statusPlaces.enroll });
     });

@@ -163,7 +163,7 @@ struct AdminRouteTests {
             #expect(issued.status == .created, "\(issued.text)")
             let ticket = try #require(issued.json["ticket"] as? String)
             #expect(ticket.hasPrefix("lk_ticket_"))
-            #expect(issued.json["enrollmentURL"] as? String == "http://localhost:8080/?ticket=\(ticket)")
+            #expect(issued.json["enrollmentURL"] as? String == "http://localhost:8080/#ticket=\(ticket)")
 
             // The ticket is for alice only.
             let wrong = try await client.post("/attestation/options", ["username": "bob", "enrollmentTicket": ticket])

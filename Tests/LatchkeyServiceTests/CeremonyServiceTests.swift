@@ -147,7 +147,7 @@ struct CeremonyServiceTests {
         let admin = harness.caller()
         let user = try await harness.service.users.create(CreateUserRequest(username: "Gus"), caller: admin)
         let ticket = try await harness.service.users.issueTicket(for: user, expiresIn: nil, caller: admin)
-        #expect(ticket.enrollmentURL == "http://localhost:8080/?ticket=\(ticket.ticket)")
+        #expect(ticket.enrollmentURL == "http://localhost:8080/#ticket=\(ticket.ticket)")
         // Without it, registration is closed whatever the name.
         let closed = await #expect(throws: ServiceError.self) { try await harness.register("gus") }
         #expect(closed?.code == .forbidden)

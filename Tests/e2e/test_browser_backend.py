@@ -1,5 +1,5 @@
 """The backend flow through the real page in Chromium: a backend (backend.py) makes "alice" with its
-own account ID and hands her an enrollment link; the page at `/?ticket=...` registers her passkey
+own account ID and hands her an enrollment link; the page at `/#ticket=...` registers her passkey
 with the WebAuthn virtual authenticator; she signs in usernameless; the backend verifies each
 sign-in token with PyJWT's PyJWKClient against `/.well-known/jwks.json` (audience and issuer
 checked); after a signing key rotation, old and new tokens verify. The server refuses open sign-up
@@ -63,7 +63,7 @@ def test_a_backend_enrolls_alice_through_a_link_and_trusts_her_tokens(driver, sh
 
     # The enrollment link: the ticket leaves the address bar, the page offers to create the passkey.
     link = backend.ticket(alice)["enrollmentURL"]
-    assert link.startswith(shop_server.origin + "/?ticket=lk_ticket_")
+    assert link.startswith(shop_server.origin + "/#ticket=lk_ticket_")
     driver.get(link)
     page.wait_ready()
     assert "ticket" not in driver.current_url

@@ -87,7 +87,8 @@ struct EnrollmentTicketReply: ReplyBody {
     /// The ticket, shown once: `lk_ticket_...`.
     var ticket: String
     var expiresAt: String
-    /// The page's enrollment link for this ticket (`/?ticket=...` on the first origin).
+    /// The page's enrollment link for this ticket (`/#ticket=...` on the first origin: a fragment, which browsers never
+    /// send, so no proxy or access log keeps the ticket).
     var enrollmentURL: String
 }
 

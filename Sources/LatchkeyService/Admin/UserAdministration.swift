@@ -192,7 +192,7 @@ package struct UserAdministration: Sendable {
             "user": .quoted(user.username), "expiresIn": "\(lifetime)",
         ])
         let page = service.configuration.origins.first ?? ""
-        return IssuedTicket(ticket: issued.ticket, expiresAt: issued.expiresAt, enrollmentURL: "\(page)/?ticket=\(issued.ticket)")
+        return IssuedTicket(ticket: issued.ticket, expiresAt: issued.expiresAt, enrollmentURL: "\(page)/#ticket=\(issued.ticket)")
     }
 
     /// Revokes every live ticket of the user; returns how many there were.
