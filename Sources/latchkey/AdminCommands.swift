@@ -347,7 +347,9 @@ struct OperatorsCommand: AsyncParsableCommand {
             let operators = try await withStore(creatingIfMissing: false) { try await OperatorRelyingParty.list(store: $0) }
             if operators.isEmpty { print("no operators (add one with latchkey operators add NAME)") }
             for entry in operators {
-                let last = entry.lastSignInAt.map { $0.formatted(.iso8601) } ?? "never signed in"
+                // Enrolling signs the operator in without using the passkey again, so a new operator has no last use yet.
+                let last = entry.lastSignInAt.map { "last signed in \($0.formatted(.iso8601))" }
+                    ?? (entry.passkeys > 0 ? "signed in only when enrolling" : "not enrolled yet: open the link operators add printed")
                 print("\(entry.user.username)\t\(entry.passkeys) passkey\(entry.passkeys == 1 ? "" : "s")\t\(last)")
             }
         }
