@@ -52,7 +52,17 @@ public enum LatchkeyServer {
         let router = Router()
         addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
         console?.addRoutes(to: router)
-        return Site(routes: router.routes, responder: responder(service, router, logger: logger))
+        var steps = responder(service, router, logger: logger)
+        if console != nil { steps.rateLimit = consoleRateLimit(service) }
+        return Site(routes: router.routes, responder: steps)
+    }
+
+    /// The per-client limit the console's sign-in and enrollment ceremonies draw on, as every route that issues a
+    /// challenge does: the server's rate, in buckets of the operators' own; nil when limits are off.
+    private static func consoleRateLimit(_ service: RelyingPartyService) -> RateLimit? {
+        let configuration = service.configuration
+        guard service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 else { return nil }
+        return RateLimit(buckets: service.limits.buckets(for: .operators, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
     }
 
     /// The steps every request of `router` takes (see ``Responder``): request IDs and metrics unless the operations
@@ -110,6 +120,7 @@ public enum LatchkeyServer {
         if service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
             responder.rateLimit = RateLimit(
                 buckets: service.limits.buckets(for: service.store.tenant, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
+            // The console's ceremonies, when it is here, draw on the same buckets: one client, one budget.
         }
         return Site(routes: router.routes, responder: responder)
     }

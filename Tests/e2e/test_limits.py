@@ -427,3 +427,20 @@ def test_a_client_limited_on_one_instance_is_limited_on_the_other(server_factory
     time.sleep(2.5)
     body = assert_failed(requests.post(a.url + "/assertion/options", json={}, timeout=10), a, codes=(429,))
     assert "3 challenges pending" in body["errorMessage"], body
+
+def test_the_consoles_ceremonies_draw_on_the_per_client_rate_limit(server_factory):
+    """Every route that issues or answers a challenge draws on the client's bucket (SECURITY.md), the operator
+    console's too, on the admin listener where it lives: beyond the burst, 429 with Retry-After."""
+    admin_port = free_port()
+    server_factory("console-limit", {"LATCHKEY_ADMIN_ADDRESS": f"127.0.0.1:{admin_port}", "LATCHKEY_RATE_LIMIT": "1",
+                                              "LATCHKEY_RATE_LIMIT_BURST": "2"})
+    origin = f"http://localhost:{admin_port}"
+    headers = {"Origin": origin, "Content-Type": "application/json", "Sec-Fetch-Site": "same-origin"}
+    start, statuses = time.monotonic(), []
+    for _ in range(12):
+        statuses.append(requests.post(f"http://127.0.0.1:{admin_port}/console/api/sign-in/options", json={}, headers=headers,
+                                      timeout=15).status_code)
+    elapsed = time.monotonic() - start
+    assert 429 in statuses, statuses
+    assert statuses.count(200) <= 2 + elapsed + 1, (statuses, elapsed)
+    assert statuses[0] == 200, statuses

@@ -2,7 +2,7 @@ import LatchkeyService
 import NIOHTTP1
 
 /// Limits how fast one client address may call the endpoints that issue challenges or verify
-/// signatures and attestations (`POST` to the passkey, device-key and App Attest ceremonies), all
+/// signatures and attestations (`POST` to the passkey, device-key, App Attest and console ceremonies), all
 /// drawing on one token bucket per address: beyond it, 429 with `Retry-After`, before the store is asked
 /// anything. Routes are told by the route matched, not the request's path, so `/assertion/result/` or
 /// `//assertion//result` (which reach the same handler) count too.
@@ -11,6 +11,8 @@ struct RateLimit: Sendable {
         "/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result",
         "/device-keys/options", "/device-keys", "/device-keys/sign-in/options", "/device-keys/sign-in",
         "/app-attest/challenge", "/app-attest/keys", "/app-attest/assertions",
+        // The operator console's own ceremonies (SECURITY.md: every route that issues or answers a challenge).
+        "/console/api/enroll/options", "/console/api/enroll/result", "/console/api/sign-in/options", "/console/api/sign-in/result",
     ]
 
     let buckets: TokenBuckets
