@@ -389,3 +389,28 @@ def test_a_console_origin_the_site_uses_is_refused():
             refused = subprocess.run([str(LATCHKEY_BIN), "operators", "add", "ops"], env=env, capture_output=True, text=True, timeout=60)
             assert refused.returncode == 78 and "no console" in refused.stderr, refused.stderr
     server.cleanup()
+
+
+def test_without_an_admin_listener_the_consoles_host_serves_the_console_only_and_no_other_host_serves_it():
+    """OPERATIONS.md: the console's origin is its own also on the main listener. Its host serves the console (and the
+    server's probes), never the site; the site's hosts never serve the console; and with the default tenant's `hosts`
+    set, the console's host still reaches it (it was refused 421 as a host no tenant lists)."""
+    server = LatchkeyServer("console-main-listener", {"LATCHKEY_HOSTS": "localhost,127.0.0.1"})
+    link = cli(server, "operators", "add", "ops").splitlines()[-1]
+    assert link.startswith(f"http://console.localhost:{server.port}/console/#enroll=lk_ticket_"), link
+    server.start()
+    try:
+        def get(host: str, path: str) -> requests.Response:
+            return requests.get(server.url + path, headers={"Host": f"{host}:{server.port}"}, timeout=15)
+
+        page = get("console.localhost", "/console/")
+        assert page.status_code == 200 and "<html" in page.text.lower(), page.text[:200]
+        assert get("console.localhost", "/healthz").status_code == 200
+        for host, path in [("console.localhost", "/session"), ("console.localhost", "/"), ("localhost", "/console/"),
+                           ("localhost", "/console/api/session")]:
+            refused = get(host, path)
+            assert refused.status_code == 404 and "console" in refused.json()["errorMessage"], (host, path, refused.text)
+        assert get("localhost", "/session").status_code == 401, "the site is served on its own host"
+    finally:
+        server.stop()
+        server.cleanup()

@@ -1,3 +1,4 @@
+import Foundation
 import LatchkeyConfiguration
 import LatchkeyService
 import LatchkeyStore
@@ -50,6 +51,9 @@ final class TenantSites: Sendable {
     private let makers: Makers
     private let logger: Logger
     private let securityHeaders: SecurityHeaders
+    /// The console's host when the console is on the main listener (no `adminAddress`): that host serves the console
+    /// only, and no other host serves it, so no page of a site shares an operator's cookies.
+    private let consoleHost: String?
 
     /// The default tenant's service is `defaultService` (the one background work shares) and its sites `defaultMain`
     /// (with `/metrics`) and `defaultAdmin` (with `/admin/v1/tenants`); every other tenant's are made by `makers` on
@@ -64,6 +68,25 @@ final class TenantSites: Sendable {
         self.makers = makers
         self.logger = logger
         securityHeaders = SecurityHeaders(strictTransportSecurity: defaultService.configuration.usesHTTPS)
+        let configuration = defaultService.configuration
+        consoleHost = configuration.adminAddress == nil ? URL(string: configuration.consoleOrigin)?.host.map(TenantRouting.hostName) : nil
+    }
+
+    /// Where a request on the main listener goes when the console shares it: the console's host serves the console
+    /// (and the server's own endpoints), every other host everything but the console.
+    private enum ConsoleSide {
+        case console, site
+        case refused(String)
+    }
+
+    private func consoleSide(host: String?, path: String) -> ConsoleSide {
+        guard let consoleHost else { return .site }
+        let isConsolePath = path == "/console" || path.hasPrefix("/console/")
+        guard TenantRouting.hostName(host ?? "") == consoleHost else {
+            return isConsolePath ? .refused("the console is served at its own origin only, not on this host") : .site
+        }
+        if isConsolePath || Self.serverPaths.contains(path) { return .console }
+        return .refused("the console's origin serves the console only, at /console/")
     }
 
     /// The directory being served.
@@ -86,9 +109,17 @@ final class TenantSites: Sendable {
     /// Gives the request its tenant and has that tenant's site for `listener` answer it.
     func respond(to request: Request, listener: Listener, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
         let host = request.headers[.host]
+        var toConsole = false
+        if listener == .main {
+            switch consoleSide(host: host, path: request.uri.path) {
+            case .site: break
+            case .console: toConsole = true
+            case .refused(let message): return .ready(reply(.elsewhere(message)))
+            }
+        }
         let found = state.withLock { state -> Result<(Responder?, TenantID, Substring), Refusal> in
             let id: TenantID, path: Substring
-            switch state.directory.routing.choose(host: host, path: request.uri.path) {
+            switch toConsole ? .tenant(.default, path: Substring(request.uri.path)) : state.directory.routing.choose(host: host, path: request.uri.path) {
             case .tenant(let chosen, let rest):
                 guard chosen == .default || state.directory.records[chosen] != nil else { return .failure(.unknownTenant(chosen.rawValue)) }
                 (id, path) = (chosen, rest)
@@ -215,6 +246,8 @@ final class TenantSites: Sendable {
         case unknownHost(String)
         case unknownTenant(String)
         case unavailable(String, because: String)
+        /// A path this host does not serve (the console's, or the site's on the console's host).
+        case elsewhere(String)
     }
 
     private func reply(_ refusal: Refusal) -> Response {
@@ -227,6 +260,8 @@ final class TenantSites: Sendable {
             JSONResponse.failed("there is no tenant \"\(name.prefix(63))\"", status: .notFound)
         case .unavailable(let name, let reason):
             JSONResponse.failed("tenant \(name) cannot be served: \(reason)", status: .serviceUnavailable)
+        case .elsewhere(let message):
+            JSONResponse.failed(message, status: .notFound)
         }
         securityHeaders.apply(to: &response.headers)
         return response
