@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyStore
 import Testing
 
 @testable import LatchkeyServer
@@ -54,6 +55,20 @@ import Testing
         buckets.reconcile(shared: [stranger: 0.5], now: 100)
         #expect(buckets.take(for: stranger, now: 100) == .refused(retryAfter: 1))
         #expect(buckets.take(for: stranger, now: 100.5) == .allowed)
+    }
+
+    /// A tenant's buckets made after a reconcile (the tenant not served here yet, or its limits changed) start from
+    /// what the shared store said, not full: an instance that joins gives a drained client no extra burst.
+    @Test func newBucketsStartFromTheLastSharedState() {
+        let shop = TenantID("shop")!
+        let limits = ClientLimits(sharing: true, clock: { 100 })
+        limits.remember(shared: [shop: [Self.client: 0]])
+        #expect(limits.buckets(for: shop, rate: 1, burst: 5).take(for: Self.client) == .refused(retryAfter: 1), "empty elsewhere")
+        #expect(limits.buckets(for: shop, rate: 2, burst: 10).take(for: Self.client) == .refused(retryAfter: 1), "limits changed")
+        #expect(limits.buckets(for: .default, rate: 1, burst: 5).take(for: Self.client) == .allowed, "another tenant's bucket")
+        let alone = ClientLimits(sharing: false, clock: { 100 })
+        alone.remember(shared: [shop: [Self.client: 0]])
+        #expect(alone.buckets(for: shop, rate: 1, burst: 5).take(for: Self.client) == .allowed, "limits counted alone ignore it")
     }
 
     /// Challenges pending through other instances fill the caps beside this instance's own.

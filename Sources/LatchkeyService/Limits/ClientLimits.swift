@@ -12,6 +12,9 @@ package final class ClientLimits: Sendable {
     }
 
     private let tenants = Mutex<[TenantID: Limits]>([:])
+    /// The shared buckets the last reconcile brought back (``SharedLimitsReconciler``), per tenant: new buckets start
+    /// from them, so a tenant this instance had not served, or whose limits changed, does not start every client full.
+    private let lastShared = Mutex<[TenantID: [ClientAddress: Double]]>([:])
     /// Whether the counts are reconciled with other instances' (``SharedLimitsReconciler``), so the buckets keep
     /// their draws for it.
     package let sharing: Bool
@@ -31,6 +34,7 @@ package final class ClientLimits: Sendable {
         tenants.withLock { tenants in
             if let buckets = tenants[tenant]?.buckets, buckets.have(rate: rate, burst: burst) { return buckets }
             let buckets = TokenBuckets(rate: rate, burst: burst, sharing: sharing, clock: clock)
+            if sharing, let shared = lastShared.withLock({ $0[tenant] }) { buckets.reconcile(shared: shared) }
             tenants[tenant, default: Limits()].buckets = buckets
             return buckets
         }
@@ -44,6 +48,11 @@ package final class ClientLimits: Sendable {
             tenants[tenant, default: Limits()].caps = caps
             return caps
         }
+    }
+
+    /// Keeps what the shared store said of every tenant's buckets, for the buckets made before the next reconcile.
+    package func remember(shared: [TenantID: [ClientAddress: Double]]) {
+        lastShared.withLock { $0 = shared }
     }
 
     /// Every tenant's buckets and caps, those it has.

@@ -46,8 +46,8 @@ package struct SharedLimitsReconciler: Service {
 
     /// One report and what it brings back. When the store fails, the draws go with the next report.
     package func reconcile() async throws {
+        // Asked even before any tenant was served here: the empty buckets come back, and buckets made later start from them.
         let tenants = limits.all
-        guard !tenants.isEmpty else { return }
         let draws = tenants.compactMap { tenant, buckets, _ in buckets.map { (tenant, $0, $0.takeDraws()) } }
         var report = LimitReport(draws: draws.flatMap { tenant, buckets, taken in
             taken.map { LimitReport.Draw(client: LimitedClient(tenant: tenant, client: $0.key.key), tokens: $0.value, rate: buckets.rate, burst: buckets.burst) }
@@ -63,6 +63,7 @@ package struct SharedLimitsReconciler: Service {
         }
         var shared: [TenantID: [ClientAddress: Double]] = [:]
         for (client, tokens) in snapshot.buckets { shared[client.tenant, default: [:]][ClientAddress(key: client.client)] = tokens }
+        limits.remember(shared: shared)
         var elsewhere: [TenantID: [ClientAddress: Int]] = [:]
         for (client, count) in snapshot.pendingElsewhere { elsewhere[client.tenant, default: [:]][ClientAddress(key: client.client)] = count }
         for (tenant, buckets, caps) in tenants {
