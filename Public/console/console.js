@@ -68,6 +68,21 @@
     return `${value > 0 && value < 1 ? '<1' : Math.round(value)} %`;
   }
 
+  // The server names a passkey nobody named after its provider, and a provider it does not know "Passkey" (docs/HTTP-API.md):
+  // such a passkey reads "Unnamed passkey", as on the user's own page, and its provider "unknown".
+  // A refusal's code (`accountDisabled`, EVENTS.md) in words for a legend: "account disabled".
+  function reasonWords(reason) {
+    return reason.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  }
+
+  function passkeyLabel(passkey) {
+    return passkey.name === 'Passkey' && passkey.authenticatorName === 'Passkey' ? 'Unnamed passkey' : passkey.name;
+  }
+
+  function providerLabel(passkey) {
+    return passkey.authenticatorName === 'Passkey' ? 'unknown' : passkey.authenticatorName;
+  }
+
   function dateTime(iso) {
     if (!iso) return '–';
     const date = new Date(iso);
@@ -457,7 +472,7 @@
     const reasons = Object.entries(signIns.refusedByReason).sort((a, b) => b[1] - a[1]);
     const shown = reasons.slice(0, 5).map(([reason]) => reason);
     const refusedSeries = shown.map((reason, index) => ({
-      name: `refused: ${reason}`, class: `s${index + 1}`, values: stats.days.map((day) => day.signIns.refusedByReason[reason] || 0),
+      name: `refused: ${reasonWords(reason)}`, class: `s${index + 1}`, values: stats.days.map((day) => day.signIns.refusedByReason[reason] || 0),
     }));
     if (reasons.length > shown.length) {
       refusedSeries.push({
@@ -479,7 +494,8 @@
       meters('Providers', totals.registrationsByProvider, 'No registrations in this range, so no providers to show.'),
       meters('Synced or device-bound', { synced: totals.registrationsByBackup.synced, 'device-bound': totals.registrationsByBackup.deviceBound },
         'No registrations in this range.'),
-      meters('Why sign-ins were refused', signIns.refusedByReason, 'No sign-in was refused in this range.'),
+      meters('Why sign-ins were refused', Object.fromEntries(Object.entries(signIns.refusedByReason).map(([reason, n]) => [reasonWords(reason), n])),
+        'No sign-in was refused in this range.'),
       barChart('Webhook deliveries a day', days, [
         { name: 'delivered', class: 's5', values: stats.days.map((day) => day.webhooks.delivered) },
         { name: 'dead', class: 's1', values: stats.days.map((day) => day.webhooks.dead) },
@@ -580,10 +596,10 @@
         : h('div', { class: 'table-wrap' }, h('table', {},
           h('thead', {}, h('tr', {}, ['Name', 'Provider', 'Synced', 'Created', 'Last used', ''].map((title) => h('th', { scope: 'col', text: title })))),
           h('tbody', {}, passkeys.map((passkey) => h('tr', {},
-            h('th', { scope: 'row', text: passkey.name }), h('td', { text: passkey.authenticatorName }),
+            h('th', { scope: 'row', text: passkeyLabel(passkey) }), h('td', { text: providerLabel(passkey) }),
             h('td', { text: passkey.backupEligible ? (passkey.backedUp ? 'synced' : 'can sync') : 'device-bound' }),
             h('td', { text: dateTime(passkey.createdAt) }), h('td', { text: dateTime(passkey.lastUsedAt) }),
-            h('td', {}, act('Remove', 'danger', `Remove the passkey "${passkey.name}" of ${name}? It can no longer sign in.`,
+            h('td', {}, act('Remove', 'danger', `Remove the passkey "${passkeyLabel(passkey)}" of ${name}? It can no longer sign in.`,
               async () => { await v1('DELETE', `/users/${segment(name)}/credentials/${segment(passkey.id)}`); return 'Passkey removed.'; }))))))),
       h('h2', { text: 'Device keys' }),
       deviceKeys.length === 0 ? h('p', { class: 'empty', text: 'No device key: the user\'s apps have enrolled none.' })
