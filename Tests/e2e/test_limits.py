@@ -444,3 +444,27 @@ def test_the_consoles_ceremonies_draw_on_the_per_client_rate_limit(server_factor
     assert 429 in statuses, statuses
     assert statuses.count(200) <= 2 + elapsed + 1, (statuses, elapsed)
     assert statuses[0] == 200, statuses
+
+
+def test_an_empty_bucket_is_answered_429_before_the_body_is_read(server_factory):
+    """SECURITY.md: beyond the rate limit a client is refused before the store is asked anything, and before its
+    body is read: a request announcing a body with `Expect: 100-continue` gets the 429 at once, never a
+    `100 Continue` inviting the body, and the connection closes."""
+    server = server_factory("early-429", {"LATCHKEY_RATE_LIMIT": "1", "LATCHKEY_RATE_LIMIT_BURST": "1"})
+    head = (b"POST /assertion/options HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=15) as connection:
+        connection.sendall(head + b"{}")
+        first = connection.recv(65536)
+        assert first.startswith(b"HTTP/1.1 100") or first.startswith(b"HTTP/1.1 200"), first[:100]
+    # The bucket (one token, one a second) is empty now, unless this machine took a second between the two.
+    for _ in range(5):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=15) as connection:
+            connection.sendall(head)  # the head alone: the body would follow a 100 Continue
+            data = b""
+            while chunk := connection.recv(65536):
+                data += chunk
+        if not data.startswith(b"HTTP/1.1 100"):
+            break
+    assert data.startswith(b"HTTP/1.1 429"), data[:200]
+    assert b"\r\nRetry-After: " in data and b"at most 1 a second" in data, data

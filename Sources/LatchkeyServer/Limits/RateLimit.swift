@@ -17,6 +17,13 @@ struct RateLimit: Sendable {
 
     let buckets: TokenBuckets
 
+    /// Whether a request to `route` from `client` would be refused: asked on the request's head, so that an empty
+    /// bucket is answered before the body is read (and before `100 Continue`).
+    func refuses(_ method: HTTPMethod, route: String?, client: ClientAddress) -> Bool {
+        guard method == .POST, let route, Self.limitedRoutes.contains(route) else { return false }
+        return buckets.isEmpty(for: client)
+    }
+
     func check(_ request: Request, context: LatchkeyRequestContext) throws(APIError) {
         guard request.method == .POST, let route = context.endpointPath, Self.limitedRoutes.contains(route) else { return }
         switch buckets.take(for: context.clientAddress) {

@@ -106,6 +106,26 @@ final class TenantSites: Sendable {
         }
     }
 
+    /// Whether the site of the tenant `head` is for refuses it before its body (a site not made yet refuses nothing
+    /// early: its limits start with its first request).
+    func refusesBeforeBody(_ head: HTTPRequestHead, listener: Listener, peer: SocketAddress?) -> Bool {
+        let path = RequestURI(head.uri).path
+        if listener == .main, case .refused = consoleSide(host: head.headers["Host"].first, path: path) { return false }
+        let chosen: (Responder?, Substring)? = state.withLock { state in
+            switch state.directory.routing.choose(host: head.headers["Host"].first, path: path) {
+            case .tenant(let id, let rest):
+                let entry = state.entries[id]
+                return (listener == .main ? entry?.main : entry?.admin, rest)
+            case .unknownTenant, .unknownHost:
+                return nil
+            }
+        }
+        guard let (responder, rest) = chosen, let responder else { return false }
+        var routed = head
+        routed.uri = String(rest)
+        return responder.refusesBeforeBody(routed, peer: peer)
+    }
+
     /// Gives the request its tenant and has that tenant's site for `listener` answer it.
     func respond(to request: Request, listener: Listener, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
         let host = request.headers[.host]

@@ -11,6 +11,7 @@ import NIOHTTP1
 ///   waiting for the rest, which is dropped; the connection closes after the reply.
 /// - The request's host is settled first (``RequestHost``): no `Host`, two, an invalid one or a bad absolute-form
 ///   target is answered 400, and the connection closes.
+/// - A request its client's empty rate-limit bucket refuses is answered 429 on its head, its body unread.
 /// - `Expect: 100-continue` on HTTP/1.1 gets `100 Continue` when the body may be sent (HTTP/1.0 knows no
 ///   interim replies, RFC 9110 §10.1.1).
 /// - A framing error SwiftNIO's parser finds after the head (a bad chunk) is answered 400 before the close.
@@ -52,6 +53,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             if let length = head.headers[.contentLength].flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
                 answerOverLimit(head, context: context)
+                return
+            }
+            // A client whose rate-limit bucket is empty is answered now, its body unread (and no `100 Continue`): the
+            // responder's own check refuses it the same way, and the connection closes after the reply.
+            if responder.refusesBeforeBody(head, peer: context.channel.remoteAddress) {
+                state = .discarding
+                answer(Request(head: head, body: ByteBuffer()), closes: true, context: context)
                 return
             }
             if head.version.major == 1, head.version.minor >= 1,

@@ -37,6 +37,14 @@ struct Responder: Sendable {
     let errors: ErrorStatus
     let logger: Logger
 
+    /// Whether the request `head` announces is refused whatever its body: its client's rate-limit bucket is empty.
+    func refusesBeforeBody(_ head: HTTPRequestHead, peer: SocketAddress?) -> Bool {
+        guard let rateLimit, head.method == .POST else { return false }
+        let route = table.match(RequestURI(head.uri).path)?.routes.template
+        let client = clientAddresses.client(peer: peer?.ipAddress, forwardedFor: head.headers[values: .forwardedFor])
+        return rateLimit.refuses(head.method, route: route, client: client)
+    }
+
     func respond(to request: Request, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
         let start = ContinuousClock.now
         let match = table.match(request.uri.path)
