@@ -26,7 +26,9 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
             name: "SQLite", makeWithOutbox: { try SQLiteStore(path: TemporaryDatabase.newPath(), webhooks: $0) },
             makePair: { outbox in
                 let path = TemporaryDatabase.newPath()
-                return (try SQLiteStore(path: path, webhooks: outbox), try SQLiteStore(path: path, webhooks: outbox))
+                // Each waits for the other's lock as long as a loaded machine may need: the tests ask who wins, not how fast.
+                return (try SQLiteStore(path: path, webhooks: outbox, lockWait: .seconds(60)),
+                        try SQLiteStore(path: path, webhooks: outbox, lockWait: .seconds(60)))
             }),
     ] + (TestPostgres.skipped ? [] : [
         StoreBackend(
