@@ -44,6 +44,9 @@ public struct LoadedConfiguration: Sendable {
     public let home: LatchkeyHome
     /// Not fatal, but to be told: unknown `LATCHKEY_*` variables, conformance mode.
     public internal(set) var warnings: [String] = []
+    /// What `check-config` points out about a deployment that works as configured but is likely not what was meant
+    /// (an admin listener on every interface, app IDs beside RP ID `localhost`); not logged at every start.
+    public internal(set) var advice: [String] = []
 
     /// One line per key: name, value and source in parentheses, in columns; secrets redacted.
     public var summary: [String] {
@@ -97,13 +100,13 @@ public enum ConfigurationLoader {
             }
             if let admin = loaded.configuration.adminAddress, ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(admin.host) {
                 let source = loaded.sources["adminAddress"] ?? .defaultValue
-                loaded.warnings.append("adminAddress listens on every interface (\(source): \(admin.text)): the admin API and the "
+                loaded.advice.append("adminAddress listens on every interface (\(source): \(admin.text)): the admin API and the "
                     + "operator console answer wherever this machine can be reached; bind it to 127.0.0.1 or a private network's "
                     + "address unless a firewall keeps the port private")
             }
             if !loaded.configuration.appleAppIDs.isEmpty, loaded.configuration.rpID == .localhost {
                 let source = loaded.sources["appleAppIDs"] ?? .defaultValue
-                loaded.warnings.append("appleAppIDs is set (\(source)) while rpID is localhost: iOS lets an app use passkeys only "
+                loaded.advice.append("appleAppIDs is set (\(source)) while rpID is localhost: iOS lets an app use passkeys only "
                     + "for a domain whose apple-app-site-association it fetches over https; set rpID to that domain (docs/IOS.md)")
             }
             return loaded

@@ -154,6 +154,7 @@ struct CheckConfig: AsyncParsableCommand {
 
     func run() async throws {
         let loaded = try loadConfiguration()
+        warn(loaded.advice)
         let settings = loaded.configuration
         let format = settings.logFormat
         LoggingSystem.bootstrap { label in LineLogHandler(label: label, format: format) }
