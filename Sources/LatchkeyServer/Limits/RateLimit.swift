@@ -17,16 +17,17 @@ struct RateLimit: Sendable {
 
     let buckets: TokenBuckets
 
-    /// Whether a request to `route` from `client` would be refused: asked on the request's head, so that an empty
-    /// bucket is answered before the body is read (and before `100 Continue`).
-    func refuses(_ method: HTTPMethod, route: String?, client: ClientAddress) -> Bool {
-        guard method == .POST, let route, Self.limitedRoutes.contains(route) else { return false }
-        return buckets.isEmpty(for: client)
+    /// The decision for a request to `route` from `client`, a token taken when allowed; nil for a route not limited.
+    /// Made on the request's head where its site is known then, so that an empty bucket is answered before the body
+    /// is read (and before `100 Continue`); ``check(_:context:)`` then keeps it.
+    func decide(_ method: HTTPMethod, route: String?, client: ClientAddress) -> TokenBuckets.Decision? {
+        guard method == .POST, let route, Self.limitedRoutes.contains(route) else { return nil }
+        return buckets.take(for: client)
     }
 
     func check(_ request: Request, context: LatchkeyRequestContext) throws(APIError) {
         guard request.method == .POST, let route = context.endpointPath, Self.limitedRoutes.contains(route) else { return }
-        switch buckets.take(for: context.clientAddress) {
+        switch request.rateLimitDecision ?? buckets.take(for: context.clientAddress) {
         case .allowed:
             return
         case .refused(let retryAfter):

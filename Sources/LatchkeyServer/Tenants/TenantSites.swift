@@ -106,11 +106,11 @@ final class TenantSites: Sendable {
         }
     }
 
-    /// Whether the site of the tenant `head` is for refuses it before its body (a site not made yet refuses nothing
-    /// early: its limits start with its first request).
-    func refusesBeforeBody(_ head: HTTPRequestHead, listener: Listener, peer: SocketAddress?) -> Bool {
+    /// The rate limit's decision, before the body, of the site of the tenant `head` is for; nil when that site is not
+    /// made yet (its limits are checked with the whole request, as before).
+    func rateLimitDecision(_ head: HTTPRequestHead, listener: Listener, peer: SocketAddress?) -> TokenBuckets.Decision? {
         let path = RequestURI(head.uri).path
-        if listener == .main, case .refused = consoleSide(host: head.headers["Host"].first, path: path) { return false }
+        if listener == .main, case .refused = consoleSide(host: head.headers["Host"].first, path: path) { return nil }
         let chosen: (Responder?, Substring)? = state.withLock { state in
             switch state.directory.routing.choose(host: head.headers["Host"].first, path: path) {
             case .tenant(let id, let rest):
@@ -120,10 +120,10 @@ final class TenantSites: Sendable {
                 return nil
             }
         }
-        guard let (responder, rest) = chosen, let responder else { return false }
+        guard let (responder, rest) = chosen, let responder else { return nil }
         var routed = head
         routed.uri = String(rest)
-        return responder.refusesBeforeBody(routed, peer: peer)
+        return responder.rateLimitDecision(routed, peer: peer)
     }
 
     /// Gives the request its tenant and has that tenant's site for `listener` answer it.

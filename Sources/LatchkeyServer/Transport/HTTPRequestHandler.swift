@@ -11,7 +11,8 @@ import NIOHTTP1
 ///   waiting for the rest, which is dropped; the connection closes after the reply.
 /// - The request's host is settled first (``RequestHost``): no `Host`, two, an invalid one or a bad absolute-form
 ///   target is answered 400, and the connection closes.
-/// - A request its client's empty rate-limit bucket refuses is answered 429 on its head, its body unread.
+/// - A request its client's empty rate-limit bucket refuses is answered 429 on its head, its body unread (and
+///   dropped as it comes, the connection going on, unless the client waits for `100 Continue`).
 /// - `Expect: 100-continue` on HTTP/1.1 gets `100 Continue` when the body may be sent (HTTP/1.0 knows no
 ///   interim replies, RFC 9110 §10.1.1).
 /// - A framing error SwiftNIO's parser finds after the head (a bad chunk) is answered 400 before the close.
@@ -35,6 +36,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let responder: RequestDispatch
     private var state = State.idle
+    /// The rate limit's decision for the request being read, made on its head.
+    private var decision: TokenBuckets.Decision?
 
     init(responder: RequestDispatch) {
         self.responder = responder
@@ -43,6 +46,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let received), _):
+            decision = nil
             let head: HTTPRequestHead
             switch RequestHost.settle(received) {
             case .success(let settled):
@@ -55,16 +59,20 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 answerOverLimit(head, context: context)
                 return
             }
-            // A client whose rate-limit bucket is empty is answered now, its body unread (and no `100 Continue`): the
-            // responder's own check refuses it the same way, and the connection closes after the reply.
-            if responder.refusesBeforeBody(head, peer: context.channel.remoteAddress) {
-                state = .discarding
-                answer(Request(head: head, body: ByteBuffer()), closes: true, context: context)
+            // The rate limit decides on the head where it can: a client whose bucket is empty is answered now, its
+            // body unread (and no `100 Continue`). Its body, when it comes, is dropped and the connection goes on
+            // (pipelined requests keep their replies); a client waiting for `100 Continue` sends none, so that
+            // connection closes after the reply. The decision goes with the request, never made twice.
+            decision = responder.rateLimitDecision(head, peer: context.channel.remoteAddress)
+            if case .refused = decision {
+                let awaitsContinue = Self.expectsContinue(head)
+                state = awaitsContinue ? .discarding : .answering
+                var refused = Request(head: head, body: ByteBuffer())
+                refused.rateLimitDecision = decision
+                answer(refused, closes: awaitsContinue || Self.endsConnection(head), context: context)
                 return
             }
-            if head.version.major == 1, head.version.minor >= 1,
-                head.headers[.expect].map({ Substring($0).trimmingOptionalWhitespace.equalsIgnoringASCIICase("100-continue") }) == true
-            {
+            if Self.expectsContinue(head) {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
             }
             state = .reading(head, context.channel.allocator.buffer(capacity: 0))
@@ -78,7 +86,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .reading(head, body)
         case (.end, .reading(let head, let body)):
             state = .answering
-            answer(Request(head: head, body: body), closes: Self.endsConnection(head), context: context)
+            var request = Request(head: head, body: body)
+            request.rateLimitDecision = decision
+            answer(request, closes: Self.endsConnection(head), context: context)
         case (.end, .discarding):
             break
         case (.body, _), (.end, _):
@@ -88,7 +98,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func answerOverLimit(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .discarding
-        answer(Request(head: head, body: ByteBuffer(), bodyIsOverLimit: true), closes: true, context: context)
+        var request = Request(head: head, body: ByteBuffer(), bodyIsOverLimit: true)
+        request.rateLimitDecision = decision
+        answer(request, closes: true, context: context)
     }
 
     /// Answers `head` 400 with `message` without reading its body or asking the responder; the connection closes.
@@ -144,6 +156,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         context.close(promise: nil)
+    }
+
+    /// Whether `head` waits for `100 Continue` before sending its body: `Expect: 100-continue` on HTTP/1.1 (HTTP/1.0
+    /// knows no interim replies, RFC 9110 §10.1.1).
+    static func expectsContinue(_ head: HTTPRequestHead) -> Bool {
+        head.version.major == 1 && head.version.minor >= 1
+            && head.headers[.expect].map({ Substring($0).trimmingOptionalWhitespace.equalsIgnoringASCIICase("100-continue") }) == true
     }
 
     /// Whether the connection ends with the reply to `head`: CONNECT (whose reply SwiftNIO sends without a body or

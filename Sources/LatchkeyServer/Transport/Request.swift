@@ -1,3 +1,4 @@
+import LatchkeyService
 import NIOCore
 import NIOHTTP1
 
@@ -12,6 +13,8 @@ public struct Request: Sendable {
     public let bodyIsOverLimit: Bool
     /// The path and the query, as sent.
     public let uri: RequestURI
+    /// The rate limit's decision, when it was made on the head, before the body was read: kept, never made twice.
+    package var rateLimitDecision: TokenBuckets.Decision?
 
     public init(head: HTTPRequestHead, body: ByteBuffer, bodyIsOverLimit: Bool = false) {
         self.head = head

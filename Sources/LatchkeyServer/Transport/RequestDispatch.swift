@@ -1,3 +1,4 @@
+import LatchkeyService
 import NIOCore
 import NIOHTTP1
 
@@ -6,11 +7,12 @@ enum RequestDispatch: Sendable {
     case site(Responder)
     case tenants(TenantSites, TenantSites.Listener)
 
-    /// Whether the request `head` announces is refused before its body is read (``Responder/refusesBeforeBody(_:peer:)``).
-    func refusesBeforeBody(_ head: HTTPRequestHead, peer: SocketAddress?) -> Bool {
+    /// The rate limit's decision for the request `head` announces, before its body is read
+    /// (``Responder/rateLimitDecision(_:peer:)``); nil when none is made yet.
+    func rateLimitDecision(_ head: HTTPRequestHead, peer: SocketAddress?) -> TokenBuckets.Decision? {
         switch self {
-        case .site(let responder): responder.refusesBeforeBody(head, peer: peer)
-        case .tenants(let sites, let listener): sites.refusesBeforeBody(head, listener: listener, peer: peer)
+        case .site(let responder): responder.rateLimitDecision(head, peer: peer)
+        case .tenants(let sites, let listener): sites.rateLimitDecision(head, listener: listener, peer: peer)
         }
     }
 

@@ -37,12 +37,13 @@ struct Responder: Sendable {
     let errors: ErrorStatus
     let logger: Logger
 
-    /// Whether the request `head` announces is refused whatever its body: its client's rate-limit bucket is empty.
-    func refusesBeforeBody(_ head: HTTPRequestHead, peer: SocketAddress?) -> Bool {
-        guard let rateLimit, head.method == .POST else { return false }
+    /// The rate limit's decision for the request `head` announces (``RateLimit/decide(_:route:client:)``), made
+    /// before its body is read; nil when its route is not limited.
+    func rateLimitDecision(_ head: HTTPRequestHead, peer: SocketAddress?) -> TokenBuckets.Decision? {
+        guard let rateLimit, head.method == .POST else { return nil }
         let route = table.match(RequestURI(head.uri).path)?.routes.template
         let client = clientAddresses.client(peer: peer?.ipAddress, forwardedFor: head.headers[values: .forwardedFor])
-        return rateLimit.refuses(head.method, route: route, client: client)
+        return rateLimit.decide(head.method, route: route, client: client)
     }
 
     func respond(to request: Request, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {

@@ -60,15 +60,6 @@ package final class TokenBuckets: Sendable {
         case refused(retryAfter: Int)
     }
 
-    /// Whether `client`'s bucket is empty now, taking nothing: a request can be refused on its head, before its body.
-    package func isEmpty(for client: ClientAddress) -> Bool {
-        let now = clock()
-        return state.withLock { state in
-            guard let bucket = state.buckets[client] else { return false }
-            return min(burst, bucket.tokens + max(0, now - bucket.updated) * rate) < 1
-        }
-    }
-
     /// Takes a token from `client`'s bucket at `now` (seconds on the ``clock``; by default its reading).
     package func take(for client: ClientAddress, now: TimeInterval? = nil) -> Decision {
         let now = now ?? clock()
