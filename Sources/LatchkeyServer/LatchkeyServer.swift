@@ -53,16 +53,18 @@ public enum LatchkeyServer {
         addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
         console?.addRoutes(to: router)
         var steps = responder(service, router, logger: logger)
-        if console != nil { steps.rateLimit = consoleRateLimit(service) }
+        // The console's sign-in and enrollment ceremonies draw on the per-client limit, in the operators' own buckets.
+        if console != nil { steps.rateLimit = rateLimit(of: service, buckets: .operators) }
         return Site(routes: router.routes, responder: steps)
     }
 
-    /// The per-client limit the console's sign-in and enrollment ceremonies draw on, as every route that issues a
-    /// challenge does: the server's rate, in buckets of the operators' own; nil when limits are off.
-    private static func consoleRateLimit(_ service: RelyingPartyService) -> RateLimit? {
+    /// The per-client limit of `service`'s ceremony routes, in the buckets of `tenant` (the service's own unless
+    /// named); nil when limits are off.
+    private static func rateLimit(of service: RelyingPartyService, buckets tenant: TenantID? = nil) -> RateLimit? {
         let configuration = service.configuration
         guard service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 else { return nil }
-        return RateLimit(buckets: service.limits.buckets(for: .operators, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
+        return RateLimit(buckets: service.limits.buckets(
+            for: tenant ?? service.store.tenant, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
     }
 
     /// The steps every request of `router` takes (see ``Responder``): request IDs and metrics unless the operations
@@ -117,11 +119,8 @@ public enum LatchkeyServer {
             let consoleOrigins = configuration.adminAddress == nil && console != nil ? [configuration.consoleOrigin] : []
             responder.crossSiteGuard = CrossSiteRequestGuard(origins: configuration.pageOrigins.union(consoleOrigins))
         }
-        if service.policy.clientAddressLimits == .enforced, configuration.rateLimit > 0 {
-            responder.rateLimit = RateLimit(
-                buckets: service.limits.buckets(for: service.store.tenant, rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
-            // The console's ceremonies, when it is here, draw on the same buckets: one client, one budget.
-        }
+        // The console's ceremonies, when it is here, draw on the same buckets: one client, one budget.
+        responder.rateLimit = rateLimit(of: service)
         return Site(routes: router.routes, responder: responder)
     }
 
@@ -151,6 +150,17 @@ public enum LatchkeyServer {
         }
     }
 
+    /// The roots App Attest chains may end in, loaded whatever the server's own setting: a tenant may turn App Attest
+    /// on for its apps while the server's is off. Missing roots fail the start only when the server itself needs them.
+    private static func appAttestRoots(_ configuration: LatchkeyConfiguration, logger: Logger) throws -> [X509Certificate] {
+        do {
+            return try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
+        } catch where configuration.appAttest == .off {
+            logger.warning("App Attest roots not loaded: no tenant can verify App Attest keys", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
     /// The server over `store`: loads attestation trust, and runs the store, a purger of expired challenges and
     /// sessions, the webhook dispatcher and, with a `metricsAddress` or an `adminAddress`, the metrics or admin
     /// listener as services beside the main listener, every listener on `eventLoops`. `operations` is
@@ -164,14 +174,7 @@ public enum LatchkeyServer {
     ) async throws -> ServiceGroup {
         let trust = try AttestationTrustLoader.load(configuration, logger: logger)
         let names = try AuthenticatorNames.load(configuration, metadata: trust.statusSource as? MetadataService)
-        // Loaded whatever the server's own setting: a tenant may turn App Attest on for its apps while the server's is off.
-        let appAttestRoots: [X509Certificate]
-        do {
-            appAttestRoots = try AttestationTrustLoader.appAttestRoots(configuration, logger: logger)
-        } catch where configuration.appAttest == .off {
-            logger.warning("App Attest roots not loaded: no tenant can verify App Attest keys", metadata: ["error": "\(error)"])
-            appAttestRoots = []
-        }
+        let appAttestRoots = try appAttestRoots(configuration, logger: logger)
         // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
         let sharedLimitsStore = store as? any SharedLimitsStore
         let limits = ClientLimits(sharing: sharedLimitsStore != nil)

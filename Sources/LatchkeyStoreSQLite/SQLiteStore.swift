@@ -107,7 +107,12 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     /// outside the ``policy``: for a call made of several steps (a purge in batches), which applies the
     /// policy once around them all.
     func lockedDatabase<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try database.connection.withLock { connection throws -> Locked<T> in
+        try holding(database, body)
+    }
+
+    /// `body` with `held`'s open connection (its `current_tenant()` this store's ``tenant``), holding its lock.
+    private func holding<T>(_ held: LockedConnection, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try held.connection.withLock { connection throws -> Locked<T> in
             guard let connection else { throw StoreError(.unavailable, "the store is closed") }
             connection.use(tenant)
             return Locked(try body(connection))
@@ -138,14 +143,13 @@ public final class SQLiteStore: LatchkeyStore, Sendable {
     /// Counted on the second connection: a count reads every live row, and must not hold the requests' connection.
     public func liveRecordCounts(now: Date) async throws -> LiveRecordCounts {
         try await policy.call(#function) {
-            try counting.connection.withLock { connection throws -> Locked<LiveRecordCounts> in
-                guard let connection else { throw StoreError(.unavailable, "the store is closed") }
-                return Locked(try connection.withStatement(Self.liveCounts) { row in
+            try holding(counting) { connection in
+                try connection.withStatement(Self.liveCounts) { row in
                     try row.bind(now)
                     guard try row.step() else { throw StoreError(.database, "SQLite answered nothing to a count") }
                     return LiveRecordCounts(pendingCeremonies: Int(row.int64(0)), sessions: Int(row.int64(1)))
-                })
-            }.value
+                }
+            }
         }
     }
 

@@ -109,6 +109,8 @@ final class TenantSites: Sendable {
     /// The rate limit's decision, before the body, of the site of the tenant `head` is for; nil when that site is not
     /// made yet (its limits are checked with the whole request, as before).
     func rateLimitDecision(_ head: HTTPRequestHead, listener: Listener, peer: SocketAddress?) -> TokenBuckets.Decision? {
+        // Only a POST is limited: no other request pays for the look-ups below.
+        guard head.method == .POST else { return nil }
         let path = RequestURI(head.uri).path
         if listener == .main, case .refused = consoleSide(host: head.headers["Host"].first, path: path) { return nil }
         let chosen: (Responder?, Substring)? = state.withLock { state in

@@ -46,36 +46,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let received), _):
-            decision = nil
-            let head: HTTPRequestHead
-            switch RequestHost.settle(received) {
-            case .success(let settled):
-                head = settled
-            case .failure(let refusal):
-                refuse(received, refusal.message, context: context)
-                return
-            }
-            if let length = head.headers[.contentLength].flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
-                answerOverLimit(head, context: context)
-                return
-            }
-            // The rate limit decides on the head where it can: a client whose bucket is empty is answered now, its
-            // body unread (and no `100 Continue`). Its body, when it comes, is dropped and the connection goes on
-            // (pipelined requests keep their replies); a client waiting for `100 Continue` sends none, so that
-            // connection closes after the reply. The decision goes with the request, never made twice.
-            decision = responder.rateLimitDecision(head, peer: context.channel.remoteAddress)
-            if case .refused = decision {
-                let awaitsContinue = Self.expectsContinue(head)
-                state = awaitsContinue ? .discarding : .answering
-                var refused = Request(head: head, body: ByteBuffer())
-                refused.rateLimitDecision = decision
-                answer(refused, closes: awaitsContinue || Self.endsConnection(head), context: context)
-                return
-            }
-            if Self.expectsContinue(head) {
-                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
-            }
-            state = .reading(head, context.channel.allocator.buffer(capacity: 0))
+            receive(received, context: context)
         case (.body(var part), .reading(let head, var body)):
             state = .answering  // Let `body` be the only reference while it grows.
             guard body.readableBytes + part.readableBytes <= HTTPLimits.maximumBodyBytes else {
@@ -86,9 +57,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .reading(head, body)
         case (.end, .reading(let head, let body)):
             state = .answering
-            var request = Request(head: head, body: body)
-            request.rateLimitDecision = decision
-            answer(request, closes: Self.endsConnection(head), context: context)
+            answer(request(head, body: body), closes: Self.endsConnection(head), context: context)
         case (.end, .discarding):
             break
         case (.body, _), (.end, _):
@@ -96,20 +65,54 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// A request's head: its host settled, its length and its rate limit checked, `100 Continue` sent when asked.
+    private func receive(_ received: HTTPRequestHead, context: ChannelHandlerContext) {
+        decision = nil
+        let head: HTTPRequestHead
+        switch RequestHost.settle(received) {
+        case .success(let settled):
+            head = settled
+        case .failure(let refusal):
+            refuse(received, refusal.message, context: context)
+            return
+        }
+        if let length = head.headers[.contentLength].flatMap(Int.init), length > HTTPLimits.maximumBodyBytes {
+            answerOverLimit(head, context: context)
+            return
+        }
+        // The rate limit decides on the head where it can: a client whose bucket is empty is answered now, its
+        // body unread (and no `100 Continue`). Its body, when it comes, is dropped and the connection goes on
+        // (pipelined requests keep their replies); a client waiting for `100 Continue` sends none, so that
+        // connection closes after the reply. The decision goes with the request, never made twice.
+        decision = responder.rateLimitDecision(head, peer: context.channel.remoteAddress)
+        if case .refused = decision {
+            let awaitsContinue = Self.expectsContinue(head)
+            state = awaitsContinue ? .discarding : .answering
+            answer(request(head), closes: awaitsContinue || Self.endsConnection(head), context: context)
+            return
+        }
+        if Self.expectsContinue(head) {
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+        }
+        state = .reading(head, context.channel.allocator.buffer(capacity: 0))
+    }
+
     private func answerOverLimit(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         state = .discarding
-        var request = Request(head: head, body: ByteBuffer(), bodyIsOverLimit: true)
+        answer(request(head, bodyIsOverLimit: true), closes: true, context: context)
+    }
+
+    /// The request of `head` as the responder gets it, with the rate limit's decision made on its head.
+    private func request(_ head: HTTPRequestHead, body: ByteBuffer = ByteBuffer(), bodyIsOverLimit: Bool = false) -> Request {
+        var request = Request(head: head, body: body, bodyIsOverLimit: bodyIsOverLimit)
         request.rateLimitDecision = decision
-        answer(request, closes: true, context: context)
+        return request
     }
 
     /// Answers `head` 400 with `message` without reading its body or asking the responder; the connection closes.
     private func refuse(_ head: HTTPRequestHead, _ message: String, context: ChannelHandlerContext) {
         state = .discarding
-        let body = JSONResponse.body(FailureReply(errorMessage: message))
-        let response = Response(
-            status: .badRequest, headers: ["Content-Type": JSONResponse.contentType, "Cache-Control": "no-store"], body: body)
-        write(response, to: Request(head: head, body: ByteBuffer()), closes: true, context: context)
+        write(JSONResponse.failed(message, status: .badRequest), to: Request(head: head, body: ByteBuffer()), closes: true, context: context)
     }
 
     private func answer(_ request: Request, closes: Bool, context: ChannelHandlerContext) {

@@ -16,7 +16,7 @@ enum RequestHost {
         if hosts.count > 1 { return .failure(Refusal("the request has \(hosts.count) Host fields; it must have one (RFC 9112 §3.2)")) }
         if let absolute = absoluteForm(head.uri) {
             guard isAuthority(absolute.authority) else {
-                return .failure(Refusal("the request target's host is not a valid host name, address or port"))
+                return .failure(Refusal("the request target's host \(quoted(absolute.authority)) is not a valid host name, address or port"))
             }
             head.uri = absolute.rest.isEmpty ? "/" : String(absolute.rest)
             head.headers.replaceOrAdd(name: "Host", value: String(absolute.authority))
@@ -27,10 +27,14 @@ enum RequestHost {
             return .failure(Refusal("the request has no Host field (RFC 9112 §3.2)"))
         }
         guard isAuthority(Substring(host)) else {
-            return .failure(Refusal(host.isEmpty ? "the Host field is empty" : "the Host field is not a valid host name, address or port"))
+            return .failure(Refusal(
+                host.isEmpty ? "the Host field is empty" : "the Host field \(quoted(Substring(host))) is not a valid host name, address or port"))
         }
         return .success(head)
     }
+
+    /// `text` for a message: quoted, at most 100 characters.
+    private static func quoted(_ text: Substring) -> String { String(text.prefix(100)).debugDescription }
 
     /// Why a request's host cannot be used.
     struct Refusal: Error, Equatable {
