@@ -96,11 +96,14 @@ public enum EventLoopCount: String, Sendable, CaseIterable, ConfigurationChoice 
 public enum LogFormat: String, Sendable, CaseIterable, ConfigurationChoice { case text, json }
 
 extension LatchkeyConfiguration {
+    /// The host of `consoleOrigin`, lowercase; nil when there is no console.
+    public var consoleHost: String? { URL(string: consoleOrigin)?.host?.lowercased() }
+
     /// The names the server itself answers on besides its sites, lowercase: the console origin's host and the host
     /// names its listeners bind (addresses are refused as tenant hosts anyway). No tenant may take one.
     public var ownHosts: Set<String> {
         var hosts: Set<String> = []
-        if let console = URL(string: consoleOrigin)?.host { hosts.insert(console.lowercased()) }
+        if let consoleHost { hosts.insert(consoleHost) }
         for listener in [host] + [adminAddress?.host, metricsAddress?.host].compactMap({ $0 }) where TenantSettings.tenantHostProblem(listener) == nil {
             hosts.insert(listener.lowercased())
         }

@@ -1,4 +1,3 @@
-import Foundation
 import LatchkeyConfiguration
 import LatchkeyService
 import LatchkeyStore
@@ -69,7 +68,7 @@ final class TenantSites: Sendable {
         self.logger = logger
         securityHeaders = SecurityHeaders(strictTransportSecurity: defaultService.configuration.usesHTTPS)
         let configuration = defaultService.configuration
-        consoleHost = configuration.adminAddress == nil ? URL(string: configuration.consoleOrigin)?.host.map(TenantRouting.hostName) : nil
+        consoleHost = configuration.adminAddress == nil ? configuration.consoleHost : nil
     }
 
     /// Where a request on the main listener goes when the console shares it: the console's host serves the console
