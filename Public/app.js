@@ -595,14 +595,36 @@
     $('signed-out-panel').hidden = false;
   }
 
-  /** Asks the server who is signed in and which passkeys they have; shows the answer. */
+  /** Names the page after the relying party it stands for (a tenant's own name on its host). */
+  function showSite(site) {
+    if (!site.rpName) return;
+    $('site-name').textContent = site.rpName;
+    document.title = `${site.rpName} – passkeys`;
+  }
+
+  /**
+   * Asks the server whether anyone is signed in (GET /site, which never answers 401, so a signed-out
+   * page logs no failed request), then who and which passkeys they have; shows the answer.
+   */
   async function refreshView() {
+    let site;
+    try {
+      site = await api('GET', '/site');
+    } catch (err) {
+      showSignedOut();
+      throw err;
+    }
+    showSite(site);
+    if (!site.signedIn) {
+      showSignedOut();
+      return null;
+    }
     let session;
     try {
       session = await api('GET', '/session');
     } catch (err) {
       showSignedOut();
-      if (err instanceof ServerError && err.httpStatus === 401) return null;
+      if (err instanceof ServerError && err.httpStatus === 401) return null; // the session ended in between
       throw err;
     }
     const current = {

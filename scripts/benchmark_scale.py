@@ -8,9 +8,10 @@ operations read: the tenant `t0001` whose statistics are rebuilt (the same users
 500 users of the default tenant, and one purge batch of old events and expired sessions. The default tenant's
 statistics are built with `latchkey stats backfill`; PostgreSQL is analysed, as autovacuum would.
 
-Then, for `--rounds` rounds, the same binary serves each store in turn (fresh, big, fresh, big, ...), and the same
-client measures the server's CPU (per-thread nanoseconds from /proc/PID/task/*/schedstat; on PostgreSQL the
-database's processes' too, where a big store's cost would show) per operation:
+Then, for `--rounds` rounds, the same binary serves both stores at once (two servers), and the same client measures
+the server's CPU (per-thread nanoseconds from /proc/PID/task/*/schedstat; on PostgreSQL the database's processes' too,
+where a big store's cost would show) per operation, the two servers taking turns every 20 calls, so that the machine's
+drifts (a neighbour's load, a frequency step) fall on both alike:
 registration, sign-in with and without a username (options and result), the passkey list, an admin user lookup,
 a page of the event feed (first and second), the console's overview (90 days); the purge the server runs at start
 (one batch of 500 old events, one of expired sessions) and `latchkey stats backfill --tenant t0001` (its process's
@@ -316,62 +317,96 @@ class Client:
         self.post("/assertion/result", self.authenticator.get(options, credential))
 
 
-def measure(server: Server, count: int, operation) -> float:
-    """Server CPU microseconds per call of `operation` (after one unmeasured call)."""
-    operation(0)
-    before = server.cpu
-    for index in range(count):
-        operation(index + 1)
-    return (server.cpu - before) / count * 1e6
+BLOCK = 20
 
 
-def run_round(server: Server, admin_key: str, round_number: int, label: str, counts: dict) -> dict[str, float]:
-    server.start()
+def measure(servers: list[Server], count: int, operations: list) -> list[float]:
+    """Server CPU microseconds per call of each server's operation (after one unmeasured call each), the servers
+    taking turns every `BLOCK` calls: a drift in the machine's speed (another VM, a frequency step) falls on both."""
+    for operation in operations:
+        operation(0)
+    totals = [0.0] * len(servers)
+    done = 0
+    while done < count:
+        block = range(done + 1, min(done + BLOCK, count) + 1)
+        for turn, (server, operation) in enumerate(zip(servers, operations)):
+            before = server.cpu
+            for index in block:
+                operation(index)
+            totals[turn] += server.cpu - before
+        done = block[-1]
+    return [total / count * 1e6 for total in totals]
+
+
+def run_round(stores: dict[str, tuple[Server, str]], round_number: int, counts: dict) -> dict[str, dict[str, float]]:
+    """One round on every store at once: both servers run, and each operation is measured on them in turn."""
+    labels = list(stores)
+    servers = [stores[label][0] for label in labels]
+    figures: dict[str, dict[str, float]] = {label: {} for label in labels}
+    holds: dict[str, dict] = {}
+
+    def record(name: str, values: list[float]) -> None:
+        for label, value in zip(labels, values):
+            figures[label][name] = value
+
+    for server in servers:
+        server.start()
     try:
-        # The purge the server made at start: one batch of old events and of expired sessions.
-        for _ in range(300):
-            holds = store_holds(server.metrics())
-            if "purgeSecurityEvents" in holds and "purgeExpired" in holds:
-                break
-            time.sleep(0.1)
-        figures: dict[str, float] = {}
-        client = Client(server, admin_key)
-        names = [f"scale-{label}-{round_number}-{i}" for i in range(counts["registrations"] + 1)]
-        figures["registration"] = measure(server, counts["registrations"], lambda i: client.register(names[i]))
-        figures["sign-in, username"] = measure(server, counts["signins"], lambda i: client.sign_in(names[i % len(names)]))
+        # The purge each server made at start: one batch of old events and of expired sessions.
+        for server in servers:
+            for _ in range(300):
+                started = store_holds(server.metrics())
+                if "purgeSecurityEvents" in started and "purgeExpired" in started:
+                    break
+                time.sleep(0.1)
+        clients = [Client(server, stores[label][1]) for label, server in zip(labels, servers)]
+        names = {label: [f"scale-{label}-{round_number}-{i}" for i in range(counts["registrations"] + 1)] for label in labels}
+        record("registration", measure(servers, counts["registrations"], [
+            (lambda i, c=client, n=names[label]: c.register(n[i])) for label, client in zip(labels, clients)]))
+        record("sign-in, username", measure(servers, counts["signins"], [
+            (lambda i, c=client, n=names[label]: c.sign_in(n[i % len(n)])) for label, client in zip(labels, clients)]))
         # Without a username: the discoverable passkey of one user, as iOS offers it.
-        lone = Client(server, admin_key)
-        lone.register(f"scale-{label}-{round_number}-lone")
-        figures["sign-in, no username"] = measure(server, counts["signins"], lambda i: lone.sign_in(None))
-        figures["passkey list"] = measure(server, counts["reads"], lambda i: client.get(server.base + "/credentials"))
+        lone = [Client(server, stores[label][1]) for label, server in zip(labels, servers)]
+        for label, client in zip(labels, lone):
+            client.register(f"scale-{label}-{round_number}-lone")
+        record("sign-in, no username", measure(servers, counts["signins"], [(lambda i, c=client: c.sign_in(None)) for client in lone]))
+        record("passkey list", measure(servers, counts["reads"], [
+            (lambda i, c=client, s=server: c.get(s.base + "/credentials")) for client, server in zip(clients, servers)]))
         # Ten users in turn, as every other read here repeats its rows: what is measured is the work, which a store's
         # size could change, not the first read of a page from the file, which any store pays for a row not read lately.
-        figures["admin user lookup"] = measure(
-            server, counts["reads"], lambda i: client.get(f"{server.admin}/admin/v1/users/user{i % 10}", client.admin_headers))
-        figures["event feed, first page"] = measure(
-            server, counts["reads"], lambda i: client.get(f"{server.admin}/admin/v1/events?limit=50", client.admin_headers))
-        cursor = client.get(f"{server.admin}/admin/v1/events?limit=50", client.admin_headers).get("nextCursor")
-        figures["event feed, next page"] = measure(
-            server, counts["reads"],
-            lambda i: client.get(f"{server.admin}/admin/v1/events?limit=50&cursor={cursor}", client.admin_headers))
+        record("admin user lookup", measure(servers, counts["reads"], [
+            (lambda i, c=client, s=server: c.get(f"{s.admin}/admin/v1/users/user{i % 10}", c.admin_headers))
+            for client, server in zip(clients, servers)]))
+        record("event feed, first page", measure(servers, counts["reads"], [
+            (lambda i, c=client, s=server: c.get(f"{s.admin}/admin/v1/events?limit=50", c.admin_headers))
+            for client, server in zip(clients, servers)]))
+        cursors = [client.get(f"{server.admin}/admin/v1/events?limit=50", client.admin_headers).get("nextCursor")
+                   for client, server in zip(clients, servers)]
+        record("event feed, next page", measure(servers, counts["reads"], [
+            (lambda i, c=client, s=server, k=cursor: c.get(f"{s.admin}/admin/v1/events?limit=50&cursor={k}", c.admin_headers))
+            for client, server, cursor in zip(clients, servers, cursors)]))
         today = datetime.datetime.now(datetime.timezone.utc).date()
-        overview = f"{server.admin}/admin/v1/stats?from={today - datetime.timedelta(days=89)}&to={today}"
-        figures["console overview, 90 days"] = measure(server, counts["overviews"], lambda i: client.get(overview, client.admin_headers))
-        holds = store_holds(server.metrics())
+        overview = f"/admin/v1/stats?from={today - datetime.timedelta(days=89)}&to={today}"
+        record("console overview, 90 days", measure(servers, counts["overviews"], [
+            (lambda i, c=client, s=server: c.get(s.admin + overview, c.admin_headers)) for client, server in zip(clients, servers)]))
+        for label, server in zip(labels, servers):
+            holds[label] = store_holds(server.metrics())
     finally:
-        server.stop()
-    for operation in ("purgeSecurityEvents", "purgeExpired"):
-        figures[f"{operation} (held, µs)"] = holds.get(operation, (float("nan"), 0))[0] * 1e6
-    # A rebuild of one tenant's statistics, from the command line: its process's CPU.
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    server.run("stats", "backfill", "--tenant", REBUILT)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures[f"stats backfill, {REBUILT} ({REBUILT_USERS * REBUILT_EVENTS_PER_USER} events)"] = (
-        (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e6)
-    figures["longest store call (ms, bucket)"] = max((longest for _, longest in holds.values()), default=0) * 1000
-    slowest = max(holds.items(), key=lambda item: item[1][1], default=("none", (0, 0)))
-    print(f"# {label} round {round_number}: longest store call {slowest[0]} ≤ {slowest[1][1] * 1000:g} ms; "
-          + ", ".join(f"{op} {mean * 1e3:.2f} ms" for op, (mean, _) in sorted(holds.items())), file=sys.stderr)
+        for server in servers:
+            server.stop()
+    for label, server in zip(labels, servers):
+        for operation in ("purgeSecurityEvents", "purgeExpired"):
+            figures[label][f"{operation} (held, µs)"] = holds[label].get(operation, (float("nan"), 0))[0] * 1e6
+        # A rebuild of one tenant's statistics, from the command line: its process's CPU.
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        server.run("stats", "backfill", "--tenant", REBUILT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        figures[label][f"stats backfill, {REBUILT} ({REBUILT_USERS * REBUILT_EVENTS_PER_USER} events)"] = (
+            (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e6)
+        figures[label]["longest store call (ms, bucket)"] = max((longest for _, longest in holds[label].values()), default=0) * 1000
+        slowest = max(holds[label].items(), key=lambda item: item[1][1], default=("none", (0, 0)))
+        print(f"# {label} round {round_number}: longest store call {slowest[0]} ≤ {slowest[1][1] * 1000:g} ms; "
+              + ", ".join(f"{op} {mean * 1e3:.2f} ms" for op, (mean, _) in sorted(holds[label].items())), file=sys.stderr)
     return figures
 
 
@@ -434,16 +469,15 @@ def measure_stores(work: str, databases: list[str]) -> None:
 
     results: dict[str, dict[str, list[float]]] = {"fresh": {}, "big": {}}
     for round_number in range(1, args.rounds + 1):
-        for label in ("fresh", "big"):
-            server, key = stores[label]
-            for name, value in run_round(server, key, round_number, label, counts).items():
+        for label, figures in run_round(stores, round_number, counts).items():
+            for name, value in figures.items():
                 results[label].setdefault(name, []).append(value)
 
     backend = "PostgreSQL" if args.postgres else "SQLite"
     total_users = default_users + (args.tenants - 1) * per_tenant
     counted = "Latchkey's and PostgreSQL's CPU" if args.postgres else "Latchkey's CPU (SQLite runs in its process)"
     print(f"\n{backend} ({counted} per operation): big store {total_users:,} users (each with a passkey), {total_users * args.events_per_user:,} events, "
-          f"{args.tenants:,} tenants; medians of {args.rounds} rounds, alternating.\n")
+          f"{args.tenants:,} tenants; medians of {args.rounds} rounds, both servers running, taking turns every {BLOCK} calls.\n")
     print("| operation | fresh store | big store | big ÷ fresh |")
     print("|---|---:|---:|---:|")
     for name in results["fresh"]:

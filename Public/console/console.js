@@ -83,6 +83,25 @@
     return passkey.authenticatorName === 'Passkey' ? 'unknown' : passkey.authenticatorName;
   }
 
+  /** A user agent in a few words: "Chrome on Android", "an iOS app (CFNetwork)"; '' when there is none. */
+  function deviceWords(userAgent) {
+    if (!userAgent) return '';
+    const system = [[/iPhone|iPad|iOS/, 'iOS'], [/Android/, 'Android'], [/Mac OS X|Macintosh/, 'macOS'],
+      [/Windows/, 'Windows'], [/CrOS/, 'ChromeOS'], [/Linux/, 'Linux']].find(([pattern]) => pattern.test(userAgent));
+    if (/CFNetwork|Darwin\//.test(userAgent) && !/Mozilla/.test(userAgent)) return 'an Apple app';
+    const browser = [[/Edg\//, 'Edge'], [/Firefox\//, 'Firefox'], [/Chrom(e|ium)\//, 'Chrome'], [/Safari\//, 'Safari']]
+      .find(([pattern]) => pattern.test(userAgent));
+    if (!browser) return system ? `an app on ${system[1]}` : userAgent.split(/[\s/]/)[0];
+    return system ? `${browser[1]} on ${system[1]}` : browser[1];
+  }
+
+  /** Where an event came from: the client's address and, in words, its device; the full user agent as its title. */
+  function clientCell(client) {
+    if (!client || (!client.address && !client.userAgent)) return h('td', { text: '–' });
+    const words = [client.address, deviceWords(client.userAgent)].filter(Boolean).join(' · ');
+    return h('td', { class: 'client', text: words, title: client.userAgent || null });
+  }
+
   function dateTime(iso) {
     if (!iso) return '–';
     const date = new Date(iso);
@@ -584,9 +603,7 @@
           type: 'button', text: 'Issue enrollment link', disabled: user.disabled,
           onclick: async () => {
             try {
-              const issued = await v1('POST', `/users/${segment(name)}/enrollment-tickets`, {});
-              replace(linkBox, h('p', { text: `Send this one-time link to ${name}; it works until ${dateTime(issued.expiresAt)}:` }),
-                h('div', { class: 'link-box' }, h('code', { text: issued.enrollmentURL })));
+              showEnrollmentLink(name, await v1('POST', `/users/${segment(name)}/enrollment-tickets`, {}));
             } catch (error) { failed(error); }
           },
         })),
@@ -621,17 +638,48 @@
       eventTable(events.events || [], 'No events for this user yet.')));
   }
 
+  /** Shows a ticket's one-time link under the user's actions, to copy and send. */
+  function showEnrollmentLink(name, issued) {
+    replace($('enrollment-link'), h('p', { text: `Send this one-time link to ${name}; it works until ${dateTime(issued.expiresAt)}:` }),
+      h('div', { class: 'link-box' }, h('code', { text: issued.enrollmentURL })));
+  }
+
+  /** The New user form: creates the user (POST /users), issues an enrollment link and shows the user with it. */
+  async function createUser(form) {
+    const field = (name) => form.elements[name].value.trim();
+    const username = field('username');
+    const body = { username, displayName: field('displayName') || null, externalId: field('externalId') || null };
+    const submit = form.querySelector('button[type="submit"]');
+    submit.disabled = true;
+    try {
+      const created = (await v1('POST', '/users', body)).user;
+      const issued = await v1('POST', `/users/${segment(created.username)}/enrollment-tickets`, {});
+      form.reset();
+      $('new-user-panel').open = false;
+      history.replaceState(null, '', `#users/${segment(created.username)}`);
+      $('user-query').value = created.username;
+      await renderUser(created.username);
+      showEnrollmentLink(created.username, issued);
+      toast(`${created.username} is created; send them the link.`);
+    } catch (error) {
+      failed(error);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
   // ---- events -----------------------------------------------------------------------------
 
   function eventTable(events, emptyText) {
     if (events.length === 0) return h('p', { class: 'empty', text: emptyText });
     return h('div', { class: 'table-wrap' }, h('table', {},
-      h('thead', {}, h('tr', {}, ['Time', 'Type', 'User', 'By', 'Detail'].map((title) => h('th', { scope: 'col', text: title })))),
+      h('thead', {}, h('tr', {}, ['Time', 'Type', 'User', 'By', 'From', 'Detail'].map((title) => h('th', { scope: 'col', text: title })))),
       h('tbody', {}, events.map((event) => h('tr', {},
         h('td', { text: dateTime(event.time) }),
         h('td', {}, h('span', { class: event.type === 'sign_in.refused' ? 'tag bad' : 'tag', text: event.type })),
         h('td', {}, event.user && event.user.username ? h('a', { href: `#users/${segment(event.user.username)}`, text: event.user.username }) : '–'),
         h('td', { text: event.actor.name ? `${event.actor.type}: ${event.actor.name}` : event.actor.type }),
+        clientCell(event.client),
         h('td', { text: [event.reason, event.detail, event.authenticator && event.authenticator.name].filter(Boolean).join(' · ') || '–' }))))));
   }
 
@@ -760,6 +808,7 @@
       const query = $('user-query').value.trim();
       if (query) go(`users/${segment(query)}`);
     });
+    $('new-user').addEventListener('submit', (event) => { event.preventDefault(); createUser(event.target); });
     $('event-filter').addEventListener('submit', (event) => { event.preventDefault(); renderEvents(false).catch(failed); });
     $('delivery-filter').addEventListener('submit', (event) => { event.preventDefault(); renderDeliveries(false).catch(failed); });
     window.addEventListener('hashchange', route);

@@ -124,7 +124,7 @@ public enum LatchkeyServer {
         return Site(routes: router.routes, responder: responder)
     }
 
-    /// The routes of the service: ceremonies, sessions, passkeys, account, device keys, App Attest, the
+    /// The routes of the service: the site's description, ceremonies, sessions, passkeys, account, device keys, App Attest, the
     /// well-known files and key set, and the admin API unless it has a listener of its own.
     private static func addServiceRoutes(to router: Router, routes: ServiceRoutes, tenants: TenantRefresher?) {
         let service = routes.service
@@ -134,6 +134,7 @@ public enum LatchkeyServer {
         RegistrationController(routes: routes).addRoutes(authenticated: router.group("attestation").add(middleware: authenticator))
         SignInController(routes: routes).addRoutes(to: router.group("assertion"))
         SessionController(routes: routes).addRoutes(to: router.group("session").add(middleware: authenticator))
+        SiteController(routes: routes).addRoutes(to: router.group("site").add(middleware: authenticator))
         CredentialsController(routes: routes).addRoutes(to: router.group("credentials").add(middleware: authenticator))
         let account = router.group("account").add(middleware: authenticator)
         AccountController(routes: routes).addRoutes(to: account)

@@ -46,6 +46,23 @@ struct ManagementRouteTests {
         }
     }
 
+    /// `GET /site` names the relying party and says whether the caller is signed in, never with a 401.
+    @Test func theSiteSaysWhoItIsAndWhetherTheCallerIsSignedIn() async throws {
+        let harness = try RouteHarness { $0.rpName = "Example Shop" }
+        try await harness.run { client in
+            let signedOut = try await client.send(.get, "/site")
+            #expect(signedOut.isOK, "\(signedOut.text)")
+            #expect(signedOut.json["rpId"] as? String == "localhost")
+            #expect(signedOut.json["rpName"] as? String == "Example Shop")
+            #expect(signedOut.json["signedIn"] as? Bool == false)
+            let bearer = try Self.bearer(try await client.register("alice", with: TestAuthenticator()))
+            #expect(try await client.send(.get, "/site", headers: bearer).json["signedIn"] as? Bool == true)
+            #expect(try await client.send(.delete, "/session", headers: bearer).isOK)
+            let ended = try await client.send(.get, "/site", headers: bearer)
+            #expect(ended.isOK && ended.json["signedIn"] as? Bool == false, "\(ended.text)")
+        }
+    }
+
     @Test func theListShowsEachPasskeyWithItsProviderName() async throws {
         let harness = try RouteHarness()
         try await harness.run { client in

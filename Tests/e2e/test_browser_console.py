@@ -225,6 +225,52 @@ def test_an_operator_enrolls_signs_in_sees_the_overview_and_removes_a_passkey(dr
         screenshot(driver, console, view)
 
 
+def test_an_operator_creates_a_user_with_a_link_and_sees_where_events_came_from(driver, console):  # noqa: F811
+    """The Users view makes a user and their one-time enrollment link in one step; the link's ticket registers
+    that user. The events name the client's address and its device in words, the full user agent as the title."""
+    fresh_authenticator(driver)
+    driver.get(console.enrollment_link("onboarding"))
+    visible(driver, "enroll")
+    driver.find_element(By.ID, "enroll").click()
+    visible(driver, "overview")
+    driver.get(console.origin + "/console/#users")
+    visible(driver, "users")
+    driver.find_element(By.CSS_SELECTOR, "#new-user-panel summary").click()
+    for field, value in [("new-username", "Newcomer"), ("new-display-name", "Nia <i>Newcomer</i>"), ("new-external-id", "crm-42")]:
+        driver.find_element(By.ID, field).send_keys(value)
+    driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
+    assert "newcomer is created" in toast(driver)
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#enrollment-link code"))
+    link = driver.find_element(By.CSS_SELECTOR, "#enrollment-link code").text
+    assert link.startswith(console.server.origin + "/#ticket=lk_ticket_"), link
+    detail = driver.find_element(By.ID, "user-detail").text
+    assert "Nia <i>Newcomer</i>" in detail and "crm-42" in detail and "No passkey" in detail, detail
+    user = assert_ok(console.admin("GET", "/admin/v1/users/newcomer"))["user"]
+    assert (user["displayName"], user["externalId"]) == ("Nia <i>Newcomer</i>", "crm-42"), user
+    created = assert_ok(console.admin("GET", "/admin/v1/events?user=newcomer&type=user.created"))["events"]
+    assert created and created[0]["actor"] == {"type": "operator", "name": "onboarding"}, created
+    options = assert_ok(requests.post(console.server.url + "/attestation/options",
+                                      json={"enrollmentTicket": link.split("#ticket=", 1)[1]}, timeout=10))
+    assert options["user"]["name"] == "newcomer", options
+
+    # A username that is taken: the form says so and keeps what was typed.
+    driver.find_element(By.CSS_SELECTOR, "#new-user-panel summary").click()
+    driver.find_element(By.ID, "new-username").send_keys("newcomer")
+    driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
+    assert "already registered" in toast(driver)
+    assert driver.find_element(By.ID, "new-username").get_attribute("value") == "newcomer"
+
+    # Where events came from: the seeding client's address and its device in words; the user agent as the title.
+    driver.get(console.origin + "/console/#events")
+    visible(driver, "events")
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view-events td.client"))
+    cells = driver.find_elements(By.CSS_SELECTOR, "#view-events td.client")
+    words = {cell.text for cell in cells}
+    assert any(text.startswith("127.0.0.1") and "Chrome on Linux" in text for text in words), words
+    titles = {cell.get_attribute("title") for cell in cells}
+    assert any("HeadlessChrome" in (title or "") for title in titles), titles
+
+
 def focused(drv) -> str:
     return drv.execute_script("const e = document.activeElement; return (e.id || '') + '|' + (e.textContent || '').trim().slice(0, 40)")
 

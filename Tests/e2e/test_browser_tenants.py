@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 import requests
+from selenium.webdriver.common.by import By
 
 from test_browser import Page, driver, fresh_authenticator, page_scripts, virtual_credentials  # noqa: F401 (fixtures)
 from test_tenants import cli, make_tenant
@@ -34,10 +35,60 @@ def two_tenants():
     operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
     server.start()
     for tenant_id in ("shop", "bank"):
-        make_tenant(server, operator, tenant_id)
+        make_tenant(server, operator, tenant_id, rpName=f"The {tenant_id.title()} <b>Ltd</b>")
     yield tenant_site(server, "shop"), tenant_site(server, "bank")
     server.stop()
     server.cleanup()
+
+
+# Notes every fetch the page makes and how it was answered, in sessionStorage (it outlives a reload).
+RECORD_FETCHES_JS = """
+(() => {
+  const real = window.fetch.bind(window);
+  window.fetch = async (resource, init) => {
+    const response = await real(resource, init);
+    const seen = JSON.parse(sessionStorage.getItem('fetches') || '[]');
+    seen.push([(init && init.method) || 'GET', String(resource), response.status]);
+    sessionStorage.setItem('fetches', JSON.stringify(seen));
+    return response;
+  };
+})();
+"""
+
+
+def fetches(driver) -> list:
+    """The page's fetches so far, [method, path, status] each; forgets them."""
+    seen = driver.execute_script("const s = sessionStorage.getItem('fetches') || '[]'; sessionStorage.removeItem('fetches'); return JSON.parse(s);")
+    return [tuple(entry) for entry in seen]
+
+
+def test_each_tenants_page_is_named_after_its_tenant_and_asks_nothing_that_fails_when_signed_out(
+        driver, two_tenants, page_scripts):  # noqa: F811
+    """A signed-out page load, and a sign-out, ask GET /site (never a 401) and not GET /session, so the
+    browser's console shows no failed request; each tenant's page shows its own `rpName`, as text."""
+    page_scripts(RECORD_FETCHES_JS)
+    shop_site, bank_site = two_tenants
+    fresh_authenticator(driver)
+    shop = TenantPage(driver, shop_site).open()
+    assert shop.el("site-name").text == "The Shop <b>Ltd</b>"
+    assert driver.title == "The Shop <b>Ltd</b> – passkeys"
+    assert driver.find_elements(By.CSS_SELECTOR, "#site-name *") == []
+    loaded = fetches(driver)
+    assert ("GET", "/site", 200) in loaded and all(status < 400 for _, _, status in loaded), loaded
+    assert not any(path == "/session" for _, path, _ in loaded), loaded
+
+    shop.fill("username", "carol")
+    shop.click_ok("register")
+    shop.assert_signed_in("carol")
+    shop.reload()
+    shop.assert_signed_in("carol")  # signed in: /site says so, and /session says who
+    assert ("GET", "/session", 200) in fetches(driver)
+    shop.sign_out()
+    signed_out = fetches(driver)
+    assert all(status < 400 for _, _, status in signed_out), signed_out
+
+    bank = TenantPage(driver, bank_site).open()
+    assert bank.el("site-name").text == "The Bank <b>Ltd</b>"
 
 
 def test_each_tenants_page_registers_and_signs_in_with_its_own_passkey_only(driver, two_tenants):  # noqa: F811

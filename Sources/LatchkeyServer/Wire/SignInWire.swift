@@ -12,6 +12,14 @@ struct SignInReply: ReplyBody {
     var idToken: String
 }
 
+/// `GET /site` reply: the relying party a page stands for, and whether its caller is signed in.
+struct SiteReply: ReplyBody {
+    var rpId: String
+    /// The name shown to people (the tenant's `rpName`, or the server's).
+    var rpName: String
+    var signedIn: Bool
+}
+
 /// `GET /session` reply: who is signed in.
 struct SessionReply: ReplyBody {
     var username: String
