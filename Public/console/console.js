@@ -121,62 +121,9 @@
     return new Date(Date.UTC(year, month - 1, date)).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
   }
 
-  // ---- WebAuthn JSON ----------------------------------------------------------------------
+  // ---- WebAuthn JSON (Public/webauthn-json.js, shared with the passkey page) -------------
 
-  function base64urlToBytes(text) {
-    const base64 = text.replace(/-/g, '+').replace(/_/g, '/') + '==='.slice((text.length + 3) % 4);
-    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  }
-
-  function bytesToBase64url(buffer) {
-    const bytes = buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-    let binary = '';
-    for (const byte of bytes) binary += String.fromCharCode(byte);
-    return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  }
-
-  function optionsOf(reply) {
-    const options = Object.assign({}, reply);
-    delete options.status;
-    delete options.errorMessage;
-    return options;
-  }
-
-  function creationOptions(json) {
-    if (typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function') return PublicKeyCredential.parseCreationOptionsFromJSON(json);
-    return Object.assign({}, json, {
-      challenge: base64urlToBytes(json.challenge),
-      user: Object.assign({}, json.user, { id: base64urlToBytes(json.user.id) }),
-      excludeCredentials: (json.excludeCredentials || []).map((c) => Object.assign({}, c, { id: base64urlToBytes(c.id) })),
-    });
-  }
-
-  function requestOptions(json) {
-    if (typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function') return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-    return Object.assign({}, json, {
-      challenge: base64urlToBytes(json.challenge),
-      allowCredentials: (json.allowCredentials || []).map((c) => Object.assign({}, c, { id: base64urlToBytes(c.id) })),
-    });
-  }
-
-  function credentialJSON(credential) {
-    if (typeof credential.toJSON === 'function') return credential.toJSON();
-    const response = credential.response;
-    const json = {
-      id: credential.id, rawId: bytesToBase64url(credential.rawId), type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults ? credential.getClientExtensionResults() : {},
-      response: { clientDataJSON: bytesToBase64url(response.clientDataJSON) },
-    };
-    if (response.attestationObject) {
-      json.response.attestationObject = bytesToBase64url(response.attestationObject);
-      json.response.transports = response.getTransports ? response.getTransports() : [];
-    } else {
-      json.response.authenticatorData = bytesToBase64url(response.authenticatorData);
-      json.response.signature = bytesToBase64url(response.signature);
-      if (response.userHandle) json.response.userHandle = bytesToBase64url(response.userHandle);
-    }
-    return json;
-  }
+  const { optionsFromReply, creationOptionsFromJSON, requestOptionsFromJSON, credentialToJSON } = window.LatchkeyWebAuthnJSON;
 
   // ---- the console's API ------------------------------------------------------------------
 
@@ -306,9 +253,9 @@
     const button = $('sign-in');
     button.disabled = true;
     try {
-      const options = optionsOf(await api('POST', '/sign-in/options', {}));
-      const credential = await navigator.credentials.get({ publicKey: requestOptions(options) });
-      await api('POST', '/sign-in/result', credentialJSON(credential));
+      const options = optionsFromReply(await api('POST', '/sign-in/options', {}));
+      const credential = await navigator.credentials.get({ publicKey: requestOptionsFromJSON(options) });
+      await api('POST', '/sign-in/result', credentialToJSON(credential));
       state.csrf = '';
       if (await loadSession()) go(location.hash && !location.hash.startsWith('#enroll') ? location.hash.slice(1) : 'overview');
     } catch (error) {
@@ -323,9 +270,9 @@
     const button = $('enroll');
     button.disabled = true;
     try {
-      const options = optionsOf(await api('POST', '/enroll/options', { enrollmentTicket: ticket }));
-      const credential = await navigator.credentials.create({ publicKey: creationOptions(options) });
-      await api('POST', '/enroll/result', credentialJSON(credential));
+      const options = optionsFromReply(await api('POST', '/enroll/options', { enrollmentTicket: ticket }));
+      const credential = await navigator.credentials.create({ publicKey: creationOptionsFromJSON(options) });
+      await api('POST', '/enroll/result', credentialToJSON(credential));
       history.replaceState(null, '', '/console/#overview');
       state.csrf = '';
       await loadSession();

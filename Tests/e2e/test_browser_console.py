@@ -397,6 +397,10 @@ def test_the_console_refuses_what_is_not_an_operators_page(console):
     for path in ["/console/", "/console/console.js", "/console/api/session", "/console/api/v1/stats"]:
         assert requests.get(console.server.url + path, timeout=10).status_code == 404, path
     assert requests.get(url + "/console/console.js", timeout=10).status_code == 200
+    # The WebAuthn JSON script is one file, which the site's page and the console's both load.
+    shared = requests.get(url + "/console/webauthn-json.js", timeout=10)
+    assert shared.status_code == 200 and shared.headers["Content-Type"].startswith("text/javascript"), shared.headers
+    assert shared.content == requests.get(console.server.url + "/webauthn-json.js", timeout=10).content
 
 
 def test_the_console_is_on_the_main_listener_when_the_admin_api_is_at_an_origin_of_its_own():

@@ -11,6 +11,9 @@ struct OperatorConsole: Sendable {
     /// The folder of `publicDirectory` the console's page is in.
     static let folder = "console"
 
+    /// The site's scripts the console's page loads too, served at the same path under `/console`.
+    static let sharedScripts = ["/webauthn-json.js"]
+
     /// The operators' relying party, with the console's cookies.
     let operators: ServiceRoutes
     /// The tenant the console shows and changes.
@@ -23,7 +26,8 @@ struct OperatorConsole: Sendable {
             secure: configuration.usesHTTPS, crossSite: false, sessionLifetime: configuration.sessionTimeout,
             challengeLifetime: configuration.challengeTimeout, prefix: "latchkey_console", acceptsBearer: false))
         self.tenant = tenant
-        files = try StaticFiles(folder: URL(fileURLWithPath: publicDirectory).appendingPathComponent(Self.folder).path)
+        let own = try StaticFiles(folder: URL(fileURLWithPath: publicDirectory).appendingPathComponent(Self.folder).path)
+        files = own.adding(Self.sharedScripts, from: try StaticFiles(folder: publicDirectory, excluding: [Self.folder]))
     }
 
     /// The console's origin: the operators' relying party's only one.

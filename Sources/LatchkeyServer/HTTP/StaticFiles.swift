@@ -58,6 +58,20 @@ struct StaticFiles: Sendable {
         self.files = files
     }
 
+    private init(files: [String: File]) {
+        self.files = files
+    }
+
+    /// These files and, at the same paths, those of `paths` that `other` serves: the console's page loads the script
+    /// it shares with the site's page (`/webauthn-json.js`) from its own folder, on its own origin.
+    func adding(_ paths: [String], from other: StaticFiles) -> StaticFiles {
+        var files = files
+        for path in paths {
+            if let file = other.files[path] { files[path] = file }
+        }
+        return StaticFiles(files: files)
+    }
+
     private static func file(_ bytes: [UInt8], named name: String, modified: Date) -> File {
         let eTag = "\"" + Hex.lowercase(Array(Digest.sha256(bytes).prefix(16))) + "\""
         let lastModified = Date(timeIntervalSince1970: modified.timeIntervalSince1970.rounded(.down))
