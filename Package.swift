@@ -32,10 +32,13 @@ let package = Package(
         // Test-only OpenSSL helpers: certificates the tests issue.
         .target(name: "CLatchkeyTestSupport", dependencies: ["COpenSSL", "CLatchkeyShims"]),
 
+        // JSON read strictly (one meaning for every text) and written in a fixed order: request bodies, client data,
+        // replies, configuration, tokens. No dependencies.
+        .target(name: "LatchkeyJSON"),
         // The WebAuthn core: CBOR, COSE, crypto, ceremonies, attestation. No HTTP, no storage.
-        .target(name: "WebAuthn", dependencies: ["COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
+        .target(name: "WebAuthn", dependencies: ["LatchkeyJSON", "COpenSSL", "CLibCBOR", "CLatchkeyShims"]),
         // Sign-in tokens: ES256 JSON Web Tokens and the key set that verifies them, through OpenSSL.
-        .target(name: "LatchkeyTokens", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyShims"]),
+        .target(name: "LatchkeyTokens", dependencies: ["WebAuthn", "LatchkeyJSON", "COpenSSL", "CLatchkeyShims"]),
         // The store interface: users, credentials, pending challenges and sessions, as records.
         .target(
             name: "LatchkeyStore",
@@ -68,7 +71,7 @@ let package = Package(
         .target(
             name: "LatchkeyConfiguration",
             dependencies: [
-                "WebAuthn", .product(name: "Configuration", package: "swift-configuration"),
+                "WebAuthn", "LatchkeyJSON", .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,7 +81,7 @@ let package = Package(
         .target(
             name: "LatchkeyService",
             dependencies: [
-                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration",
+                "WebAuthn", "LatchkeyJSON", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -89,7 +92,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration", "LatchkeyService",
+                "WebAuthn", "LatchkeyJSON", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration", "LatchkeyService",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -102,12 +105,12 @@ let package = Package(
             ]
         ),
         // `latchkey authenticator`: a software passkey provider for shells and tests, keys in a file.
-        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "COpenSSL", "CLatchkeyShims"]),
+        .target(name: "LatchkeyAuthenticator", dependencies: ["WebAuthn", "LatchkeyJSON", "COpenSSL", "CLatchkeyShims"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
                 "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyStorePostgres",
-                "WebAuthn", "LatchkeyAuthenticator", "LatchkeyTokens",
+                "WebAuthn", "LatchkeyJSON", "LatchkeyAuthenticator", "LatchkeyTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,9 +120,10 @@ let package = Package(
             ]
         ),
         // Verification throughput beside the bare OpenSSL verify: swift run -c release latchkey-benchmarks
-        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "LatchkeyTokens", "COpenSSL"]),
+        .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "LatchkeyJSON", "LatchkeyTokens", "COpenSSL"]),
 
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "CLatchkeyTestSupport"]),
+        .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "LatchkeyJSON", "CLatchkeyTestSupport"]),
         // What the software authenticator makes, checked by the core's own verifiers.
         .testTarget(name: "LatchkeyAuthenticatorTests", dependencies: ["LatchkeyAuthenticator", "WebAuthn"]),
         // The store contract suite, run against every backend.
@@ -135,17 +139,17 @@ let package = Package(
         // Loading, precedence, every check and message, redaction, the home, the generated key table.
         .testTarget(
             name: "LatchkeyConfigurationTests",
-            dependencies: ["LatchkeyConfiguration", "WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
+            dependencies: ["LatchkeyConfiguration", "LatchkeyJSON", "WebAuthn", .product(name: "Configuration", package: "swift-configuration")]
         ),
         // The service's rules called directly, over a real SQLite store, without HTTP.
         .testTarget(
             name: "LatchkeyServiceTests",
-            dependencies: ["LatchkeyService", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyConfiguration", "LatchkeyAuthenticator", "WebAuthn"]
+            dependencies: ["LatchkeyService", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyConfiguration", "LatchkeyAuthenticator", "LatchkeyJSON", "WebAuthn"]
         ),
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "WebAuthn",
+                "LatchkeyServer", "LatchkeyService", "LatchkeyConfiguration", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyTokens", "LatchkeyJSON", "WebAuthn",
                 "LatchkeyAuthenticator",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import WebAuthn
 
 /// Decodes the JSON the authenticator reads (options on stdin, the keys file), turning every

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import LatchkeyJSON
 import WebAuthn
 
 /// The JSON configuration file, decoded once into values and checked strictly (known keys, JSON types, no key given

@@ -1,4 +1,5 @@
 import Configuration
+import LatchkeyJSON
 import Logging
 import WebAuthn
 

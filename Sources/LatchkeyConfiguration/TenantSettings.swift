@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import WebAuthn
 
 /// One tenant's relying party as an operator defines it: its ID, the hosts whose requests are its, and the

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import WebAuthn
 
 /// The claims of the token Latchkey issues on every successful ceremony: who signed in, with which

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import WebAuthn
 
 /// Signs JSON Web Tokens (RFC 7519) as compact JWS with ES256 (RFC 7515, RFC 7518 §3.4).

@@ -1,5 +1,6 @@
 import COpenSSL
 import Foundation
+import LatchkeyJSON
 import LatchkeyTokens
 import WebAuthn
 

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 @testable import LatchkeyServer
 @testable import LatchkeyService
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyJSON
 import NIOCore
 import Testing
 import WebAuthn

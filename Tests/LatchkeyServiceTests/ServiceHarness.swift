@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyAuthenticator
 import LatchkeyConfiguration
+import LatchkeyJSON
 @testable import LatchkeyService
 import LatchkeyStore
 import LatchkeyStoreSQLite

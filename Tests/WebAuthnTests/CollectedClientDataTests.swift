@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import Testing
 @testable import WebAuthn
 
@@ -136,13 +137,11 @@ struct CollectedClientDataTests {
             for input in inputs {
                 let foundation = (try? JSONDecoder().decode(JSONValue.self, from: Data(input))) != nil
                 let latchkey: Bool
-                do {
-                    _ = try StrictJSONReader.members(of: input)
+                do throws(StrictJSONReader.Failure) {
+                    _ = try StrictJSONReader.members(of: input, reading: CollectedClientData.readMembers)
                     latchkey = true
-                } catch let error as WebAuthnError {
-                    latchkey = !error.message.hasSuffix("is not valid JSON")
                 } catch {
-                    latchkey = false
+                    latchkey = error != .notJSON
                 }
                 #expect(latchkey == foundation, "\(vector.name): \(String(decoding: input, as: UTF8.self))")
                 checked += 1

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import Testing
 import WebAuthn
 

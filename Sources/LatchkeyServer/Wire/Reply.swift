@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import WebAuthn
 
 /// The envelope of a successful reply: `{"status":"ok","errorMessage":"", ...the body's members}`, as the

@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import LatchkeyService
 import LatchkeyStore
 import WebAuthn

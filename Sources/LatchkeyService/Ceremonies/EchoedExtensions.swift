@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import WebAuthn
 
 /// The `extensions` of an options request, echoed into the options as sent. A number of 2^53 or more

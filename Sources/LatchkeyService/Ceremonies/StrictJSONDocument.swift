@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import WebAuthn
 
 /// Reads a JSON document a request sent (its body, or JSON it carries, such as App Attest client data) as one

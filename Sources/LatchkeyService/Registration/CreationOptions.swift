@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import WebAuthn
 
 /// The creation options of a registration (`PublicKeyCredentialCreationOptionsJSON`, WebAuthn §5.4), as the

@@ -1,3 +1,4 @@
+import LatchkeyJSON
 import WebAuthn
 
 /// The request options of a sign-in (`PublicKeyCredentialRequestOptionsJSON`, WebAuthn §5.5), as the service

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyConfiguration
+import LatchkeyJSON
 import LatchkeyStore
 import WebAuthn
 

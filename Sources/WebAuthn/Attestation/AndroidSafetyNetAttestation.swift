@@ -1,5 +1,6 @@
 import Foundation
 import COpenSSL
+import LatchkeyJSON
 
 /// The `android-safetynet` format (WebAuthn §8.5): a SafetyNet attestation response, a JWS signed by
 /// Google's attest.android.com certificate whose payload binds the registration through its nonce.

@@ -1,3 +1,5 @@
+import LatchkeyJSON
+
 /// Parsed `clientDataJSON` (WebAuthn §5.8.1). Unknown members are ignored; read members may appear once.
 public struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get`.
@@ -26,7 +28,7 @@ public struct CollectedClientData: Sendable {
         guard !bytes.isEmpty else {
             throw WebAuthnError(.malformedClientData, "clientDataJSON is empty")
         }
-        let object = try StrictJSONReader.members(of: bytes)
+        let object = try Self.members(of: bytes)
 
         func string(_ name: String) throws -> String {
             guard let member = object[name] else {
@@ -70,6 +72,28 @@ public struct CollectedClientData: Sendable {
             // and gives the relying party nothing to check; ``TokenBindingPolicy`` decides.
             tokenBindingStatus = nil
             tokenBindingIsMalformed = true
+        }
+    }
+
+    /// The members this type reads; all others are checked and skipped.
+    static let readMembers: Set<String> = ["type", "challenge", "origin", "crossOrigin", "topOrigin", "tokenBinding"]
+
+    /// The object `bytes` hold, as far as ``readMembers`` go; throws ``WebAuthnError/Code/malformedClientData`` when
+    /// they are not one strict JSON object.
+    private static func members(of bytes: [UInt8]) throws -> [String: StrictJSONReader.Value] {
+        do throws(StrictJSONReader.Failure) {
+            return try StrictJSONReader.members(of: bytes, reading: readMembers)
+        } catch {
+            switch error {
+            case .notJSON:
+                throw WebAuthnError(.malformedClientData, "clientDataJSON is not valid JSON")
+            case .notAnObject:
+                throw WebAuthnError(.malformedClientData, "clientDataJSON is not a JSON object")
+            case .duplicate(let name):
+                throw WebAuthnError(.malformedClientData, "clientDataJSON has the member \"\(name)\" more than once")
+            case .tooDeep:
+                throw WebAuthnError(.malformedClientData, "clientDataJSON nests arrays and objects more than \(StrictJSONReader.maximumDepth) deep")
+            }
         }
     }
 }

@@ -49,10 +49,6 @@ public struct JSONText {
         bytes += value ? Array("true".utf8) : Array("false".utf8)
     }
 
-    public mutating func member(_ key: String, base64URL value: [UInt8]) {
-        member(key, Base64URL.encode(value))
-    }
-
     /// A member whose value is an array of strings.
     public mutating func member(_ key: String, strings values: [String]) {
         member(key) { json in json.array(values) { json, value in json.element(value) } }

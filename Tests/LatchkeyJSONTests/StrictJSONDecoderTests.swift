@@ -1,6 +1,6 @@
 import Foundation
+@testable import LatchkeyJSON
 import Testing
-@testable import WebAuthn
 
 /// The one-pass decoder reads what Foundation's `JSONDecoder` reads, and refuses what the strict reader refuses.
 @Suite("Strict JSON decoder")

@@ -2,14 +2,14 @@
 /// meaning of a repeated member name open, and readers differ (the first copy wins in one, the last in
 /// another), so the same bytes can mean two things.
 /// - For the one object `clientDataJSON` holds, it validates the whole text but builds values only for
-///   the top-level members ``CollectedClientData`` reads; every other member is checked and skipped.
+///   the top-level members the ceremony reads; every other member is checked and skipped.
 ///   Duplicate copies of a read member are refused, so no other JSON reader can see a different
 ///   challenge or origin in the same bytes.
 /// - For other JSON (request bodies), ``check(_:)`` reads the whole text and refuses a repeated name in any
 ///   object, so that it, not a more lenient reader, decides what is JSON.
-struct StrictJSONReader {
+package struct StrictJSONReader {
     /// A top-level member's value, as far as the client data checks need it.
-    enum Value: Equatable {
+    package enum Value: Equatable {
         case null
         case bool(Bool)
         case number
@@ -19,7 +19,7 @@ struct StrictJSONReader {
         case object(status: String?)
 
         /// A short name of the value's kind, for error messages (as ``JSONValue/kindName``).
-        var kindName: String {
+        package var kindName: String {
             switch self {
             case .null: return "null"
             case .bool: return "a boolean"
@@ -31,34 +31,21 @@ struct StrictJSONReader {
         }
     }
 
-    /// The members ``CollectedClientData`` reads; all others are skipped.
-    static let readMembers: Set<String> = ["type", "challenge", "origin", "crossOrigin", "topOrigin", "tokenBinding"]
-
     /// Deepest nesting of arrays and objects accepted.
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
-    /// Reads `bytes`; throws ``WebAuthnError/Code/malformedClientData`` when they are not one JSON object.
-    static func members(of bytes: [UInt8]) throws -> [String: Value] {
+    /// Reads `bytes` as one JSON object and keeps the top-level members named in `names` (each refused when repeated);
+    /// every other member is checked and skipped. For `clientDataJSON`, whose few members decide a ceremony.
+    package static func members(of bytes: [UInt8], reading names: Set<String>) throws(Failure) -> [String: Value] {
         let result = bytes.withUnsafeBufferPointer { buffer -> Result<[String: Value], Failure> in
             var reader = StrictJSONReader(buffer)
             do throws(Failure) {
-                return .success(try reader.topLevelObject())
+                return .success(try reader.topLevelObject(reading: names))
             } catch {
                 return .failure(error)
             }
         }
-        switch result {
-        case .success(let members):
-            return members
-        case .failure(.notJSON):
-            throw WebAuthnError(.malformedClientData, "clientDataJSON is not valid JSON")
-        case .failure(.notAnObject):
-            throw WebAuthnError(.malformedClientData, "clientDataJSON is not a JSON object")
-        case .failure(.duplicate(let name)):
-            throw WebAuthnError(.malformedClientData, "clientDataJSON has the member \"\(name)\" more than once")
-        case .failure(.tooDeep):
-            throw WebAuthnError(.malformedClientData, "clientDataJSON nests arrays and objects more than \(maximumDepth) deep")
-        }
+        return try result.get()
     }
 
     /// Reads `bytes` as one JSON text (RFC 8259: UTF-8, no byte order mark) and refuses it when it is not one,
@@ -94,7 +81,8 @@ struct StrictJSONReader {
         }
     }
 
-    enum Failure: Error, Equatable {
+    /// Why a text is refused.
+    package enum Failure: Error, Equatable {
         case notJSON
         case notAnObject
         case duplicate(String)
@@ -103,7 +91,7 @@ struct StrictJSONReader {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    /// Whether a name repeated in any object is refused, not only a repeated member ``CollectedClientData`` reads.
+    /// Whether a name repeated in any object is refused, not only a repeated member that is read.
     private let refusesEveryRepeatedName: Bool
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, refusesEveryRepeatedName: Bool = false) {
@@ -111,7 +99,7 @@ struct StrictJSONReader {
         self.refusesEveryRepeatedName = refusesEveryRepeatedName
     }
 
-    private mutating func topLevelObject() throws(Failure) -> [String: Value] {
+    private mutating func topLevelObject(reading names: Set<String>) throws(Failure) -> [String: Value] {
         // JSON text is UTF-8; check any non-ASCII bytes once, up front.
         if bytes.contains(where: { $0 >= 0x80 }), !Self.isValidUTF8(bytes) { throw .notJSON }
         skipWhitespace()
@@ -123,7 +111,7 @@ struct StrictJSONReader {
         index += 1
         var members: [String: Value] = [:]
         try forEachMember(depth: 1) { (reader: inout StrictJSONReader, name: String) throws(Failure) in
-            guard Self.readMembers.contains(name) else {
+            guard names.contains(name) else {
                 try reader.skipValue(depth: 1)
                 return
             }
