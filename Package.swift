@@ -123,6 +123,8 @@ let package = Package(
         .executableTarget(name: "latchkey-benchmarks", dependencies: ["WebAuthn", "LatchkeyJSON", "LatchkeyTokens", "COpenSSL"]),
 
         .testTarget(name: "LatchkeyJSONTests", dependencies: ["LatchkeyJSON"]),
+        // Signing, reading and refusing tokens; keys as PEM and JWK.
+        .testTarget(name: "LatchkeyTokensTests", dependencies: ["LatchkeyTokens", "WebAuthn"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "LatchkeyJSON", "CLatchkeyTestSupport"]),
         // What the software authenticator makes, checked by the core's own verifiers.
         .testTarget(name: "LatchkeyAuthenticatorTests", dependencies: ["LatchkeyAuthenticator", "WebAuthn"]),
@@ -144,7 +146,10 @@ let package = Package(
         // The service's rules called directly, over a real SQLite store, without HTTP.
         .testTarget(
             name: "LatchkeyServiceTests",
-            dependencies: ["LatchkeyService", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyConfiguration", "LatchkeyAuthenticator", "LatchkeyJSON", "WebAuthn"]
+            dependencies: [
+                "LatchkeyService", "LatchkeyStore", "LatchkeyStoreSQLite", "LatchkeyConfiguration", "LatchkeyAuthenticator", "LatchkeyJSON",
+                "LatchkeyTokens", "WebAuthn",
+            ]
         ),
         .testTarget(
             name: "LatchkeyServerTests",
