@@ -93,6 +93,7 @@ let package = Package(
             name: "LatchkeyServer",
             dependencies: [
                 "WebAuthn", "LatchkeyJSON", "LatchkeyStore", "LatchkeyTokens", "LatchkeyConfiguration", "LatchkeyService",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import NIOHTTP1
 import WebAuthn
@@ -33,7 +34,7 @@ struct ConsoleRequestGuard: RouteMiddleware {
 /// cookie), handed to the page by `GET /console/api/session` (which another site cannot read), and required in
 /// ``header`` on every change, compared in constant time.
 enum ConsoleCSRF {
-    static let header = HeaderName("X-Latchkey-CSRF")
+    static let header = HTTPField.Name(known: "X-Latchkey-CSRF")
 
     static func token(forSession session: String) -> String {
         Base64URL.encode(Array(Digest.sha256(Array("latchkey console csrf\u{0}\(session)".utf8)).prefix(24)))
@@ -42,10 +43,10 @@ enum ConsoleCSRF {
     /// Throws unless `request` carries the token of `session`.
     static func check(_ request: Request, session: String) throws(APIError) {
         guard let sent = request.headers[header], !sent.isEmpty else {
-            throw APIError(.forbidden, "a change through the console needs its CSRF token (\(header.text))")
+            throw APIError(.forbidden, "a change through the console needs its CSRF token (\(header.rawName))")
         }
         guard constantTimeEquals(Array(sent.utf8), Array(token(forSession: session).utf8)) else {
-            throw APIError(.forbidden, "the console's CSRF token (\(header.text)) is not this session's; reload the console")
+            throw APIError(.forbidden, "the console's CSRF token (\(header.rawName)) is not this session's; reload the console")
         }
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import LatchkeyStore
 import NIOCore
@@ -73,5 +74,5 @@ struct ServiceRoutes: Sendable {
 
 /// The App Attest request header, as the transport reads it.
 enum AppAttestRoutes {
-    static let header = HeaderName(AppAttestKeys.header)
+    static let header = HTTPField.Name(known: AppAttestKeys.header)
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import NIOHTTP1
 import WebAuthn
@@ -7,13 +8,13 @@ import WebAuthn
 struct APIError: Error, Sendable {
     let status: HTTPResponseStatus
     let message: String
-    var headers: [HeaderName: String] = [:]
+    var headers: [HTTPField.Name: String] = [:]
     /// A machine-readable reason, and the credential it is about, added to the body when set.
     var reason: FailureReason?
     var credentialID: [UInt8]?
 
     init(
-        _ status: HTTPResponseStatus, _ message: String, headers: [HeaderName: String] = [:], reason: FailureReason? = nil,
+        _ status: HTTPResponseStatus, _ message: String, headers: [HTTPField.Name: String] = [:], reason: FailureReason? = nil,
         credentialID: [UInt8]? = nil
     ) {
         self.status = status

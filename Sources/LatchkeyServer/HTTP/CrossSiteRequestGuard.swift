@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import NIOHTTP1
 
@@ -8,7 +9,7 @@ import NIOHTTP1
 /// ``WireDecoder`` requires, a cross-site form cannot post here.
 struct CrossSiteRequestGuard: Sendable {
     let origins: Set<String>
-    static let fetchSite = HeaderName("Sec-Fetch-Site")
+    static let fetchSite = HTTPField.Name(known: "Sec-Fetch-Site")
 
     func check(_ request: Request) throws(APIError) {
         guard request.changesState else { return }

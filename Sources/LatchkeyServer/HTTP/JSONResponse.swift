@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LatchkeyJSON
 import LatchkeyService
 import NIOCore
@@ -19,7 +20,7 @@ enum JSONResponse {
     }
 
     /// The headers of every JSON reply.
-    static let headers: HTTPHeaders = [HeaderName.contentType.text: contentType, HeaderName.cacheControl.text: "no-store"]
+    static let headers: HTTPHeaders = [HTTPField.Name.contentType.rawName: contentType, HTTPField.Name.cacheControl.rawName: "no-store"]
 
     /// `body` in the ``Reply`` envelope, as the reply with `status`.
     static func make(_ body: some ReplyBody, status: HTTPResponseStatus = .ok) -> Response {

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import NIOHTTP1
 import WebAuthn
@@ -6,7 +7,7 @@ import WebAuthn
 /// `X-Request-ID`, so one request can be followed through the logs. The ID a trusted proxy sent is
 /// kept, so the proxy's logs and ours agree; from anyone else, or when malformed, a new one is made.
 struct RequestIDs: Sendable {
-    static let header = HeaderName("X-Request-ID")
+    static let header = HTTPField.Name(known: "X-Request-ID")
     /// Peers whose `X-Request-ID` is kept (exact IP addresses).
     let trustedProxies: Set<String>
 

@@ -1,10 +1,11 @@
+import HTTPTypes
 import LatchkeyService
 import NIOHTTP1
 
 extension APIError {
     /// The reply to a refusal of the service: the one place a ``ServiceError/Code`` becomes an HTTP status.
     init(_ refusal: ServiceError) {
-        var headers: [HeaderName: String] = [:]
+        var headers: [HTTPField.Name: String] = [:]
         if let seconds = refusal.retryAfterSeconds { headers[.retryAfter] = String(seconds) }
         self.init(Self.status(of: refusal.code), refusal.message, headers: headers, reason: refusal.reason, credentialID: refusal.credentialID)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import LatchkeyConfiguration
 import LatchkeyService
 import NIOCore
@@ -76,8 +77,8 @@ struct StaticFiles: Sendable {
         let eTag = "\"" + Hex.lowercase(Array(Digest.sha256(bytes).prefix(16))) + "\""
         let lastModified = Date(timeIntervalSince1970: modified.timeIntervalSince1970.rounded(.down))
         let headers: HTTPHeaders = [
-            HeaderName.contentType.text: mediaType(of: name), HeaderName.eTag.text: eTag,
-            HeaderName.lastModified.text: HTTPDate.string(lastModified), HeaderName.cacheControl.text: "no-cache",
+            HTTPField.Name.contentType.rawName: mediaType(of: name), HTTPField.Name.eTag.rawName: eTag,
+            HTTPField.Name.lastModified.rawName: HTTPDate.string(lastModified), HTTPField.Name.cacheControl.rawName: "no-cache",
         ]
         return File(body: ByteBuffer(bytes: bytes), headers: headers, eTag: eTag, lastModified: lastModified)
     }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import Logging
 import NIOCore
@@ -96,7 +97,7 @@ final class ConnectionLimitsHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head(let head) where head.status.code < 200:
             context.write(data, promise: promise)
         case .head(let head):
-            closeAfterReply = head.headers[canonicalForm: HeaderName.connection.text].contains { $0.equalsIgnoringASCIICase("close") }
+            closeAfterReply = head.headers[canonicalForm: HTTPField.Name.connection.rawName].contains { $0.equalsIgnoringASCIICase("close") }
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)

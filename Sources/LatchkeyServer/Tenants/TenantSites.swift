@@ -111,9 +111,9 @@ final class TenantSites: Sendable {
         // Only a POST is limited: no other request pays for the look-ups below.
         guard head.method == .POST else { return nil }
         let path = RequestURI(head.uri).path
-        if listener == .main, case .refused = consoleSide(host: head.headers["Host"].first, path: path) { return nil }
+        if listener == .main, case .refused = consoleSide(host: head.headers[.hostField], path: path) { return nil }
         let chosen: (Responder?, Substring)? = state.withLock { state in
-            switch state.directory.routing.choose(host: head.headers["Host"].first, path: path) {
+            switch state.directory.routing.choose(host: head.headers[.hostField], path: path) {
             case .tenant(let id, let rest):
                 let entry = state.entries[id]
                 return (listener == .main ? entry?.main : entry?.admin, rest)
@@ -129,7 +129,7 @@ final class TenantSites: Sendable {
 
     /// Gives the request its tenant and has that tenant's site for `listener` answer it.
     func respond(to request: Request, listener: Listener, peer: SocketAddress?, on eventLoop: any EventLoop) -> ResponseOutcome {
-        let host = request.headers[.host]
+        let host = request.headers[.hostField]
         var toConsole = false
         if listener == .main {
             switch consoleSide(host: host, path: request.uri.path) {

@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import Logging
 import NIOCore
@@ -174,6 +175,6 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     static func endsConnection(_ head: HTTPRequestHead) -> Bool {
         if head.method == .CONNECT || (head.version.major == 1 && head.version.minor == 0 && !head.isKeepAlive) { return true }
         // Each option of each field, trimmed.
-        return head.headers[canonicalForm: HeaderName.connection.text].contains { $0.equalsIgnoringASCIICase("close") }
+        return head.headers[canonicalForm: HTTPField.Name.connection.rawName].contains { $0.equalsIgnoringASCIICase("close") }
     }
 }

@@ -12,14 +12,14 @@ enum RequestHost {
     /// `head` with its host settled (an absolute-form target made origin-form), or why it has none a server may use.
     static func settle(_ head: HTTPRequestHead) -> Result<HTTPRequestHead, Refusal> {
         var head = head
-        let hosts = head.headers["Host"]
+        let hosts = head.headers[values: .hostField]
         if hosts.count > 1 { return .failure(Refusal("the request has \(hosts.count) Host fields; it must have one (RFC 9112 §3.2)")) }
         if let absolute = absoluteForm(head.uri) {
             guard isAuthority(absolute.authority) else {
                 return .failure(Refusal("the request target's host \(quoted(absolute.authority)) is not a valid host name, address or port"))
             }
             head.uri = absolute.rest.isEmpty ? "/" : String(absolute.rest)
-            head.headers.replaceOrAdd(name: "Host", value: String(absolute.authority))
+            head.headers[.hostField] = String(absolute.authority)
             return .success(head)
         }
         guard let host = hosts.first else {

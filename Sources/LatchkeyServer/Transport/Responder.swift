@@ -1,3 +1,4 @@
+import HTTPTypes
 import LatchkeyService
 import Metrics
 import Logging
@@ -137,7 +138,7 @@ struct Responder: Sendable {
                 let origin = request.headers[.origin] ?? "none"
                 throw APIError(.forbidden, "origin \(origin.debugDescription) may not call this API from its pages (see corsOrigins)")
             }
-            return Response(status: .noContent, headers: [HeaderName.allow.text: routes.allow])
+            return Response(status: .noContent, headers: [HTTPField.Name.allow.rawName: routes.allow])
         }
         if let files, let file = files.file(at: request.uri.path) {
             switch request.method {
@@ -179,6 +180,6 @@ struct Responder: Sendable {
     }
 }
 
-extension HeaderName {
-    static let forwardedFor = HeaderName("X-Forwarded-For")
+extension HTTPField.Name {
+    static let forwardedFor = HTTPField.Name(known: "X-Forwarded-For")
 }
