@@ -33,8 +33,6 @@ public struct EventStatistics: Sendable {
     public var counts: [StatisticsCount]
     public var userChange: (handle: [UInt8], change: UserStatisticsChange)?
 
-    /// The event details that mark a kind of sign-in or enrollment (as the service writes them).
-    public static let usernamelessDetail = "usernameless", deviceKeyDetail = "device key", appAttestedDetail = "app attested"
     /// The name a passkey of an unnamed model is given, counted as an unknown provider.
     public static let genericAuthenticatorName = "Passkey"
 
@@ -46,8 +44,8 @@ public struct EventStatistics: Sendable {
         switch event.type {
         case .signInSucceeded:
             counts.append(StatisticsCount(.signInsSucceeded))
-            if event.detail == Self.deviceKeyDetail { counts.append(StatisticsCount(.deviceKeySignIns)) }
-            if event.detail == Self.usernamelessDetail { counts.append(StatisticsCount(.usernamelessSignIns)) }
+            if event.fact == .deviceKey { counts.append(StatisticsCount(.deviceKeySignIns)) }
+            if event.fact == .usernameless { counts.append(StatisticsCount(.usernamelessSignIns)) }
             if let handle { userChange = (handle, .signedIn) }
         case .signInRefused:
             counts.append(StatisticsCount(.signInsRefused, Self.dimension(event.reason, else: StatisticsCount.unknownReason)))
@@ -62,7 +60,7 @@ public struct EventStatistics: Sendable {
             if let handle { userChange = (handle, .passkeyRemoved) }
         case .deviceKeyEnrolled:
             counts.append(StatisticsCount(.deviceKeysEnrolled))
-            if event.detail == Self.appAttestedDetail { counts.append(StatisticsCount(.appAttestedDeviceKeys)) }
+            if event.fact == .appAttested { counts.append(StatisticsCount(.appAttestedDeviceKeys)) }
         case .deviceKeyRemoved:
             counts.append(StatisticsCount(.deviceKeysRemoved))
         case .userCreated:

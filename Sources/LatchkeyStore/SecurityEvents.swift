@@ -303,3 +303,20 @@ extension SecurityEventStore {
         try await recordEvent(event, whileItsUserExists: false)
     }
 }
+
+/// A fact the service notes on an event and the statistics count by: written as the event's ``SecurityEvent/detail``
+/// (so its words in the feed, the page and webhooks are what they were) and read back only through
+/// ``SecurityEvent/fact``, so no reader compares the text.
+public enum SecurityEventFact: String, Sendable, CaseIterable {
+    /// A sign-in without a username: the passkey named the user.
+    case usernameless
+    /// A sign-in with a device key.
+    case deviceKey = "device key"
+    /// A device key enrolled with an App Attest assertion.
+    case appAttested = "app attested"
+}
+
+extension SecurityEvent {
+    /// The fact the event's detail records, if it records one.
+    public var fact: SecurityEventFact? { detail.flatMap(SecurityEventFact.init(rawValue:)) }
+}

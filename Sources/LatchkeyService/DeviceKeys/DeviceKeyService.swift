@@ -54,7 +54,7 @@ package struct DeviceKeyService: Sendable {
         var events: [SecurityEvent] = []
         if ticketHash != nil { events.append(try service.events.event(.enrollmentTicketUsed, caller.origin, user: user, at: now)) }
         events.append(try service.events.event(
-            .deviceKeyEnrolled, caller.origin, user: user, credentialID: keyID, detail: attestedBy != nil ? EventStatistics.appAttestedDetail : nil, at: now))
+            .deviceKeyEnrolled, caller.origin, user: user, credentialID: keyID, fact: attestedBy != nil ? .appAttested : nil, at: now))
         do {
             try await service.store.saveDeviceKey(
                 DeviceKeyRecord(
@@ -176,7 +176,7 @@ package struct DeviceKeyService: Sendable {
         let now = Date()
         let session = try service.sessions.make(for: owner.handle, now: now)
         let event = try service.events.event(
-            .signInSucceeded, caller.origin, user: owner, credentialID: key.id, detail: EventStatistics.deviceKeyDetail, at: now)
+            .signInSucceeded, caller.origin, user: owner, credentialID: key.id, fact: .deviceKey, at: now)
         guard try await service.store.recordDeviceKeySignIn(
             id: key.id, at: now, session: session.record, endingSessions: caller.sessionTokenHashes, recording: [event])
         else {

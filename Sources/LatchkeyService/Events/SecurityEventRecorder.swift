@@ -32,16 +32,17 @@ package struct SecurityEventRecorder: Sendable {
     }
 
     /// A new event with a fresh ID: `type` of `user`'s account (and of `credential`, a passkey, or
-    /// `credentialID`, a device key) from `origin`, with `detail` when there is more to say.
+    /// `credentialID`, a device key) from `origin`, with `detail` when there is more to say, or the `fact` the
+    /// statistics count by.
     package func event(
         _ type: SecurityEventType, _ origin: EventOrigin, user: UserRecord?, credential: CredentialRecord? = nil,
-        credentialID: [UInt8]? = nil, detail: String? = nil, reason: String? = nil, at time: Date = Date()
+        credentialID: [UInt8]? = nil, fact: SecurityEventFact? = nil, detail: String? = nil, reason: String? = nil, at time: Date = Date()
     ) throws -> SecurityEvent {
         SecurityEvent(
             id: try Self.newID(), type: type, occurredAt: time, userHandle: user?.handle, username: user?.username,
             credentialID: credential?.id ?? credentialID, aaguid: credential?.aaguid,
             authenticatorName: credential.map { names.name(aaguid: $0.aaguid) }, clientAddress: origin.clientAddress,
-            userAgent: origin.userAgent, requestID: origin.requestID, actor: origin.actor, detail: detail,
+            userAgent: origin.userAgent, requestID: origin.requestID, actor: origin.actor, detail: fact?.rawValue ?? detail,
             reason: reason, backupEligible: credential?.backupEligible)
     }
 

@@ -95,7 +95,7 @@ package struct SignInService: Sendable {
                 session: session.record, endingSessions: caller.sessionTokenHashes,
                 events: [try service.events.event(
                     .signInSucceeded, caller.origin, user: owner, credential: record,
-                    detail: pending.userHandle == nil ? EventStatistics.usernamelessDetail : nil, at: now)]))
+                    fact: pending.userHandle == nil ? .usernameless : nil, at: now)]))
             try SignCounter.check(recorded, credentialID: credentialID, rpID: service.relyingParty.id)
         } catch {
             throw await refusal(error, of: answer, lookup: lookup, challengeHash: challengeHash, answersLiveChallenge: answersLiveChallenge, caller: caller)
