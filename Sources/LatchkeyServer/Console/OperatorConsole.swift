@@ -82,10 +82,7 @@ struct OperatorConsole: Sendable {
         let credential = try request.decode(as: RegistrationCredential.self)
         let registered = try await operators.service.registration.finish(
             credential, caller: operators.caller(request, context), presented: operators.binding(.registration, request))
-        var response = JSONResponse.make(OperatorReply(operator: registered.username))
-        response.setCookie(operators.cookies.clearingCeremony(.registration))
-        if let session = registered.session { response.setCookie(operators.cookies.session(session.token)) }
-        return response
+        return operators.ending(.registration, with: JSONResponse.make(OperatorReply(operator: registered.username)), session: registered.session?.token)
     }
 
     /// Usernameless options: the operator's passkey names the operator.
@@ -99,10 +96,7 @@ struct OperatorConsole: Sendable {
         let credential = try request.decode(as: SignInCredential.self)
         let signedIn = try await operators.service.signIn.finish(
             credential, caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
-        var response = JSONResponse.make(OperatorReply(operator: signedIn.user.username))
-        response.setCookie(operators.cookies.clearingCeremony(.signIn))
-        response.setCookie(operators.cookies.session(signedIn.session.token))
-        return response
+        return operators.ending(.signIn, with: JSONResponse.make(OperatorReply(operator: signedIn.user.username)), session: signedIn.session.token)
     }
 
     /// Who is signed in, until when, and the CSRF token every change needs.

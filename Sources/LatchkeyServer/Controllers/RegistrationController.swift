@@ -26,13 +26,11 @@ struct RegistrationController: Sendable {
         let credential = try request.decode(as: RegistrationCredential.self)
         let registered = try await routes.service.registration.finish(
             credential, caller: routes.caller(request, context), presented: routes.binding(.registration, request))
-        var response = JSONResponse.make(RegistrationReply(
+        let response = JSONResponse.make(RegistrationReply(
             username: registered.username, credentialId: Base64URLBytes(registered.credentialID),
             attestationFormat: registered.attestationFormat, attestationType: registered.attestationType,
             attestationTrusted: registered.attestationTrusted, userVerified: registered.userVerified,
             sessionToken: registered.session?.token, idToken: registered.idToken))
-        response.setCookie(routes.cookies.clearingCeremony(.registration))
-        if let session = registered.session { response.setCookie(routes.cookies.session(session.token)) }
-        return response
+        return routes.ending(.registration, with: response, session: registered.session?.token)
     }
 }

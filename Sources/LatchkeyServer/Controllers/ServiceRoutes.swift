@@ -58,11 +58,18 @@ struct ServiceRoutes: Sendable {
     /// How every ceremony that signs a user in answers: who signed in, the session token and the sign-in token, the
     /// ceremony's cookie cleared and the session's set.
     func reply(_ signedIn: SignedIn, answering kind: CeremonyKind) -> Response {
-        var response = JSONResponse.make(SignInReply(
+        let response = JSONResponse.make(SignInReply(
             username: signedIn.user.username, displayName: signedIn.user.displayName, credentialId: Base64URLBytes(signedIn.credentialID),
             userVerified: signedIn.userVerified, sessionToken: signedIn.session.token, idToken: signedIn.idToken))
+        return ending(kind, with: response, session: signedIn.session.token)
+    }
+
+    /// `response` as the last reply of a `kind` ceremony: its cookie cleared, and the session's set when the ceremony
+    /// started one (a sign-in always; a registration when it was the account's first, or under a ticket).
+    func ending(_ kind: CeremonyKind, with response: Response, session token: String?) -> Response {
+        var response = response
         response.setCookie(cookies.clearingCeremony(kind))
-        response.setCookie(cookies.session(signedIn.session.token))
+        if let token { response.setCookie(cookies.session(token)) }
         return response
     }
 
