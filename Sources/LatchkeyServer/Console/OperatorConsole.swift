@@ -82,7 +82,8 @@ struct OperatorConsole: Sendable {
         let credential = try request.decode(as: RegistrationCredential.self)
         let registered = try await operators.service.registration.finish(
             credential, caller: operators.caller(request, context), presented: operators.binding(.registration, request))
-        return operators.ending(.registration, with: JSONResponse.make(OperatorReply(operator: registered.username)), session: registered.session?.token)
+        let reply = JSONResponse.make(OperatorReply(operator: registered.username))
+        return operators.ending(.registration, with: reply, session: registered.session?.token)
     }
 
     /// Usernameless options: the operator's passkey names the operator.
@@ -96,7 +97,8 @@ struct OperatorConsole: Sendable {
         let credential = try request.decode(as: SignInCredential.self)
         let signedIn = try await operators.service.signIn.finish(
             credential, caller: operators.caller(request, context), presented: operators.binding(.signIn, request))
-        return operators.ending(.signIn, with: JSONResponse.make(OperatorReply(operator: signedIn.user.username)), session: signedIn.session.token)
+        let reply = JSONResponse.make(OperatorReply(operator: signedIn.user.username))
+        return operators.ending(.signIn, with: reply, session: signedIn.session.token)
     }
 
     /// Who is signed in, until when, and the CSRF token every change needs.
