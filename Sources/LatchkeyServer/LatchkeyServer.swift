@@ -24,11 +24,10 @@ public enum LatchkeyServer {
         appAttestRoots: [X509Certificate] = [], authenticatorNames: AuthenticatorNames = AuthenticatorNames(),
         metrics: LatchkeyMetrics = LatchkeyMetrics(), metricsRegistry: PrometheusCollectorRegistry? = nil, logger: Logger
     ) throws -> Site {
-        try site(
-            service: RelyingPartyService(
-                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots, metrics: metrics,
-                authenticatorNames: authenticatorNames),
-            metricsRegistry: metricsRegistry, tenants: TenantRefresher(), logger: logger)
+        let relyingParties = try RelyingParties(
+            configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: appAttestRoots,
+            names: authenticatorNames, metrics: metrics)
+        return try site(service: relyingParties.shared, metricsRegistry: metricsRegistry, tenants: relyingParties, logger: logger)
     }
 
     /// The site of the separate admin listener (`adminAddress`): the admin API alone, with request IDs, security
@@ -36,21 +35,19 @@ public enum LatchkeyServer {
     public static func adminSite(
         configuration: LatchkeyConfiguration, store: any LatchkeyStore, attestationTrust: AttestationTrust,
         authenticatorNames: AuthenticatorNames = AuthenticatorNames(), metrics: LatchkeyMetrics = LatchkeyMetrics(), logger: Logger
-    ) -> Site {
-        adminSite(
-            service: RelyingPartyService(
-                configuration: configuration, store: store, attestationTrust: attestationTrust, appAttestRoots: [], metrics: metrics,
-                authenticatorNames: authenticatorNames),
-            tenants: TenantRefresher(), logger: logger)
+    ) throws -> Site {
+        let relyingParties = try RelyingParties(
+            configuration: configuration, store: store, attestationTrust: attestationTrust, names: authenticatorNames, metrics: metrics)
+        return adminSite(service: relyingParties.shared, tenants: relyingParties, logger: logger)
     }
 
     /// The admin listener's site of `service`'s tenant; with `tenants`, the default tenant's, with `/admin/v1/tenants`;
     /// with `console`, the operator console at `/console/`.
     static func adminSite(
-        service: RelyingPartyService, tenants: TenantRefresher? = nil, console: OperatorConsole? = nil, logger: Logger
+        service: RelyingPartyService, tenants: RelyingParties? = nil, console: OperatorConsole? = nil, logger: Logger
     ) -> Site {
         let router = Router()
-        addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
+        addAdminRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants, logger: logger)
         console?.addRoutes(to: router)
         var steps = responder(service, router, logger: logger)
         // The console's sign-in and enrollment ceremonies draw on the per-client limit, in the operators' own buckets.
@@ -81,26 +78,27 @@ public enum LatchkeyServer {
             errors: ErrorStatus(health: service.health), logger: logger)
     }
 
-    /// `/admin/v1`, behind the admin key check; with `tenants`, `/admin/v1/tenants` behind the operator key check.
-    private static func addAdminRoutes(to router: Router, routes: ServiceRoutes, tenants: TenantRefresher?) {
+    /// `/admin/v1`, behind the admin key check; with `tenants`, `/admin/v1/tenants` behind the operator key check, whose
+    /// changes this instance serves at once.
+    private static func addAdminRoutes(to router: Router, routes: ServiceRoutes, tenants: RelyingParties?, logger: Logger) {
         let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: routes.service.store))
         AdminController(routes: routes).addRoutes(to: admin)
         EventsController(routes: routes).addAdminRoutes(to: admin)
         StatisticsController(routes: routes).addAdminRoutes(to: admin)
         if let tenants {
-            TenantsController(routes: routes, refresh: { await tenants.refresh() })
+            TenantsController(routes: routes, refresh: { try? await tenants.refresh(logger: logger) })
                 .addRoutes(to: router.group("admin/v1/tenants").add(middleware: OperatorKeyAuthenticator(store: routes.service.store)))
         }
     }
 
     /// The main listener's site of `service`'s tenant; `files` are the page's (read from `publicDirectory` when nil).
     static func site(
-        service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, tenants: TenantRefresher? = nil,
+        service: RelyingPartyService, metricsRegistry: PrometheusCollectorRegistry?, files: StaticFiles? = nil, tenants: RelyingParties? = nil,
         console: OperatorConsole? = nil, logger: Logger
     ) throws -> Site {
         let configuration = service.configuration
         let router = Router()
-        addServiceRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants)
+        addServiceRoutes(to: router, routes: ServiceRoutes(service: service), tenants: tenants, logger: logger)
         // The console goes where the admin API is.
         if configuration.adminAddress == nil { console?.addRoutes(to: router) }
         HealthController(health: service.health).addRoutes(to: router)
@@ -126,7 +124,7 @@ public enum LatchkeyServer {
 
     /// The routes of the service: the site's description, ceremonies, sessions, passkeys, account, device keys, App Attest, the
     /// well-known files and key set, and the admin API unless it has a listener of its own.
-    private static func addServiceRoutes(to router: Router, routes: ServiceRoutes, tenants: TenantRefresher?) {
+    private static func addServiceRoutes(to router: Router, routes: ServiceRoutes, tenants: RelyingParties?, logger: Logger) {
         let service = routes.service
         let configuration = service.configuration
         // Routes that need to know who is signed in resolve the session once, in this middleware.
@@ -147,7 +145,7 @@ public enum LatchkeyServer {
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: service.tokens).addRoutes(to: router.group(".well-known"))
         if configuration.adminAddress == nil {
-            addAdminRoutes(to: router, routes: routes, tenants: tenants)
+            addAdminRoutes(to: router, routes: routes, tenants: tenants, logger: logger)
         }
     }
 
@@ -179,55 +177,39 @@ public enum LatchkeyServer {
         // On a store several instances share, limits are counted with theirs; SQLite's one process counts alone.
         let sharedLimitsStore = store as? any SharedLimitsStore
         let limits = ClientLimits(sharing: sharedLimitsStore != nil)
-        let shared = RelyingPartyService(
-            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics(),
-            operations: operations, authenticatorNames: names, limits: limits)
+        let relyingParties = try RelyingParties(
+            configuration: configuration, store: store, attestationTrust: trust, appAttestRoots: appAttestRoots, names: names,
+            operations: operations, limits: limits, withOperators: true)
+        let shared = relyingParties.shared
         let directory = TenantDirectory(server: configuration, stored: try await shared.store.tenantDirectory())
         for problem in directory.problems { logger.warning("\(problem)") }
         if !directory.records.isEmpty { logger.info("tenants loaded", metadata: ["tenants": "\(directory.records.count)"]) }
+        relyingParties.update(to: directory)
         let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
-        let console = try operatorConsole(of: shared, trust: trust)
+        let console = try relyingParties.operators.map { operators in
+            try OperatorConsole(operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
+        }
         let makers = TenantSites.Makers(
-            service: { tenant in
-                var tenantTrust = trust
-                tenantTrust.policy = tenant.configuration.attestation
-                return RelyingPartyService(
-                    configuration: tenant.configuration,
-                    store: store.scoped(to: tenant.id, webhooks: tenant.configuration.webhookOutbox), attestationTrust: tenantTrust,
-                    appAttestRoots: appAttestRoots, metrics: shared.metrics, operations: operations, authenticatorNames: names, limits: limits)
-            },
             main: { service in
                 try site(service: service, metricsRegistry: nil, files: files, logger: tenantLogger(logger, service)).responder
             },
             admin: { service in adminSite(service: service, logger: tenantLogger(logger, service)).responder })
-        let refresher = TenantRefresher()
         let defaultSite = try site(
-            service: shared, metricsRegistry: metricsRegistry, files: files, tenants: refresher, console: console, logger: logger)
+            service: shared, metricsRegistry: metricsRegistry, files: files, tenants: relyingParties, console: console, logger: logger)
         let sites = TenantSites(
-            directory: directory, defaultService: shared, defaultMain: defaultSite.responder,
-            defaultAdmin: adminSite(service: shared, tenants: refresher, console: console, logger: logger).responder, makers: makers,
+            relyingParties: relyingParties, defaultMain: defaultSite.responder,
+            defaultAdmin: adminSite(service: shared, tenants: relyingParties, console: console, logger: logger).responder, makers: makers,
             logger: logger)
-        let watcher = TenantDirectoryWatcher(store: shared.store, server: configuration, sites: sites, logger: logger)
-        refresher.watch(with: watcher)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
-        let tenantWebhooks = TenantWebhooks(store: shared.store, sites: sites, metrics: shared.metrics, logger: logger)
+        let tenantServices: [any Service] = [
+            TenantDirectoryWatcher(relyingParties: relyingParties, logger: logger),
+            TenantWebhookDispatchers(relyingParties: relyingParties, makeTransport: { HTTPClientWebhookTransport() }, logger: logger),
+        ]
         let reconciler: [any Service] = sharedLimitsStore.map { [SharedLimitsReconciler(store: $0, limits: limits, logger: logger)] } ?? []
-        let services: [any Service] = [store, watcher, tenantWebhooks] + reconciler
+        let services: [any Service] = [store] + tenantServices + reconciler
             + (try backgroundServices(of: shared, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    }
-
-    /// The console of `shared`'s tenant, its operators a relying party of their own beside it (the same trust, names,
-    /// metrics and limits); none without its origin (no `adminAddress`, and `consoleOrigin` left empty).
-    private static func operatorConsole(of shared: RelyingPartyService, trust: AttestationTrust) throws -> OperatorConsole? {
-        let configuration = shared.configuration
-        guard !configuration.consoleOrigin.isEmpty else { return nil }
-        let operators = RelyingPartyService(
-            configuration: try OperatorRelyingParty.configuration(server: configuration),
-            store: shared.store.scoped(to: .operators, webhooks: .none), attestationTrust: trust, appAttestRoots: [],
-            metrics: shared.metrics, operations: shared.operations, authenticatorNames: shared.names, limits: shared.limits)
-        return try OperatorConsole(operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
     }
 
     /// What runs beside the listeners: the purge of expired records and the webhook dispatcher.

@@ -108,7 +108,7 @@ struct AdminKeyScope: ParsableArguments {
     /// The store scoped to the keys' owner, its events going to the owner's webhooks; a tenant the store does not hold
     /// is refused.
     func store(in store: any LatchkeyStore) async throws -> any LatchkeyStore {
-        if isOperator { return store.scoped(to: .operators) }
+        if isOperator { return RelyingParties.operatorsStore(in: store) }
         guard let tenant, let id = TenantID(tenant), id != .default else { return store }
         return try await tenantStore(id, in: store)
     }
@@ -118,8 +118,7 @@ struct AdminKeyScope: ParsableArguments {
 /// them; the command's failure when the store holds no such tenant or its settings no longer read.
 func tenantStore(_ id: TenantID, in store: any LatchkeyStore) async throws -> any LatchkeyStore {
     let record = try await storedTenant(id, in: store)
-    let configuration = try Tenant(record, server: try loadConfiguration().configuration).configuration
-    return store.scoped(to: id, webhooks: configuration.webhookOutbox)
+    return RelyingParties.store(of: try Tenant(record, server: try loadConfiguration().configuration), in: store)
 }
 
 /// The stored tenant `id`, or the command's failure naming it when the store holds none.

@@ -419,7 +419,7 @@ struct AdminRouteTests {
             let reply = try await client.send(.get, "/admin/v1/users/alice", headers: Self.admin(key))
             #expect(reply.status == .notFound)
         }
-        let adminSite = LatchkeyServer.adminSite(
+        let adminSite = try LatchkeyServer.adminSite(
             configuration: harness.configuration, store: harness.store, attestationTrust: AttestationTrust(policy: harness.configuration.attestation),
             logger: RouteHarness.logger)
         try await harness.run(adminSite) { client in

@@ -53,11 +53,10 @@ struct RouteHarness {
 
     /// The main listener's site, as `LatchkeyServer.site` builds it for this configuration.
     func site(logger: Logger = RouteHarness.logger) throws -> Site {
-        try LatchkeyServer.site(
-            service: RelyingPartyService(
-                configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
-                appAttestRoots: appAttestRoots, metrics: metrics, authenticatorNames: names, limits: limits),
-            metricsRegistry: metricsRegistry, tenants: TenantRefresher(), logger: logger)
+        let relyingParties = try RelyingParties(
+            configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
+            appAttestRoots: appAttestRoots, names: names, metrics: metrics, limits: limits)
+        return try LatchkeyServer.site(service: relyingParties.shared, metricsRegistry: metricsRegistry, tenants: relyingParties, logger: logger)
     }
 
     static var logger: Logger {

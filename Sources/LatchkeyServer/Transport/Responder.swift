@@ -72,6 +72,13 @@ struct Responder: Sendable {
         return run(work, request, context, start, active, on: eventLoop)
     }
 
+    /// The refusal of a request that reached no route of this site (no tenant takes it), with the steps of every
+    /// reply: its request ID, the info line, the security headers and the request metrics.
+    func refuse(_ request: Request, peer: SocketAddress?, with error: any Error) -> Response {
+        let context = context(for: request, peer: peer, match: nil)
+        return finish(.failure(error), request, context, ContinuousClock.now, nil)
+    }
+
     /// The request's context: its request ID (and the logger that carries it), client address, route and parameters.
     private func context(
         for request: Request, peer: SocketAddress?, match: (routes: RouteTable.PathRoutes, parameters: Parameters)?

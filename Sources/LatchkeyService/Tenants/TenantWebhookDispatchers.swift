@@ -1,5 +1,4 @@
 import LatchkeyConfiguration
-import LatchkeyService
 import LatchkeyStore
 import Logging
 import ServiceLifecycle
@@ -11,24 +10,24 @@ import Synchronization
 /// out) when it changes or goes. Deliveries a tenant's events wrote while no instance sent them wait in the outbox.
 /// A tenant that drops every receiver keeps a dispatcher without any, which marks the deliveries left for them dead
 /// (where an admin sees them) and then only waits.
-final class TenantWebhooks: Service, Sendable {
-    private let store: any LatchkeyStore
-    private let sites: TenantSites
-    private let metrics: LatchkeyMetrics
+package final class TenantWebhookDispatchers: Service, Sendable {
+    private let relyingParties: RelyingParties
+    private let makeTransport: @Sendable () -> any WebhookTransport
     private let logger: Logger
     /// The running dispatchers, by tenant, with the record each was started for.
     private let running = Mutex<[TenantID: (record: TenantRecord?, task: Task<Void, Never>)]>([:])
     /// The directory revision last followed (-1: none yet).
     private let followed = Mutex<Int64>(-1)
 
-    init(store: any LatchkeyStore, sites: TenantSites, metrics: LatchkeyMetrics, logger: Logger) {
-        (self.store, self.sites, self.metrics, self.logger) = (store, sites, metrics, logger)
+    /// Dispatchers for the tenants of `relyingParties`' directory, sending through transports `makeTransport` makes.
+    package init(relyingParties: RelyingParties, makeTransport: @escaping @Sendable () -> any WebhookTransport, logger: Logger) {
+        (self.relyingParties, self.makeTransport, self.logger) = (relyingParties, makeTransport, logger)
     }
 
-    func run() async throws {
+    package func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                self.follow(self.sites.directory)
+                self.follow(self.relyingParties.directory)
                 do { try await Task.sleep(for: TenantDirectoryWatcher.interval) } catch { break }
             }
         }
@@ -81,8 +80,8 @@ final class TenantWebhooks: Service, Sendable {
         var logger = logger
         logger[metadataKey: "tenant"] = "\(tenant.id)"
         let running = try WebhookDispatcher(
-            store: store.scoped(to: tenant.id, webhooks: configuration.webhookOutbox), configuration: configuration, metrics: metrics,
-            logger: logger, makeTransport: { HTTPClientWebhookTransport() })
+            store: RelyingParties.store(of: tenant, in: relyingParties.shared.store), configuration: configuration,
+            metrics: relyingParties.shared.metrics, logger: logger, makeTransport: makeTransport)
         return Task {
             do { try await running.run() } catch { logger.warning("a tenant's webhook dispatcher stopped", metadata: ["error": "\(error)"]) }
         }
