@@ -201,28 +201,11 @@ public enum LatchkeyServer {
             defaultAdmin: adminSite(service: shared, tenants: relyingParties, console: console, logger: logger).responder, makers: makers,
             logger: logger)
         // The store runs (and closes) once; the background services call it as requests do, through the shared one.
-        let tenantServices: [any Service] = [
-            TenantDirectoryWatcher(relyingParties: relyingParties, logger: logger),
-            TenantWebhookDispatchers(relyingParties: relyingParties, makeTransport: { HTTPClientWebhookTransport() }, logger: logger),
-        ]
         let reconciler: [any Service] = sharedLimitsStore.map { [SharedLimitsReconciler(store: $0, limits: limits, logger: logger)] } ?? []
-        let services: [any Service] = [store] + tenantServices + reconciler
-            + (try backgroundServices(of: shared, logger: logger))
+        let services: [any Service] = [store] + reconciler
+            + (try relyingParties.backgroundServices(makeTransport: { HTTPClientWebhookTransport() }, logger: logger))
             + (try listeners(of: shared, sites: sites, metricsRegistry: metricsRegistry, eventLoops: eventLoops, logger: logger))
         return ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    }
-
-    /// What runs beside the listeners: the purge of expired records and the webhook dispatcher.
-    private static func backgroundServices(of shared: RelyingPartyService, logger: Logger) throws -> [any Service] {
-        let configuration = shared.configuration
-        return [
-            ExpiredRecordPurger(
-                store: shared.store, metrics: shared.metrics, logger: logger,
-                eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
-            try WebhookDispatcher(
-                store: shared.store, configuration: configuration, metrics: shared.metrics, logger: logger,
-                makeTransport: { HTTPClientWebhookTransport() }),
-        ]
     }
 
     /// The main listener, and the metrics and admin listeners when they are configured.

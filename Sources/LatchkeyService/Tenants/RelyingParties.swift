@@ -2,6 +2,7 @@ import Foundation
 import LatchkeyConfiguration
 import LatchkeyStore
 import Logging
+import ServiceLifecycle
 import Synchronization
 import WebAuthn
 
@@ -99,6 +100,24 @@ package final class RelyingParties: Sendable {
     /// `store` as the operators': their accounts, keys and sessions, with no webhooks.
     package static func operatorsStore(in store: any LatchkeyStore) -> any LatchkeyStore {
         store.scoped(to: .operators, webhooks: .none)
+    }
+
+    // MARK: What runs beside the listeners
+
+    /// The work that runs for the relying parties while the server does: the purge of expired records (and of events
+    /// past their retention), the default tenant's webhook dispatcher, the watcher of the tenant directory, and every
+    /// other tenant's dispatchers, each sending through a transport `makeTransport` makes.
+    package func backgroundServices(makeTransport: @escaping @Sendable () -> any WebhookTransport, logger: Logger) throws -> [any Service] {
+        let configuration = shared.configuration
+        return [
+            ExpiredRecordPurger(
+                store: shared.store, metrics: shared.metrics, logger: logger,
+                eventRetention: TimeInterval(configuration.eventRetentionDays) * 86_400),
+            try WebhookDispatcher(
+                store: shared.store, configuration: configuration, metrics: shared.metrics, logger: logger, makeTransport: makeTransport),
+            TenantDirectoryWatcher(relyingParties: self, logger: logger),
+            TenantWebhookDispatchers(relyingParties: self, makeTransport: makeTransport, logger: logger),
+        ]
     }
 
     // MARK: The directory
