@@ -6,6 +6,7 @@ import LatchkeyJSON
 import LatchkeyStore
 import LatchkeyStoreSQLite
 import Logging
+import Testing
 import WebAuthn
 
 /// One relying party's service over a real SQLite store in a temporary folder, with a software passkey provider
@@ -70,6 +71,12 @@ struct ServiceHarness {
         return try await service.registration.finish(
             try Self.decode(RegistrationCredential.self, answer), caller: caller,
             presented: CeremonyBinding(carrier: "the binding", values: issued.bindings))
+    }
+
+    /// A caller signed in with `registered`'s session.
+    func caller(signedInBy registered: Registered) async throws -> Caller {
+        let token = try #require(registered.session?.token)
+        return caller(identity: try await service.sessions.current(presented: [token]), tokens: [token])
     }
 
     /// Sign-in options for `username` (usernameless without one).

@@ -18,6 +18,11 @@ package struct UpdateUserRequest: Decodable, Sendable {
 
     package enum CodingKeys: String, CodingKey { case username, displayName, externalId, disabled }
 
+    /// A change of the members given.
+    package init(username: String? = nil, displayName: String? = nil, externalId: String?? = nil, disabled: Bool? = nil) {
+        (self.username, self.displayName, self.externalId, self.disabled) = (username, displayName, externalId, disabled)
+    }
+
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         username = try container.decodeIfPresent(String.self, forKey: .username)

@@ -3,7 +3,6 @@ import LatchkeyConfiguration
 import LatchkeyStore
 import Testing
 import WebAuthn
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// What loaded settings mean for the verification core.

@@ -3,7 +3,6 @@ import LatchkeyConfiguration
 import Logging
 import Testing
 import WebAuthn
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// The trust the server verifies registrations with, loaded once at start (and by `check-config`).

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// A receiver URL's credentials go in an `Authorization` header, not the request line, and never

@@ -1,6 +1,5 @@
 import Testing
 
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// The log tells when a receiver starts failing (at most once a minute) and when it recovers, not every attempt.

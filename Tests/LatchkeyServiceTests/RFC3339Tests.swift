@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// `RFC3339.date` reads real times and refuses the ones that do not exist.

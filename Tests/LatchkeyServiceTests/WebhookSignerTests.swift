@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// Webhook signatures as the Standard Webhooks specification defines them, checked against the

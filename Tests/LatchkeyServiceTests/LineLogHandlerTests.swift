@@ -3,7 +3,6 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import LatchkeyServer
 @testable import LatchkeyService
 
 /// `LineLogHandler`'s text lines are the lines swift-log's `StreamLogHandler` writes.

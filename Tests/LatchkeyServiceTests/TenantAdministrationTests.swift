@@ -1,0 +1,87 @@
+import Foundation
+import LatchkeyConfiguration
+import LatchkeyJSON
+@testable import LatchkeyService
+import LatchkeyStore
+import Testing
+import WebAuthn
+
+/// What an operator does with tenants, on the service: each document checked over the server's configuration, made,
+/// read, changed and removed, each change an event of the default tenant; and a second tenant's users, tickets and
+/// passkeys refused by the first tenant's service.
+@Suite("Tenant administration")
+struct TenantAdministrationTests {
+    static func document(_ id: String, _ more: [String: JSONValue] = [:]) -> [String: JSONValue] {
+        ["id": .string(id), "rpID": .string("\(id).example"), "origins": .array([.string("https://\(id).example")]),
+         "hosts": .array([.string("\(id).example")])].merging(more) { $1 }
+    }
+
+    @Test func aTenantIsMadeReadChangedAndRemoved() async throws {
+        let harness = try ServiceHarness()
+        let tenants = harness.service.tenantAdministration
+        let made = try await tenants.create(Self.document("shop", ["rpName": .string("The Shop")]), caller: harness.caller())
+        #expect(made.record.id == TenantID("shop") && made.settings?.configuration.rpName == "The Shop" && made.problems.isEmpty)
+        #expect(try await tenants.tenants().map(\.record.id) == [TenantID("shop")])
+        let changed = try await tenants.update("shop", changes: ["rpName": .string("Shop & Co")], caller: harness.caller())
+        #expect(changed.settings?.configuration.rpName == "Shop & Co" && changed.record.hosts == ["shop.example"])
+        #expect(try await tenants.tenant("shop").settings?.configuration.rpName == "Shop & Co")
+        try await tenants.delete("shop", caller: harness.caller())
+        #expect(try await tenants.tenants().isEmpty)
+        let events = try await harness.service.eventLog.events(SecurityEventQuery(types: [.tenantCreated, .tenantUpdated, .tenantDeleted]))
+        #expect(events.map(\.type) == [.tenantDeleted, .tenantUpdated, .tenantCreated])
+    }
+
+    @Test func aDocumentTheServerWouldNotAcceptIsRefusedAndNothingIsStored() async throws {
+        let harness = try ServiceHarness()
+        let tenants = harness.service.tenantAdministration
+        _ = try await tenants.create(Self.document("bank"), caller: harness.caller())
+        let refusals: [([String: JSONValue], ServiceError.Code)] = [
+            (["rpID": .string("x.example")], .invalidInput),  // no id
+            (Self.document("Bad ID!"), .invalidInput),
+            (Self.document("bank"), .conflict),  // taken
+            (Self.document("port", ["port": .number(9)]), .invalidInput),  // a server key
+            (Self.document("ip", ["hosts": .array([.string("127.0.0.1")])]), .invalidInput),
+            (Self.document("thief", ["hosts": .array([.string("bank.example")])]), .conflict),  // another tenant's host
+        ]
+        for (document, code) in refusals {
+            let refusal = await #expect(throws: ServiceError.self, "\(document)") { try await tenants.create(document, caller: harness.caller()) }
+            #expect(refusal?.code == code, "\(refusal?.message ?? "")")
+        }
+        #expect(try await tenants.tenants().map(\.record.id) == [TenantID("bank")])
+        for call in [
+            { _ = try await tenants.tenant("nobody") }, { _ = try await tenants.update("nobody", changes: [:], caller: harness.caller()) },
+            { try await tenants.delete("nobody", caller: harness.caller()) },
+        ] as [() async throws -> Void] {
+            let refusal = await #expect(throws: ServiceError.self) { try await call() }
+            #expect(refusal?.code == .notFound)
+        }
+    }
+
+    @Test func aSecondTenantsPasskeySessionAndTicketAreRefusedByTheFirst() async throws {
+        let harness = try ServiceHarness()
+        _ = try await harness.service.tenantAdministration.create(Self.document("other"), caller: harness.caller())
+        let parties = try RelyingParties(
+            configuration: harness.configuration, store: harness.store, attestationTrust: AttestationTrust(policy: harness.configuration.attestation),
+            directory: TenantDirectory(server: harness.configuration, stored: try await harness.store.tenantDirectory()))
+        let other = try parties.service(for: TenantID("other")!, logger: ServiceHarness.logger)
+        // A user of the other tenant, with a ticket.
+        let stranger = try await other.users.create(CreateUserRequest(username: "ada"), caller: harness.caller())
+        let ticket = try await other.users.issueTicket(for: stranger, expiresIn: nil, caller: harness.caller())
+
+        // The default tenant knows neither.
+        let defaultService = harness.service
+        await #expect(throws: ServiceError.self) { try await defaultService.users.user(named: "ada") }
+        let refusal = await #expect(throws: ServiceError.self) {
+            try await defaultService.registration.options(
+                RegistrationOptionsRequest(enrollmentTicket: ticket.ticket), appAttestation: AppAttestProof(header: nil, body: [], binding: .none),
+                caller: harness.caller(), presented: .none)
+        }
+        #expect(refusal?.code == .forbidden, "a ticket is its tenant's: \(refusal?.message ?? "")")
+        // A passkey of the default tenant, answering the default tenant's challenge, signs in to it only.
+        let registered = try await harness.register("bo")
+        let answer = try harness.answer(try await harness.signInOptions().options)
+        await #expect(throws: ServiceError.self) { try await other.signIn.finish(answer, caller: harness.caller(), presented: .none) }
+        #expect(try await other.store.credential(id: registered.credentialID) == nil, "the other tenant's store has no such passkey")
+        #expect(try await defaultService.signIn.finish(answer, caller: harness.caller(), presented: .none).user.username == "bo")
+    }
+}
