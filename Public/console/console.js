@@ -4,7 +4,8 @@
 'use strict';
 
 (() => {
-  const state = { csrf: '', operator: '', days: 30, eventCursor: null, deliveryCursor: null };
+  // `tenant`: the tenant the views show, '' for the default one (the tenant picker's choice, kept for the tab).
+  const state = { csrf: '', operator: '', days: 30, eventCursor: null, deliveryCursor: null, tenant: sessionStorage.getItem('tenant') || '' };
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
   const EVENT_TYPES = [
@@ -135,12 +136,12 @@
     }
   }
 
-  /** A call to `/console/api` + `path`: JSON in and out, the CSRF token on every change. */
-  async function api(method, path, body) {
+  /** A call to `base` + `path` (the console's API): JSON in and out, the CSRF token on every change. */
+  async function api(method, path, body, base = '/console/api') {
     const headers = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (method !== 'GET' && state.csrf) headers['X-Latchkey-CSRF'] = state.csrf;
-    const response = await fetch(`/console/api${path}`, {
+    const response = await fetch(`${base}${path}`, {
       method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body),
     });
     let json = {};
@@ -152,8 +153,9 @@
     return json;
   }
 
-  const v1 = (method, path, body) => api(method, `/v1${path}`, body);
   const segment = (text) => encodeURIComponent(text);
+  /** The admin API of the tenant the picker chose: the default one's at `/console/api/v1`, another's through its sites. */
+  const v1 = (method, path, body) => api(method, `/v1${path}`, body, state.tenant ? `/t/${segment(state.tenant)}/console/api` : '/console/api');
 
   // ---- feedback ---------------------------------------------------------------------------
 
@@ -203,6 +205,7 @@
   function signedOut() {
     state.csrf = '';
     state.operator = '';
+    $('tenant-choice').hidden = true;
     show('sign-in');
   }
 
@@ -211,11 +214,23 @@
       const session = await api('GET', '/session');
       state.csrf = session.csrfToken;
       state.operator = session.operator;
+      await loadTenants();
       return true;
     } catch (error) {
       if (!(error instanceof ApiError && error.status === 401)) failed(error);
       return false;
     }
+  }
+
+  /** Fills the tenant picker (shown only when there are tenants besides the default one). */
+  async function loadTenants() {
+    const { defaultName, tenants } = await api('GET', '/tenants');
+    const picker = $('tenant-picker');
+    if (!tenants.some((tenant) => tenant.id === state.tenant)) state.tenant = '';
+    replace(picker, h('option', { value: '', text: `${defaultName} (default)` }),
+      tenants.map((tenant) => h('option', { value: tenant.id, text: `${tenant.name} (${tenant.id})` })));
+    picker.value = state.tenant;
+    $('tenant-choice').hidden = tenants.length === 0;
   }
 
   async function route() {
@@ -754,6 +769,13 @@
       event.preventDefault();
       const query = $('user-query').value.trim();
       if (query) go(`users/${segment(query)}`);
+    });
+    $('tenant-picker').addEventListener('change', (event) => {
+      state.tenant = event.target.value;
+      sessionStorage.setItem('tenant', state.tenant);
+      state.eventCursor = null;
+      state.deliveryCursor = null;
+      go(location.hash.replace(/^#/, '').split('/')[0] || 'overview');
     });
     $('new-user').addEventListener('submit', (event) => { event.preventDefault(); createUser(event.target); });
     $('event-filter').addEventListener('submit', (event) => { event.preventDefault(); renderEvents(false).catch(failed); });

@@ -51,7 +51,7 @@ public enum LatchkeyServer {
         console?.addRoutes(to: router)
         var steps = responder(service, router, logger: logger)
         // The console's sign-in and enrollment ceremonies draw on the per-client limit, in the operators' own buckets.
-        if console != nil { steps.rateLimit = rateLimit(of: service, buckets: .operators) }
+        if console?.isWholeConsole == true { steps.rateLimit = rateLimit(of: service, buckets: .operators) }
         return Site(routes: router.routes, responder: steps)
     }
 
@@ -189,11 +189,17 @@ public enum LatchkeyServer {
         let console = try relyingParties.operators.map { operators in
             try OperatorConsole(operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
         }
+        // Each tenant's sites serve the console's API for that tenant, where the console is (its tenant picker).
         let makers = TenantSites.Makers(
             main: { service in
-                try site(service: service, metricsRegistry: nil, files: files, logger: tenantLogger(logger, service)).responder
+                try site(
+                    service: service, metricsRegistry: nil, files: files, console: console?.serving(ServiceRoutes(service: service)),
+                    logger: tenantLogger(logger, service)
+                ).responder
             },
-            admin: { service in adminSite(service: service, logger: tenantLogger(logger, service)).responder })
+            admin: { service in
+                adminSite(service: service, console: console?.serving(ServiceRoutes(service: service)), logger: tenantLogger(logger, service)).responder
+            })
         let defaultSite = try site(
             service: shared, metricsRegistry: metricsRegistry, files: files, tenants: relyingParties, console: console, logger: logger)
         let sites = TenantSites(

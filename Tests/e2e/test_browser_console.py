@@ -22,7 +22,7 @@ from conftest import LATCHKEY_BIN, LatchkeyServer, free_port
 from softauthn import SoftAuthenticator, b64url_decode
 from test_browser import driver, fresh_authenticator, page_scripts  # noqa: F401 (fixtures)
 from test_http_api import assert_ok, register, sign_in
-from test_tenants import cli
+from test_tenants import cli, make_tenant
 
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
@@ -271,6 +271,50 @@ def test_an_operator_creates_a_user_with_a_link_and_sees_where_events_came_from(
     assert any("HeadlessChrome" in (title or "") for title in titles), titles
 
 
+def test_an_operator_picks_a_tenant_and_manages_its_users(driver, console):  # noqa: F811
+    """The tenant picker: a tenant's users, made and listed through the console, are that tenant's only."""
+    operator = cli(console.server, "admin-keys", "create", "--operator", "--name", "tenants")
+    made = requests.post(console.admin_url + "/admin/v1/tenants", headers={"Authorization": f"Bearer {operator}"}, timeout=15, json={
+        "id": "shop", "rpID": "shop.localhost", "rpName": "The Shop", "hosts": ["shop.localhost"],
+        "origins": [f"http://shop.localhost:{console.server.port}"]})
+    assert made.status_code == 201, made.text
+    shop_key = cli(console.server, "admin-keys", "create", "--tenant", "shop", "--name", "shop").split()[-1]
+    assert console.admin("POST", "/admin/v1/users", json={"username": "regular"}).status_code in (201, 409)
+    fresh_authenticator(driver)
+    driver.get(console.enrollment_link("picker"))
+    visible(driver, "enroll")
+    driver.find_element(By.ID, "enroll").click()
+    visible(driver, "overview")
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "tenant-choice").is_displayed())
+    options = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#tenant-picker option")]
+    assert options[0].endswith("(default)") and "The Shop (shop)" in options, options
+
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.ID, "tenant-picker")).select_by_value("shop")
+    driver.get(console.origin + "/console/#users")
+    visible(driver, "users")
+    WebDriverWait(driver, WAIT).until(lambda d: "No users yet" in d.find_element(By.ID, "user-list").text)
+    driver.execute_script("document.getElementById('new-user-panel').open = true")
+    driver.find_element(By.ID, "new-username").clear()
+    driver.find_element(By.ID, "new-username").send_keys("shopper")
+    driver.find_element(By.CSS_SELECTOR, "#new-user button[type=submit]").click()
+    assert toast(driver).startswith("shopper is created")
+    link = WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.CSS_SELECTOR, "#enrollment-link code")).text
+    assert link.startswith(f"http://shop.localhost:{console.server.port}/#ticket=lk_ticket_"), "the shop's own page"
+    shop_user = requests.get(console.admin_url + "/t/shop/admin/v1/users/shopper", headers={"Authorization": f"Bearer {shop_key}"}, timeout=15)
+    assert shop_user.status_code == 200, shop_user.text
+    assert console.admin("GET", "/admin/v1/users/shopper").status_code == 404, "the default tenant has no such user"
+    created = requests.get(console.admin_url + "/t/shop/admin/v1/events?type=user.created", headers={"Authorization": f"Bearer {shop_key}"}, timeout=15)
+    assert created.json()["events"][0]["actor"] == {"type": "operator", "name": "picker"}, created.text
+
+    # Back to the default tenant: its users, without the shop's.
+    Select(driver.find_element(By.ID, "tenant-picker")).select_by_value("")
+    visible(driver, "users")
+    WebDriverWait(driver, WAIT).until(lambda d: "regular" in d.find_element(By.ID, "user-list").text)
+    assert "shopper" not in driver.find_element(By.ID, "user-list").text
+    driver.execute_script("sessionStorage.removeItem('tenant')")
+
+
 def focused(drv) -> str:
     return drv.execute_script("const e = document.activeElement; return (e.id || '') + '|' + (e.textContent || '').trim().slice(0, 40)")
 
@@ -451,8 +495,10 @@ def test_without_an_admin_listener_the_consoles_host_serves_the_console_only_and
     server = LatchkeyServer("console-main-listener", {"LATCHKEY_HOSTS": "localhost,127.0.0.1"})
     link = cli(server, "operators", "add", "ops").splitlines()[-1]
     assert link.startswith(f"http://console.localhost:{server.port}/console/#enroll=lk_ticket_"), link
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
     server.start()
     try:
+        make_tenant(server, operator, "shop")
         def get(host: str, path: str) -> requests.Response:
             return requests.get(server.url + path, headers={"Host": f"{host}:{server.port}"}, timeout=15)
 
@@ -464,6 +510,14 @@ def test_without_an_admin_listener_the_consoles_host_serves_the_console_only_and
             refused = get(host, path)
             assert refused.status_code == 404 and "console" in refused.json()["errorMessage"], (host, path, refused.text)
         assert get("localhost", "/session").status_code == 401, "the site is served on its own host"
+        # The console's API for a tenant its picker chose: on the console's host, through the tenant's path prefix
+        # (it asks for the operator's session); on any other host, refused.
+        chosen = get("console.localhost", "/t/shop/console/api/v1/stats")
+        assert chosen.status_code == 401 and "operator" in chosen.json()["errorMessage"], chosen.text
+        for host in ["localhost", "shop.localhost"]:
+            refused = get(host, "/t/shop/console/api/v1/stats")
+            assert refused.status_code == 404 and "console" in refused.json()["errorMessage"], (host, refused.text)
+        assert get("console.localhost", "/t/shop/session").status_code == 404, "the console's host serves no tenant's site"
     finally:
         server.stop()
         server.cleanup()

@@ -19,6 +19,9 @@ struct OperatorConsole: Sendable {
     /// The tenant the console shows and changes.
     let tenant: ServiceRoutes
     let files: StaticFiles
+    /// Whether this is the console itself (its page, the operators' ceremonies and session, the list of tenants), or
+    /// only its API for one more tenant, which that tenant's sites serve at `/t/{tenant}/console/api/v1`.
+    let isWholeConsole: Bool
 
     init(operatorService: RelyingPartyService, tenant: ServiceRoutes, publicDirectory: String) throws {
         let configuration = operatorService.configuration
@@ -26,14 +29,34 @@ struct OperatorConsole: Sendable {
             secure: configuration.usesHTTPS, crossSite: false, sessionLifetime: configuration.sessionTimeout,
             challengeLifetime: configuration.challengeTimeout, prefix: "latchkey_console", acceptsBearer: false))
         self.tenant = tenant
+        isWholeConsole = true
         let own = try StaticFiles(folder: URL(fileURLWithPath: publicDirectory).appendingPathComponent(Self.folder).path)
         files = own.adding(Self.sharedScripts, from: try StaticFiles(folder: publicDirectory, excluding: [Self.folder]))
+    }
+
+    private init(of console: OperatorConsole, tenant: ServiceRoutes) {
+        (operators, self.tenant, files, isWholeConsole) = (console.operators, tenant, console.files, false)
+    }
+
+    /// The console's API for `tenant`, for the same operators: the console's tenant picker reaches each tenant's
+    /// users, events and keys at `/t/{tenant}/console/api/v1`, on the console's origin, through that tenant's sites.
+    func serving(_ tenant: ServiceRoutes) -> OperatorConsole {
+        OperatorConsole(of: self, tenant: tenant)
     }
 
     /// The console's origin: the operators' relying party's only one.
     var origin: String { operators.service.configuration.origins.first ?? "" }
 
     func addRoutes(to router: Router) {
+        let api = router.group("console/api").add(middleware: ConsoleRequestGuard(origin: origin))
+        let signedIn = OperatorSessionAuthenticator(sessions: operators.service.sessions, cookies: operators.cookies)
+        let admin = api.group("v1").add(middleware: signedIn)
+        AdminController(routes: tenant).addRoutes(to: admin)
+        EventsController(routes: tenant).addAdminRoutes(to: admin)
+        StatisticsController(routes: tenant).addAdminRoutes(to: admin)
+        ConsoleKeysController(routes: tenant).addRoutes(to: admin)
+        guard isWholeConsole else { return }
+
         // `/console` and `/console/` are one route.
         let files = files
         router.get("console/", immediately: { request, _ in try Self.file("/", of: files, request) })
@@ -41,8 +64,6 @@ struct OperatorConsole: Sendable {
             try Self.file("/" + (context.parameters.get("file") ?? ""), of: files, request)
         })
 
-        let api = router.group("console/api").add(middleware: ConsoleRequestGuard(origin: origin))
-        let signedIn = OperatorSessionAuthenticator(sessions: operators.service.sessions, cookies: operators.cookies)
         api.post("enroll/options", use: enrollmentOptions)
         api.post("enroll/result", use: enrollmentResult)
         api.post("sign-in/options", use: signInOptions)
@@ -50,12 +71,7 @@ struct OperatorConsole: Sendable {
         let session = api.group("session").add(middleware: signedIn)
         session.get(use: currentSession)
         session.delete(use: signOut)
-
-        let admin = api.group("v1").add(middleware: signedIn)
-        AdminController(routes: tenant).addRoutes(to: admin)
-        EventsController(routes: tenant).addAdminRoutes(to: admin)
-        StatisticsController(routes: tenant).addAdminRoutes(to: admin)
-        ConsoleKeysController(routes: tenant).addRoutes(to: admin)
+        api.group("tenants").add(middleware: signedIn).get(use: tenants)
     }
 
     private static func file(_ path: String, of files: StaticFiles, _ request: Request) throws -> Response {
@@ -112,6 +128,15 @@ struct OperatorConsole: Sendable {
             tenant: tenant.service.store.tenant.rawValue))
     }
 
+    /// The tenants the picker offers besides the default one: each stored tenant's ID and name.
+    @Sendable func tenants(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let stored = try await tenant.service.tenantAdministration.tenants()
+        let entries = stored.map { tenant in
+            ConsoleTenantsReply.Entry(id: tenant.record.id.rawValue, name: tenant.settings?.configuration.rpName ?? tenant.record.id.rawValue)
+        }
+        return JSONResponse.make(ConsoleTenantsReply(defaultName: tenant.service.relyingParty.name, tenants: entries))
+    }
+
     @Sendable func signOut(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         // The operator, as the account service knows a signed-in caller (the admin routes are given no identity).
         var context = context
@@ -140,4 +165,16 @@ struct OperatorSessionReply: ReplyBody {
     var csrfToken: String
     var rpId: String
     var tenant: String
+}
+
+/// `GET /console/api/tenants`: the tenants an operator can pick, the default one first.
+struct ConsoleTenantsReply: ReplyBody {
+    struct Entry: Encodable, Sendable {
+        var id: String
+        var name: String
+    }
+
+    /// The default tenant's name (its `rpName`).
+    var defaultName: String
+    var tenants: [Entry]
 }

@@ -59,12 +59,23 @@ final class TenantSites: Sendable {
 
     private func consoleSide(host: String?, path: String) -> ConsoleSide {
         guard let consoleHost else { return .site }
-        let isConsolePath = path == "/console" || path.hasPrefix("/console/")
+        let isTenantConsolePath = Self.isTenantConsolePath(path)
+        let isConsolePath = path == "/console" || path.hasPrefix("/console/") || isTenantConsolePath
         guard TenantRouting.hostName(host ?? "") == consoleHost else {
             return isConsolePath ? .refused("the console is served at its own origin only, not on this host") : .site
         }
+        // Another tenant's console API: routed by its path prefix to that tenant's site, which serves it.
+        if isTenantConsolePath { return .site }
         if isConsolePath || Self.serverPaths.contains(path) { return .console }
         return .refused("the console's origin serves the console only, at /console/")
+    }
+
+    /// Whether `path` is `/t/{tenant}/console/...`: the console's API for a tenant its picker chose.
+    private static func isTenantConsolePath(_ path: String) -> Bool {
+        guard path.hasPrefix("/t/") else { return false }
+        let rest = path.dropFirst(3)
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        return rest[slash...].hasPrefix("/console/")
     }
 
     /// The rate limit's decision, before the body, of the site of the tenant `head` is for; nil when that site is not
