@@ -187,18 +187,20 @@ public enum LatchkeyServer {
         relyingParties.update(to: directory)
         let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
         let console = try relyingParties.operators.map { operators in
-            try OperatorConsole(operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
+            try OperatorConsole(
+                operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
         }
         // Each tenant's sites serve the console's API for that tenant, where the console is (its tenant picker).
         let makers = TenantSites.Makers(
             main: { service in
-                try site(
-                    service: service, metricsRegistry: nil, files: files, console: console?.serving(ServiceRoutes(service: service)),
-                    logger: tenantLogger(logger, service)
+                let tenantConsole = console?.serving(ServiceRoutes(service: service))
+                return try site(
+                    service: service, metricsRegistry: nil, files: files, console: tenantConsole, logger: tenantLogger(logger, service)
                 ).responder
             },
             admin: { service in
-                adminSite(service: service, console: console?.serving(ServiceRoutes(service: service)), logger: tenantLogger(logger, service)).responder
+                let tenantConsole = console?.serving(ServiceRoutes(service: service))
+                return adminSite(service: service, console: tenantConsole, logger: tenantLogger(logger, service)).responder
             })
         let defaultSite = try site(
             service: shared, metricsRegistry: metricsRegistry, files: files, tenants: relyingParties, console: console, logger: logger)

@@ -131,8 +131,9 @@ struct OperatorConsole: Sendable {
     /// The tenants the picker offers besides the default one: each stored tenant's ID and name.
     @Sendable func tenants(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let stored = try await tenant.service.tenantAdministration.tenants()
-        let entries = stored.map { tenant in
-            ConsoleTenantsReply.Entry(id: tenant.record.id.rawValue, name: tenant.settings?.configuration.rpName ?? tenant.record.id.rawValue)
+        let entries = stored.map { stored in
+            let id = stored.record.id.rawValue
+            return ConsoleTenantsReply.Entry(id: id, name: stored.settings?.configuration.rpName ?? id)
         }
         return JSONResponse.make(ConsoleTenantsReply(defaultName: tenant.service.relyingParty.name, tenants: entries))
     }
