@@ -1,14 +1,16 @@
 import Foundation
+import LatchkeyAuthenticator
 import LatchkeyConfiguration
 import LatchkeyJSON
 @testable import LatchkeyService
 import LatchkeyStore
+import LatchkeyTokens
 import Testing
 import WebAuthn
 
 /// What an operator does with tenants, on the service: each document checked over the server's configuration, made,
-/// read, changed and removed, each change an event of the default tenant; and a second tenant's users, tickets and
-/// passkeys refused by the first tenant's service.
+/// read, changed and removed, each change an event of the default tenant; and a second tenant's users, tickets,
+/// passkeys, sessions, tokens and admin keys refused by the first tenant's service.
 @Suite("Tenant administration")
 struct TenantAdministrationTests {
     static func document(_ id: String, _ more: [String: JSONValue] = [:]) -> [String: JSONValue] {
@@ -57,7 +59,7 @@ struct TenantAdministrationTests {
         }
     }
 
-    @Test func aSecondTenantsPasskeySessionAndTicketAreRefusedByTheFirst() async throws {
+    @Test func aSecondTenantsUserTicketPasskeySessionTokenAndAdminKeyAreRefusedByTheFirst() async throws {
         let harness = try ServiceHarness()
         _ = try await harness.service.tenantAdministration.create(Self.document("other"), caller: harness.caller())
         let parties = try RelyingParties(
@@ -83,5 +85,26 @@ struct TenantAdministrationTests {
         await #expect(throws: ServiceError.self) { try await other.signIn.finish(answer, caller: harness.caller(), presented: .none) }
         #expect(try await other.store.credential(id: registered.credentialID) == nil, "the other tenant's store has no such passkey")
         #expect(try await defaultService.signIn.finish(answer, caller: harness.caller(), presented: .none).user.username == "bo")
+
+        // The other tenant's own passkey, session, token and admin key: its own, refused by the default tenant.
+        let device = SoftwareAuthenticator(
+            origin: try WebOrigin("https://other.example"),
+            keyFilePath: FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-other-\(UUID().uuidString).json").path)
+        let issued = try await other.registration.options(
+            RegistrationOptionsRequest(enrollmentTicket: ticket.ticket), appAttestation: AppAttestProof(header: nil, body: [], binding: .none),
+            caller: harness.caller(), presented: .none)
+        let enrolled = try await other.registration.finish(
+            try ServiceHarness.decode(RegistrationCredential.self, try device.register(options: try ServiceHarness.json(issued.options))),
+            caller: harness.caller(), presented: CeremonyBinding(carrier: "the binding", values: issued.bindings))
+        let otherSession = try #require(enrolled.session?.token)
+        #expect(try await other.sessions.current(presented: [otherSession])?.user.username == "ada")
+        #expect(try await defaultService.sessions.current(presented: [otherSession]) == nil, "a session is its tenant's")
+        #expect(try await defaultService.store.credential(id: enrolled.credentialID) == nil, "a passkey is its tenant's")
+        let defaultKeys = try await defaultService.tokens.keySet().keys
+        #expect(throws: TokenError.self, "a token is signed with its tenant's keys") { try JSONWebToken.verify(enrolled.idToken, keys: defaultKeys) }
+        _ = try JSONWebToken.verify(enrolled.idToken, keys: try await other.tokens.keySet().keys)
+        let otherKey = try await AdminKeys.create(named: "other-backend", in: other.store)
+        #expect(try await other.store.useAdminKey(hash: AdminKeys.hash(otherKey), now: Date()) != nil)
+        #expect(try await defaultService.store.useAdminKey(hash: AdminKeys.hash(otherKey), now: Date()) == nil, "an admin key is its tenant's")
     }
 }
