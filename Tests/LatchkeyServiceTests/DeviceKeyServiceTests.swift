@@ -34,6 +34,31 @@ struct DeviceKeyServiceTests {
         #expect(!signedIn.userVerified)
     }
 
+    @Test func aKeyIsRenamedAndRemovedByItsOwnerOnlyAndItsSessionsEndWithIt() async throws {
+        let harness = try ServiceHarness()
+        let owner = try await harness.caller(signedInBy: try await harness.register("ida"))
+        let stranger = try await harness.caller(signedInBy: try await harness.register("jon", on: try harness.anotherAuthenticator()))
+        let device = DeviceKeyAuthenticator(keyPath: FileManager.default.temporaryDirectory.appendingPathComponent("dk-\(UUID()).pem").path)
+        let options = try await harness.service.deviceKeys.enrollmentOptions(ticket: nil, caller: owner, presented: .none)
+        let enrollment = try ServiceHarness.decode(DeviceKeyEnrollmentRequest.self, try device.enroll(options: try ServiceHarness.json(options.options)))
+        let noProof = AppAttestProof(header: nil, body: [], binding: .none)
+        let keyID = try await harness.service.deviceKeys.enroll(enrollment, appAttestation: noProof, caller: owner, presented: .none)
+
+        #expect(try await harness.service.deviceKeys.rename(keyID, to: "Ida's phone", caller: owner).name == "Ida's phone")
+        for attempt in [
+            { _ = try await harness.service.deviceKeys.rename(keyID, to: "mine", caller: stranger) },
+            { try await harness.service.deviceKeys.remove(keyID, caller: stranger) },
+        ] as [() async throws -> Void] {
+            let refusal = await #expect(throws: ServiceError.self) { try await attempt() }
+            #expect(refusal?.code == .notFound, "another user's key is not theirs to see")
+        }
+        #expect(try await harness.service.deviceKeys.list(caller: stranger).isEmpty)
+        try await harness.service.deviceKeys.remove(keyID, caller: owner)
+        #expect(try await harness.service.deviceKeys.list(caller: owner).isEmpty)
+        let gone = await #expect(throws: ServiceError.self) { try await harness.service.deviceKeys.remove(keyID, caller: owner) }
+        #expect(gone?.code == .notFound)
+    }
+
     @Test func enrollmentNeedsASessionOrATicket() async throws {
         let harness = try ServiceHarness()
         let refusal = await #expect(throws: ServiceError.self) {
