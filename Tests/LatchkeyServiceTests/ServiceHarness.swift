@@ -19,7 +19,7 @@ struct ServiceHarness {
     let authenticator: SoftwareAuthenticator
     private let folder: URL
 
-    init(configure: (inout LatchkeyConfiguration) -> Void = { _ in }) throws {
+    init(appAttestRoots: [X509Certificate] = [], configure: (inout LatchkeyConfiguration) -> Void = { _ in }) throws {
         var configuration = LatchkeyConfiguration()
         configure(&configuration)
         self.configuration = configuration
@@ -27,7 +27,7 @@ struct ServiceHarness {
         store = try SQLiteStore(path: folder.appendingPathComponent("latchkey.sqlite").path)
         service = RelyingPartyService(
             configuration: configuration, store: store, attestationTrust: AttestationTrust(policy: configuration.attestation),
-            appAttestRoots: [], metrics: LatchkeyMetrics())
+            appAttestRoots: appAttestRoots, metrics: LatchkeyMetrics())
         authenticator = try SoftwareAuthenticator(
             origin: configuration.origins[0], keyFilePath: folder.appendingPathComponent("keys.json").path)
     }
