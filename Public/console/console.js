@@ -224,7 +224,17 @@
 
   /** Fills the tenant picker (shown only when there are tenants besides the default one). */
   async function loadTenants() {
-    const { defaultName, tenants } = await api('GET', '/tenants');
+    let reply;
+    try {
+      reply = await api('GET', '/tenants');
+    } catch (error) {
+      // Without the list the console still shows the default tenant; the picker stays hidden.
+      console.info('the tenants could not be listed:', error);
+      $('tenant-choice').hidden = true;
+      state.tenant = '';
+      return;
+    }
+    const { defaultName, tenants } = reply;
     const picker = $('tenant-picker');
     if (!tenants.some((tenant) => tenant.id === state.tenant)) state.tenant = '';
     replace(picker, h('option', { value: '', text: `${defaultName} (default)` }),
