@@ -74,6 +74,18 @@ import WebAuthn
         #expect(try Fixture(capacity: 10, tenants: []).parties.operators == nil, "not asked for")
     }
 
+    @Test func aTenantListsWebhookURLsOnlyWhenItsSettingsNameAtLeastOne() {
+        let cases: [(String, Bool)] = [
+            (#"{"webhookURLs": ["https://hooks.example/a"]}"#, true), (#"{"webhookURLs": "https://hooks.example/a"}"#, true),
+            (#"{"webhookURLs": []}"#, false), (#"{"rpName": "webhookURLs"}"#, false), (#"{"note": {"webhookURLs": ["x"]}}"#, false),
+            ("not json", false),
+        ]
+        for (settings, lists) in cases {
+            let record = TenantRecord(id: TenantID("t")!, hosts: [], settings: Array(settings.utf8), createdAt: Date(), updatedAt: Date())
+            #expect(Tenant.listsWebhookURLs(record) == lists, "\(settings)")
+        }
+    }
+
     /// Relying parties over one SQLite store, with a directory of `tenants` and of `invalid` ones (whose settings name
     /// a server key).
     struct Fixture {

@@ -20,6 +20,17 @@ package struct Tenant: Sendable {
         (id, configuration, settings, record) = (.default, server, nil, nil)
     }
 
+    /// Whether a stored tenant's settings list any webhook URL: read as JSON alone, without the server's
+    /// configuration, so a directory of many tenants finds the few with receivers cheaply.
+    package static func listsWebhookURLs(_ record: TenantRecord) -> Bool {
+        guard case .object(let document)? = try? JSONDecoder().decode(JSONValue.self, from: Data(record.settings)) else { return false }
+        switch document["webhookURLs"] {
+        case .array(let urls)?: return !urls.isEmpty
+        case .string(let urls)?: return !urls.isEmpty  // a list written as one text, as in the environment
+        default: return false
+        }
+    }
+
     /// A stored tenant read over the server's configuration; throws what ``TenantSettings`` finds wrong (a stored
     /// tenant a changed server configuration no longer admits, say).
     package init(_ record: TenantRecord, server: LatchkeyConfiguration) throws(ConfigurationError) {

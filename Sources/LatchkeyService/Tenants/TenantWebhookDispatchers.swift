@@ -4,8 +4,8 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Sends the webhook deliveries of every tenant but the default one (whose dispatcher the server runs beside the
-/// listeners): one ``WebhookDispatcher`` per tenant that lists `webhookURLs`, over its scoped store and signed with
+/// Sends the webhook deliveries of every tenant but the default one (whose dispatcher ``RelyingParties`` runs beside
+/// it): one ``WebhookDispatcher`` per tenant that lists `webhookURLs`, over its scoped store and signed with
 /// its own secret, started when the tenant appears in the served directory and stopped (its leases left to run
 /// out) when it changes or goes. Deliveries a tenant's events wrote while no instance sent them wait in the outbox.
 /// A tenant that drops every receiver keeps a dispatcher without any, which marks the deliveries left for them dead
@@ -47,9 +47,8 @@ package final class TenantWebhookDispatchers: Service, Sendable {
         }
         guard isNew else { return }
         var wanted: [TenantID: Tenant] = [:]
-        // Only the settings that name webhook URLs are read.
-        let marker = Array("\"webhookURLs\"".utf8)
-        for (id, record) in directory.records where record.settings.firstRange(of: marker) != nil {
+        // Only the settings that list webhook URLs are read over the server's configuration.
+        for (id, record) in directory.records where Tenant.listsWebhookURLs(record) {
             do throws(ConfigurationError) {
                 if let tenant = try directory.tenant(id), !tenant.configuration.webhookURLs.isEmpty { wanted[id] = tenant }
             } catch {
