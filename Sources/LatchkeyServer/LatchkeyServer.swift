@@ -188,7 +188,8 @@ public enum LatchkeyServer {
         let files = try StaticFiles(folder: configuration.publicDirectory, excluding: [OperatorConsole.folder])
         let console = try relyingParties.operators.map { operators in
             try OperatorConsole(
-                operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory)
+                operatorService: operators, tenant: ServiceRoutes(service: shared), publicDirectory: configuration.publicDirectory,
+                siteFiles: files)
         }
         // Each tenant's sites serve the console's API for that tenant, where the console is (its tenant picker).
         let makers = TenantSites.Makers(

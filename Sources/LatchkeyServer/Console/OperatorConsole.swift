@@ -23,7 +23,9 @@ struct OperatorConsole: Sendable {
     /// only its API for one more tenant, which that tenant's sites serve at `/t/{tenant}/console/api/v1`.
     let isWholeConsole: Bool
 
-    init(operatorService: RelyingPartyService, tenant: ServiceRoutes, publicDirectory: String) throws {
+    /// The console of `tenant` for the operators of `operatorService`: its page from the `console` folder of
+    /// `publicDirectory`, and the scripts it shares with the site's page from `siteFiles` (read once, by the server).
+    init(operatorService: RelyingPartyService, tenant: ServiceRoutes, publicDirectory: String, siteFiles: StaticFiles) throws {
         let configuration = operatorService.configuration
         operators = ServiceRoutes(service: operatorService, cookies: ServiceCookies(
             secure: configuration.usesHTTPS, crossSite: false, sessionLifetime: configuration.sessionTimeout,
@@ -31,7 +33,7 @@ struct OperatorConsole: Sendable {
         self.tenant = tenant
         isWholeConsole = true
         let own = try StaticFiles(folder: URL(fileURLWithPath: publicDirectory).appendingPathComponent(Self.folder).path)
-        files = own.adding(Self.sharedScripts, from: try StaticFiles(folder: publicDirectory, excluding: [Self.folder]))
+        files = own.adding(Self.sharedScripts, from: siteFiles)
     }
 
     private init(of console: OperatorConsole, tenant: ServiceRoutes) {

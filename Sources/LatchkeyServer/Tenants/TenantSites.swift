@@ -32,6 +32,9 @@ final class TenantSites: Sendable {
     }
 
     private let relyingParties: RelyingParties
+    /// The default tenant's sites, which also answer the requests no tenant takes.
+    private let defaultMain: Responder
+    private let defaultAdmin: Responder
     private let kept: Mutex<[TenantID: Sites]>
     private let makers: Makers
     private let logger: Logger
@@ -43,6 +46,7 @@ final class TenantSites: Sendable {
     /// every other tenant's are made by `makers` on first use.
     init(relyingParties: RelyingParties, defaultMain: Responder, defaultAdmin: Responder, makers: Makers, logger: Logger) {
         self.relyingParties = relyingParties
+        (self.defaultMain, self.defaultAdmin) = (defaultMain, defaultAdmin)
         kept = Mutex([.default: Sites(service: relyingParties.shared, main: defaultMain, admin: defaultAdmin)])
         self.makers = makers
         self.logger = logger
@@ -164,10 +168,7 @@ final class TenantSites: Sendable {
 
     /// The refusal of a request no tenant's site answers, through the default tenant's site for `listener`.
     private func refuse(_ request: Request, _ listener: Listener, _ peer: SocketAddress?, _ error: any Error) -> ResponseOutcome {
-        guard let site = kept.withLock({ $0[.default]?.responder(listener) }) else {
-            return .ready(JSONResponse.failed("no site answers this request", status: .internalServerError))
-        }
-        return .ready(site.refuse(request, peer: peer, with: error))
+        .ready((listener == .main ? defaultMain : defaultAdmin).refuse(request, peer: peer, with: error))
     }
 
     /// How many tenants other than the default have sites kept now.
