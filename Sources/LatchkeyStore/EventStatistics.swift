@@ -73,7 +73,8 @@ public struct EventStatistics: Sendable {
         case .enrollmentTicketUsed:
             counts.append(StatisticsCount(.ticketsSpent))
         case .userUpdated, .passkeyRenamed, .passkeyCounterRegressed, .deviceKeyRenamed, .sessionEnded, .adminKeyCreated,
-             .adminKeyRevoked, .enrollmentTicketRevoked, .signingKeyRotated, .tenantCreated, .tenantUpdated, .tenantDeleted:
+             .adminKeyRevoked, .enrollmentTicketRevoked, .signingKeyRotated, .tenantCreated, .tenantUpdated, .tenantDeleted, .oauthClientCreated, .oauthClientUpdated,
+             .oauthClientDeleted, .oauthTokenIssued, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused:
             break
         }
     }

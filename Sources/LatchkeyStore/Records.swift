@@ -219,11 +219,15 @@ public struct SessionRecord: Sendable, Equatable {
     public var userHandle: [UInt8]
     public var createdAt: Date
     public var expiresAt: Date
+    /// What the sign-in that started it proved, as RFC 8176 values (`hwk` or `swk`, `user`, `mfa`); empty for a
+    /// session older than the record of it.
+    public var methods: [String]
 
-    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date) {
+    public init(tokenHash: [UInt8], userHandle: [UInt8], createdAt: Date, expiresAt: Date, methods: [String] = []) {
         self.tokenHash = tokenHash
         self.userHandle = userHandle
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.methods = methods
     }
 }

@@ -31,6 +31,16 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     case tenantUpdated = "tenant.updated"
     /// A tenant removed with everything it kept; this event is what remains of it.
     case tenantDeleted = "tenant.deleted"
+    /// An OpenID client registered, changed (its secret rotated among them) or removed; the detail names the client.
+    case oauthClientCreated = "oauth_client.created"
+    case oauthClientUpdated = "oauth_client.updated"
+    case oauthClientDeleted = "oauth_client.deleted"
+    /// Tokens issued for a code, refreshed or revoked; the detail names the client.
+    case oauthTokenIssued = "oauth_token.issued"
+    case oauthTokenRefreshed = "oauth_token.refreshed"
+    case oauthTokenRevoked = "oauth_token.revoked"
+    /// A spent refresh token or code presented again: the grant, every token of it, is revoked.
+    case oauthTokenReused = "oauth_token.reused"
 }
 
 /// Who caused a security event.

@@ -44,7 +44,8 @@ public protocol TenantStore: Sendable {
     /// it is not, or is gone. Throws ``StoreError/Code/nameTaken`` when a host is another tenant's.
     func updateTenant(_ tenant: TenantRecord, from previous: TenantRecord, recording events: [SecurityEvent]) async throws -> Bool
     /// Removes the tenant and, in the same transaction, everything it kept: users, passkeys, sessions, challenges,
-    /// tickets, device and App Attest keys, admin and signing keys, secrets, events and webhook deliveries. False
+    /// tickets, device and App Attest keys, admin and signing keys, secrets, events, webhook deliveries, OpenID clients and
+    /// grants. False
     /// when there was no such tenant.
     func deleteTenant(id: TenantID, recording events: [SecurityEvent]) async throws -> Bool
 }
@@ -53,7 +54,7 @@ extension TenantStore {
     /// The tables that hold a tenant's rows, children before the rows they name.
     public static var tenantTables: [String] {
         [
-            "sessions", "enrollment_tickets", "device_keys", "credentials", "pending_ceremonies", "webhook_deliveries",
+            "oauth_grants", "oauth_clients", "sessions", "enrollment_tickets", "device_keys", "credentials", "pending_ceremonies", "webhook_deliveries",
             "security_events", "users", "admin_keys", "signing_keys", "app_attest_keys", "secrets", "daily_statistics",
             "statistics_users",
         ]

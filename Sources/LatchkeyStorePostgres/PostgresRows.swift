@@ -19,9 +19,9 @@ enum PostgresRows {
     static func ceremonyColumns(_ prefix: String = "") -> String { StoreColumns.ceremonies(prefix) }
     static let ceremonyColumnCount = 11
 
-    /// Four columns of `sessions`, for ``session(_:)``.
+    /// The columns of `sessions` that ``session(_:)`` reads.
     static func sessionColumns(_ prefix: String = "") -> String {
-        "\(prefix)token_hash, \(prefix)user_handle, \(prefix)created_at, \(prefix)expires_at"
+        "\(prefix)token_hash, \(prefix)user_handle, \(prefix)created_at, \(prefix)expires_at, \(prefix)methods"
     }
 
     // MARK: Readers
@@ -96,7 +96,9 @@ enum PostgresRows {
     }
 
     static func session(_ row: inout ColumnReader) throws -> SessionRecord {
-        SessionRecord(tokenHash: try row.bytes(), userHandle: try row.bytes(), createdAt: try row.next(), expiresAt: try row.next())
+        SessionRecord(
+            tokenHash: try row.bytes(), userHandle: try row.bytes(), createdAt: try row.next(), expiresAt: try row.next(),
+            methods: try row.next(String.self).split(separator: " ").map(String.init))
     }
 
     /// Reads `count` columns with `read`, or nil when the first is NULL: a LEFT JOIN found no row.

@@ -381,6 +381,61 @@ enum PostgresSchema {
             "CREATE INDEX webhook_deliveries_by_tenant ON webhook_deliveries (tenant, id)",
             "CREATE INDEX webhook_deliveries_delivered ON webhook_deliveries (delivered_at) WHERE state = 'delivered'",
         ],
+        // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
+        // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
+        // A grant goes with its client and its user.
+        [
+            "ALTER TABLE sessions ADD COLUMN methods text NOT NULL DEFAULT ''",
+            """
+            CREATE TABLE oauth_clients (
+                client_id text NOT NULL,
+                tenant text NOT NULL,
+                name bytea NOT NULL,
+                secret_hash bytea,
+                redirect_uris text[] NOT NULL,
+                post_logout_redirect_uris text[] NOT NULL,
+                scopes text[] NOT NULL,
+                consent boolean NOT NULL,
+                access_token_lifetime bigint NOT NULL,
+                refresh_token_lifetime bigint NOT NULL,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                CONSTRAINT oauth_clients_pkey PRIMARY KEY (tenant, client_id)
+            )
+            """,
+            """
+            CREATE TABLE oauth_grants (
+                id bytea NOT NULL,
+                tenant text NOT NULL,
+                client_id text NOT NULL,
+                user_handle bytea NOT NULL,
+                scopes text[] NOT NULL,
+                redirect_uri text NOT NULL,
+                nonce text,
+                code_challenge text,
+                auth_time timestamptz NOT NULL,
+                methods text[] NOT NULL,
+                code_hash bytea NOT NULL,
+                code_expires_at timestamptz NOT NULL,
+                code_used_at timestamptz,
+                access_hash bytea,
+                access_expires_at timestamptz,
+                refresh_hash bytea,
+                refresh_expires_at timestamptz,
+                revoked_at timestamptz,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                revision bigint NOT NULL,
+                CONSTRAINT oauth_grants_pkey PRIMARY KEY (id),
+                CONSTRAINT oauth_grants_client_fkey FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients (tenant, client_id)
+                    ON DELETE CASCADE,
+                CONSTRAINT oauth_grants_user_fkey FOREIGN KEY (user_handle, tenant) REFERENCES users (handle, tenant) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX oauth_grants_by_client ON oauth_grants (tenant, client_id)",
+            "CREATE INDEX oauth_grants_by_user ON oauth_grants (tenant, user_handle)",
+            "CREATE INDEX oauth_grants_by_expiry ON oauth_grants (expires_at)",
+        ],
     ]
 
     /// The table that records which migrations ran.

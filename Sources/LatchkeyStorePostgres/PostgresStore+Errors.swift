@@ -52,6 +52,9 @@ extension PostgresStore {
         "pending_ceremonies_pkey": StoreError(.database, "a pending ceremony with this challenge exists already"),
         "tenants_pkey": StoreError(.nameTaken, "a tenant with this ID exists already"),
         "tenant_hosts_pkey": StoreError(.nameTaken, "one of the tenant's hosts is another tenant's"),
+        "oauth_clients_pkey": StoreError(.nameTaken, "a client with this ID exists already"),
+        "oauth_grants_user_fkey": StoreError(.userNotFound, "the user of this grant does not exist"),
+        "oauth_grants_client_fkey": StoreError(.userNotFound, "the client of this grant does not exist"),
     ]
 
     private static func storeError(_ error: PSQLError, configuration: Configuration) -> StoreError {

@@ -30,6 +30,8 @@ extension PostgresStore {
         let purges = [
             ("pending_ceremonies", "challenge_hash", now), ("sessions", "token_hash", now),
             ("enrollment_tickets", "hash", now.addingTimeInterval(-86_400)),
+            // A grant's expiry is past every token's, and a day past its revocation.
+            ("oauth_grants", "id", now),
         ]
         try await policy.call(#function) {
             for (table, key, cutoff) in purges {
@@ -61,7 +63,8 @@ extension PostgresStore {
         try await execute("""
             INSERT INTO sessions (\(unescaped: PostgresRows.sessionColumns()), device_key_id, tenant)
             VALUES (
-                \(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt), \(deviceKeyID?.bytea),
+                \(session.tokenHash.bytea), \(session.userHandle.bytea), \(session.createdAt), \(session.expiresAt),
+                \(session.methods.joined(separator: " ")), \(deviceKeyID?.bytea),
                 \(tenant)
             )
             """, on: connection)

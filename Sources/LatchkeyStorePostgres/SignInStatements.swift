@@ -159,7 +159,7 @@ enum SignInStatements {
     /// second waits on the ceremony's row lock and then finds it deleted.
     struct RecordSignIn: PostgresPreparedStatement {
         typealias Row = (consumed: Bool, recorded: Bool, owner: [UInt8]?)
-        static let name = "latchkey_record_sign_in_v8"
+        static let name = "latchkey_record_sign_in_v9"
         static let sql = """
             WITH consumed AS (
                 DELETE FROM pending_ceremonies WHERE challenge_hash = $12 AND tenant = $27 RETURNING 1
@@ -170,7 +170,7 @@ enum SignInStatements {
                 RETURNING user_handle
             ), started AS (
                 INSERT INTO sessions (\(PostgresRows.sessionColumns()), tenant)
-                SELECT $8, user_handle, $9, $10, $27 FROM signed_in
+                SELECT $8, user_handle, $9, $10, $35, $27 FROM signed_in
             ), ended AS (
                 DELETE FROM sessions WHERE token_hash = ANY($11) AND tenant = $27 AND EXISTS (SELECT FROM signed_in)
             ), serialized AS (
@@ -210,7 +210,7 @@ enum SignInStatements {
         static let bindingDataTypes = [
             int8, bool, bool, timestamptz, bytea, int8, bytea, bytea, timestamptz, timestamptz, PostgresDataType.byteaArray, bytea,
             text, text, bytea, bytea, text, text, text, text, text, bytea, timestamptz, PostgresDataType.textArray, timestamptz, bytea,
-            text, text, PostgresDataType.int2, PostgresDataType.textArray, PostgresDataType.textArray, text, bool, bool,
+            text, text, PostgresDataType.int2, PostgresDataType.textArray, PostgresDataType.textArray, text, bool, bool, text,
         ]
 
         let signIn: CompletedSignIn
@@ -238,7 +238,7 @@ enum SignInStatements {
         }
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 34)
+            var bindings = PostgresBindings(capacity: 35)
             bindings.append(Int64(signIn.signCount))
             bindings.append(signIn.backedUp)
             bindings.append(signIn.userVerified)
@@ -273,6 +273,7 @@ enum SignInStatements {
             bindings.append(event?.reason)
             bindings.append(event?.backupEligible)
             bindings.append(statistics?.userChange?.change == .signedIn)
+            bindings.append(signIn.session.methods.joined(separator: " "))
             return bindings
         }
 
@@ -285,7 +286,7 @@ enum SignInStatements {
     /// The live session for a token, with its user: ``PostgresStore/session(tokenHash:now:)``.
     struct LiveSession: PostgresPreparedStatement {
         typealias Row = SessionWithUser
-        static let name = "latchkey_live_session_v4"
+        static let name = "latchkey_live_session_v5"
         static let sql = """
             SELECT \(PostgresRows.sessionColumns("s.")), \(PostgresRows.userColumns("u."))
             FROM sessions s JOIN users u ON u.handle = s.user_handle AND u.tenant = s.tenant

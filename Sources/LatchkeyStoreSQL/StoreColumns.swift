@@ -26,3 +26,22 @@ extension StoreColumns {
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 }
+
+extension StoreColumns {
+    /// The eleven columns of `oauth_clients` (its tenant aside).
+    public static func oauthClients(_ prefix: String = "") -> String {
+        [
+            "client_id", "name", "secret_hash", "redirect_uris", "post_logout_redirect_uris", "scopes", "consent",
+            "access_token_lifetime", "refresh_token_lifetime", "created_at", "updated_at",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// The twenty columns of `oauth_grants` (its tenant aside).
+    public static func oauthGrants(_ prefix: String = "") -> String {
+        [
+            "id", "client_id", "user_handle", "scopes", "redirect_uri", "nonce", "code_challenge", "auth_time", "methods", "code_hash",
+            "code_expires_at", "code_used_at", "access_hash", "access_expires_at", "refresh_hash", "refresh_expires_at", "revoked_at",
+            "created_at", "expires_at", "revision",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+}

@@ -17,7 +17,7 @@ enum SQLiteRows {
 
     /// Four columns of `sessions`, for ``session(_:at:)``.
     static func sessionColumns(_ prefix: String = "") -> String {
-        "\(prefix)token_hash, \(prefix)user_handle, \(prefix)created_at, \(prefix)expires_at"
+        "\(prefix)token_hash, \(prefix)user_handle, \(prefix)created_at, \(prefix)expires_at, \(prefix)methods"
     }
 
     // MARK: Readers
@@ -83,7 +83,7 @@ enum SQLiteRows {
     static func session(_ row: SQLiteStatement, at offset: Int32 = 0) -> SessionRecord {
         SessionRecord(
             tokenHash: row.blob(offset), userHandle: row.blob(offset + 1), createdAt: row.date(offset + 2),
-            expiresAt: row.date(offset + 3))
+            expiresAt: row.date(offset + 3), methods: row.text(offset + 4).split(separator: " ").map(String.init))
     }
 
     // MARK: Lists in one text column

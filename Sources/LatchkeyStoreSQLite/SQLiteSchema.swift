@@ -458,6 +458,55 @@ enum SQLiteSchema {
         CREATE INDEX webhook_deliveries_by_tenant ON webhook_deliveries(tenant, id);
         CREATE INDEX webhook_deliveries_delivered ON webhook_deliveries(delivered_at) WHERE state = 'delivered';
         """,
+        // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
+        // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
+        // A grant goes with its client and its user.
+        """
+        ALTER TABLE sessions ADD COLUMN methods TEXT NOT NULL DEFAULT '';
+        CREATE TABLE oauth_clients (
+            client_id TEXT NOT NULL,
+            tenant TEXT NOT NULL,
+            name TEXT NOT NULL,
+            secret_hash BLOB,
+            redirect_uris TEXT NOT NULL,
+            post_logout_redirect_uris TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            consent INTEGER NOT NULL,
+            access_token_lifetime INTEGER NOT NULL,
+            refresh_token_lifetime INTEGER NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (tenant, client_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE oauth_grants (
+            id BLOB NOT NULL PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            client_id TEXT NOT NULL,
+            user_handle BLOB NOT NULL,
+            scopes TEXT NOT NULL,
+            redirect_uri TEXT NOT NULL,
+            nonce TEXT,
+            code_challenge TEXT,
+            auth_time REAL NOT NULL,
+            methods TEXT NOT NULL,
+            code_hash BLOB NOT NULL,
+            code_expires_at REAL NOT NULL,
+            code_used_at REAL,
+            access_hash BLOB,
+            access_expires_at REAL,
+            refresh_hash BLOB,
+            refresh_expires_at REAL,
+            revoked_at REAL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            revision INTEGER NOT NULL,
+            FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients(tenant, client_id) ON DELETE CASCADE,
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX oauth_grants_by_client ON oauth_grants(tenant, client_id);
+        CREATE INDEX oauth_grants_by_user ON oauth_grants(tenant, user_handle);
+        CREATE INDEX oauth_grants_by_expiry ON oauth_grants(expires_at);
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -195,14 +195,14 @@ extension SQLiteStore {
 
     /// Runs one statement that returns no rows, and writes `events` in its transaction when it
     /// changed a row; returns how many rows it changed.
-    private func changing(
+    func changing(
         _ sql: String, recording events: [SecurityEvent] = [], function: String = #function, bind: (SQLiteStatement) throws -> Void
     ) async throws -> Int {
         try await changing(sql, recording: { _ in events }, function: function, bind: bind)
     }
 
     /// ``changing(_:recording:function:bind:)`` with the events made of how many rows the statement changed.
-    private func changing(
+    func changing(
         _ sql: String, recording events: (_ changed: Int) -> [SecurityEvent], function: String = #function,
         bind: (SQLiteStatement) throws -> Void
     ) async throws -> Int {

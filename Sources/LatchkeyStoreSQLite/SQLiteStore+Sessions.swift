@@ -3,7 +3,7 @@ import LatchkeyStore
 
 /// Sessions, and the purge of everything expired.
 extension SQLiteStore {
-    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns()), device_key_id, tenant) VALUES (?, ?, ?, ?, ?, current_tenant())"
+    private static let insertSession = "INSERT INTO sessions (\(SQLiteRows.sessionColumns()), device_key_id, tenant) VALUES (?, ?, ?, ?, ?, ?, current_tenant())"
     private static let deleteSession = "DELETE FROM sessions WHERE token_hash = ? AND tenant = current_tenant()"
     private static let liveSessionWithUser = """
         SELECT \(SQLiteRows.sessionColumns("s.")), \(SQLiteRows.userColumns("u."))
@@ -11,7 +11,7 @@ extension SQLiteStore {
         WHERE s.token_hash = ? AND s.tenant = current_tenant() AND s.expires_at > ?
         """
     /// Column of the user in ``liveSessionWithUser``.
-    private static let userOffset: Int32 = 4
+    private static let userOffset: Int32 = 5
 
     /// Rows the purge deletes per statement; each statement is its own short transaction.
     static let purgeBatchSize: Int64 = 500
@@ -20,6 +20,8 @@ extension SQLiteStore {
         "DELETE FROM sessions WHERE token_hash IN (SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)",
         // Kept a day past expiry, so that a late second use is told the ticket was spent or revoked.
         "DELETE FROM enrollment_tickets WHERE rowid IN (SELECT rowid FROM enrollment_tickets WHERE expires_at <= ? - 86400 LIMIT ?)",
+        // A grant's expiry is past every token's, and a day past its revocation.
+        "DELETE FROM oauth_grants WHERE id IN (SELECT id FROM oauth_grants WHERE expires_at <= ? LIMIT ?)",
     ]
 
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {
@@ -62,7 +64,8 @@ extension SQLiteStore {
     /// Inserts `session`; `deviceKeyID` is the device key it signed in with, whose removal ends it.
     static func insert(_ session: SessionRecord, signedInWith deviceKeyID: [UInt8]? = nil, into database: SQLiteConnection) throws {
         try database.withStatement(insertSession) { statement in
-            try statement.bind(session.tokenHash, session.userHandle, session.createdAt, session.expiresAt, deviceKeyID)
+            try statement.bind(
+                session.tokenHash, session.userHandle, session.createdAt, session.expiresAt, session.methods.joined(separator: " "), deviceKeyID)
             do {
                 try statement.step()
             } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {

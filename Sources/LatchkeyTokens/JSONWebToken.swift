@@ -24,14 +24,18 @@ public enum JSONWebToken {
 
     /// `header.claims.signature`, each part base64url, the header naming `key`'s ID.
     public static func sign(_ claims: some Encodable, with key: TokenSigningKey) throws -> String {
-        let payload: String
-        if let text = claims as? any JSONTextEncodable {
-            var json = JSONText(capacity: 384)
-            text.write(to: &json)
-            payload = Base64URL.encode(json.bytes)
-        } else {
-            payload = Base64URL.encode(try encoder.encode(claims))
-        }
+        if let text = claims as? any JSONTextEncodable { return try sign(written: text, with: key) }
+        return try sign(payload: Base64URL.encode(try encoder.encode(claims)), with: key)
+    }
+
+    /// ``sign(_:with:)`` of claims that write their own JSON.
+    public static func sign(written claims: some JSONTextEncodable, with key: TokenSigningKey) throws -> String {
+        var json = JSONText(capacity: 384)
+        claims.write(to: &json)
+        return try sign(payload: Base64URL.encode(json.bytes), with: key)
+    }
+
+    private static func sign(payload: String, with key: TokenSigningKey) throws -> String {
         let signingInput = key.encodedHeader + "." + payload
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
     }

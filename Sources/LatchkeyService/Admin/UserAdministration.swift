@@ -94,6 +94,8 @@ package struct UserAdministration: Sendable {
                 ? [try service.events.event(.sessionEnded, caller.origin, user: updated, detail: "every session ended: the account was disabled")]
                 : []
             _ = try await service.store.deleteSessions(ofUser: user.handle, recording: ending)
+            // And every grant of the OpenID provider: enabled again, the account signs in to its apps anew.
+            if disabled { _ = try await service.store.revokeOAuthGrants(ofUser: user.handle, now: Date()) }
         }
         return updated
     }

@@ -174,7 +174,7 @@ package struct DeviceKeyService: Sendable {
         }
 
         let now = Date()
-        let session = try service.sessions.make(for: owner.handle, now: now)
+        let session = try service.sessions.make(for: owner.handle, methods: Sessions.methods(deviceBound: false, userVerified: false), now: now)
         let event = try service.events.event(
             .signInSucceeded, caller.origin, user: owner, credentialID: key.id, fact: .deviceKey, at: now)
         guard try await service.store.recordDeviceKeySignIn(

@@ -121,7 +121,8 @@ package struct RegistrationService: Sendable {
         // A first registration, and one under an enrollment ticket, signs the user in, in the same
         // transaction that spends the ticket.
         let ticketHash = pending.enrollmentTicketHash
-        let session = newUser != nil || ticketHash != nil ? try service.sessions.make(for: userHandle, now: now) : nil
+        let methods = Sessions.methods(deviceBound: !record.backupEligible, userVerified: record.userVerified)
+        let session = newUser != nil || ticketHash != nil ? try service.sessions.make(for: userHandle, methods: methods, now: now) : nil
         do {
             try await service.store.register(NewRegistration(
                 challengeHash: challengeHash, credential: record, newUser: newUser, session: session?.record,

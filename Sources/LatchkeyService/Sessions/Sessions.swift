@@ -20,12 +20,20 @@ package struct Sessions: Sendable {
         package let record: SessionRecord
     }
 
-    /// A new session for `userHandle`, not yet stored.
-    package func make(for userHandle: [UInt8], now: Date = Date()) throws -> Started {
+    /// A new session for `userHandle`, not yet stored, whose sign-in proved `methods` (``methods(deviceBound:userVerified:)``).
+    package func make(for userHandle: [UInt8], methods: [String], now: Date = Date()) throws -> Started {
         let token = try SecureRandom.bytes(count: 32)
         let record = SessionRecord(
-            tokenHash: Digest.sha256(token), userHandle: userHandle, createdAt: now, expiresAt: now.addingTimeInterval(lifetime))
+            tokenHash: Digest.sha256(token), userHandle: userHandle, createdAt: now, expiresAt: now.addingTimeInterval(lifetime),
+            methods: methods)
         return Started(token: Base64URL.encode(token), record: record)
+    }
+
+    /// What a sign-in with a key proved, as RFC 8176 names it: possession of a hardware-bound key (`hwk`: a passkey
+    /// that cannot be backed up) or of one that can leave the device (`swk`: a synced passkey, a device key), and with
+    /// user verification the person too (`user`, and `mfa`: two factors, the device and the PIN or biometric).
+    package static func methods(deviceBound: Bool, userVerified: Bool) -> [String] {
+        [deviceBound ? "hwk" : "swk"] + (userVerified ? ["user", "mfa"] : [])
     }
 
     /// The hashes of `tokens`, in their order; a text that cannot be a session token (not 32 bytes of base64url) is left out.

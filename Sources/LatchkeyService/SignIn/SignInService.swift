@@ -88,7 +88,8 @@ package struct SignInService: Sendable {
             // Refused once the passkey has signed, so the refusal is the owner's, recorded as such.
             guard !owner.disabled else { throw ServiceError.accountDisabled(owner.username) }
 
-            session = try service.sessions.make(for: owner.handle, now: now)
+            session = try service.sessions.make(
+                for: owner.handle, methods: Sessions.methods(deviceBound: !record.backupEligible, userVerified: verified.userVerified), now: now)
             let recorded = try await service.store.recordSignIn(CompletedSignIn(
                 challengeHash: challengeHash, credentialID: record.id, previousSignCount: record.signCount,
                 signCount: verified.signCount, backedUp: verified.backedUp, userVerified: verified.userVerified, at: now,

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyStore
 import LatchkeyTokens
 import Synchronization
@@ -43,6 +44,12 @@ package final class SignInTokens: Sendable {
             amr: IDTokenClaims.methods(userVerified: userVerified), credentialID: Base64URL.encode(credentialID),
             jwtID: Base64URL.encode(try SecureRandom.bytes(count: 16)), nonce: nonce)
         return try JSONWebToken.sign(claims, with: key)
+    }
+
+    /// `claims` signed with the current signing key: the OpenID provider's ID tokens, which live ``lifetime`` too, so
+    /// the published key set covers them as it covers sign-in tokens.
+    package func sign(_ claims: some JSONTextEncodable, now: Date = Date()) async throws -> String {
+        try JSONWebToken.sign(written: claims, with: try await currentKeys(now: now).signingKey(at: now))
     }
 
     /// The keys that verify tokens which may be live now or soon: keys waiting to sign, the signing

@@ -1,0 +1,148 @@
+import Foundation
+
+/// An application that signs its people in through the tenant's OpenID provider, as an administrator registered it.
+public struct OAuthClientRecord: Sendable, Equatable {
+    /// The client's ID, made by Latchkey (base64url of 16 random bytes).
+    public var clientID: String
+    public var name: String
+    /// The SHA-256 of a confidential client's secret; nil for a public client (a native app or a page), which proves
+    /// itself with PKCE alone.
+    public var secretHash: [UInt8]?
+    /// Where the provider may send a code, compared exactly.
+    public var redirectURIs: [String]
+    /// Where RP-initiated logout may send the browser afterwards, compared exactly.
+    public var postLogoutRedirectURIs: [String]
+    /// The scopes the client may ask for (`offline_access` among them lets it have refresh tokens).
+    public var scopes: [String]
+    /// Whether each authorization asks the person first.
+    public var consent: Bool
+    /// Seconds an access token lives.
+    public var accessTokenLifetime: Int
+    /// Seconds a refresh token lives, each rotation starting again.
+    public var refreshTokenLifetime: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        clientID: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String], scopes: [String],
+        consent: Bool, accessTokenLifetime: Int, refreshTokenLifetime: Int, createdAt: Date, updatedAt: Date
+    ) {
+        self.clientID = clientID
+        self.name = name
+        self.secretHash = secretHash
+        self.redirectURIs = redirectURIs
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
+        self.scopes = scopes
+        self.consent = consent
+        self.accessTokenLifetime = accessTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    /// A client without a secret.
+    public var isPublic: Bool { secretHash == nil }
+}
+
+/// One authorization a person gave a client: the code it starts with, then the access and refresh tokens the code
+/// and each refresh give. Every token of a grant is `grant ID ‖ secret`; only the secrets' SHA-256 are kept, one of
+/// each kind at a time, so a rotated refresh token presented again is recognised as reuse and revokes the grant (the
+/// token family). ``revision`` moves on every change: the store changes a grant only from the revision its caller read.
+public struct OAuthGrantRecord: Sendable, Equatable {
+    /// 16 random bytes.
+    public var id: [UInt8]
+    public var clientID: String
+    public var userHandle: [UInt8]
+    /// The scopes granted, in the order asked.
+    public var scopes: [String]
+    /// The redirect URI the code was sent to, which the token request must repeat.
+    public var redirectURI: String
+    public var nonce: String?
+    /// The PKCE challenge (S256), base64url.
+    public var codeChallenge: String?
+    /// When the person signed in, and what the sign-in proved (RFC 8176 values).
+    public var authTime: Date
+    public var methods: [String]
+    public var codeHash: [UInt8]
+    public var codeExpiresAt: Date
+    /// When the code was exchanged; a second exchange revokes the grant.
+    public var codeUsedAt: Date?
+    public var accessHash: [UInt8]?
+    public var accessExpiresAt: Date?
+    public var refreshHash: [UInt8]?
+    public var refreshExpiresAt: Date?
+    public var revokedAt: Date?
+    public var createdAt: Date
+    /// When the row may go: past every token's expiry (a day after revocation).
+    public var expiresAt: Date
+    public var revision: Int64
+
+    public init(
+        id: [UInt8], clientID: String, userHandle: [UInt8], scopes: [String], redirectURI: String, nonce: String?, codeChallenge: String?,
+        authTime: Date, methods: [String], codeHash: [UInt8], codeExpiresAt: Date, codeUsedAt: Date? = nil, accessHash: [UInt8]? = nil,
+        accessExpiresAt: Date? = nil, refreshHash: [UInt8]? = nil, refreshExpiresAt: Date? = nil, revokedAt: Date? = nil, createdAt: Date,
+        expiresAt: Date, revision: Int64 = 0
+    ) {
+        self.id = id
+        self.clientID = clientID
+        self.userHandle = userHandle
+        self.scopes = scopes
+        self.redirectURI = redirectURI
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.authTime = authTime
+        self.methods = methods
+        self.codeHash = codeHash
+        self.codeExpiresAt = codeExpiresAt
+        self.codeUsedAt = codeUsedAt
+        self.accessHash = accessHash
+        self.accessExpiresAt = accessExpiresAt
+        self.refreshHash = refreshHash
+        self.refreshExpiresAt = refreshExpiresAt
+        self.revokedAt = revokedAt
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revision = revision
+    }
+}
+
+/// A grant with its user and client, read together: what every use of a token checks.
+public struct OAuthGrantLookup: Sendable, Equatable {
+    public var grant: OAuthGrantRecord
+    public var user: UserRecord
+    public var client: OAuthClientRecord
+
+    public init(grant: OAuthGrantRecord, user: UserRecord, client: OAuthClientRecord) {
+        self.grant = grant
+        self.user = user
+        self.client = client
+    }
+}
+
+/// The OpenID provider's clients and grants, each of the store's tenant. Deleting a client or a user deletes its
+/// grants in the same transaction, so their tokens stop working at once.
+public protocol OpenIDStore: Sendable {
+    /// Stores a new client; ``StoreError/Code/nameTaken`` when its ID exists.
+    func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws
+    /// The client with this ID, if any.
+    func oauthClient(id: String) async throws -> OAuthClientRecord?
+    /// The tenant's clients, oldest first, at most `limit`.
+    func oauthClients(limit: Int) async throws -> [OAuthClientRecord]
+    /// Replaces a client's record; false when there is no such client.
+    func updateOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws -> Bool
+    /// Removes a client and every grant of it; false when there is no such client.
+    func deleteOAuthClient(id: String, recording events: [SecurityEvent]) async throws -> Bool
+
+    /// Stores a new grant (an authorization with its code).
+    func saveOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws
+    /// The grant with this ID, with its user and client; nil when any of them is gone.
+    func oauthGrant(id: [UInt8]) async throws -> OAuthGrantLookup?
+    /// Writes `grant` over the stored one only if that one is still at `grant.revision`, moving the revision on;
+    /// false (and nothing written) when another change came first or the grant is gone.
+    func replaceOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws -> Bool
+    /// Revokes a grant whatever its revision: its tokens stop working, the row goes a day later. False when there
+    /// was no unrevoked grant with this ID.
+    func revokeOAuthGrant(id: [UInt8], now: Date, recording events: [SecurityEvent]) async throws -> Bool
+    /// Revokes every grant of a user (disabled); returns how many.
+    func revokeOAuthGrants(ofUser handle: [UInt8], now: Date) async throws -> Int
+}

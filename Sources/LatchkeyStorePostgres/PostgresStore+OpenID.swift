@@ -1,0 +1,118 @@
+import Foundation
+import LatchkeyStore
+import LatchkeyStoreSQL
+import PostgresNIO
+
+/// The OpenID provider's clients and grants.
+extension PostgresStore {
+    private static let clientColumns = StoreColumns.oauthClients()
+    private static let grantColumns = StoreColumns.oauthGrants()
+
+    public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
+        _ = try await count("""
+            INSERT INTO oauth_clients (\(unescaped: Self.clientColumns), tenant)
+            VALUES (
+                \(client.clientID), \(client.name.utf8Bytea), \(client.secretHash?.bytea), \(client.redirectURIs),
+                \(client.postLogoutRedirectURIs), \(client.scopes), \(client.consent), \(Int64(client.accessTokenLifetime)),
+                \(Int64(client.refreshTokenLifetime)), \(client.createdAt), \(client.updatedAt), \(tenant)
+            ) RETURNING 1
+            """, recording: events)
+    }
+
+    public func oauthClient(id: String) async throws -> OAuthClientRecord? {
+        try await firstRow("""
+            SELECT \(unescaped: Self.clientColumns) FROM oauth_clients WHERE client_id = \(id) AND tenant = \(tenant)
+            """) { try Self.client(&$0) }
+    }
+
+    public func oauthClients(limit: Int) async throws -> [OAuthClientRecord] {
+        try await rows("""
+            SELECT \(unescaped: Self.clientColumns) FROM oauth_clients WHERE tenant = \(tenant)
+            ORDER BY created_at, client_id LIMIT \(Int64(limit))
+            """) { try Self.client(&$0) }
+    }
+
+    public func updateOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await count("""
+            UPDATE oauth_clients SET name = \(client.name.utf8Bytea), secret_hash = \(client.secretHash?.bytea),
+                redirect_uris = \(client.redirectURIs), post_logout_redirect_uris = \(client.postLogoutRedirectURIs),
+                scopes = \(client.scopes), consent = \(client.consent), access_token_lifetime = \(Int64(client.accessTokenLifetime)),
+                refresh_token_lifetime = \(Int64(client.refreshTokenLifetime)), updated_at = \(client.updatedAt)
+            WHERE client_id = \(client.clientID) AND tenant = \(tenant) RETURNING 1
+            """, recording: events) > 0
+    }
+
+    public func deleteOAuthClient(id: String, recording events: [SecurityEvent]) async throws -> Bool {
+        try await count("DELETE FROM oauth_clients WHERE client_id = \(id) AND tenant = \(tenant) RETURNING 1", recording: events) > 0
+    }
+
+    public func saveOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws {
+        _ = try await count("""
+            INSERT INTO oauth_grants (\(unescaped: Self.grantColumns), tenant)
+            VALUES (
+                \(grant.id.bytea), \(grant.clientID), \(grant.userHandle.bytea), \(grant.scopes), \(grant.redirectURI), \(grant.nonce),
+                \(grant.codeChallenge), \(grant.authTime), \(grant.methods), \(grant.codeHash.bytea), \(grant.codeExpiresAt),
+                \(grant.codeUsedAt), \(grant.accessHash?.bytea), \(grant.accessExpiresAt), \(grant.refreshHash?.bytea),
+                \(grant.refreshExpiresAt), \(grant.revokedAt), \(grant.createdAt), \(grant.expiresAt), \(grant.revision), \(tenant)
+            ) RETURNING 1
+            """, recording: events)
+    }
+
+    public func oauthGrant(id: [UInt8]) async throws -> OAuthGrantLookup? {
+        try await firstRow("""
+            SELECT \(unescaped: StoreColumns.oauthGrants("g.")), \(unescaped: PostgresRows.userColumns("u.")),
+                \(unescaped: StoreColumns.oauthClients("c."))
+            FROM oauth_grants g
+            JOIN users u ON u.handle = g.user_handle AND u.tenant = g.tenant
+            JOIN oauth_clients c ON c.client_id = g.client_id AND c.tenant = g.tenant
+            WHERE g.id = \(id.bytea) AND g.tenant = \(tenant)
+            """) { row in
+            OAuthGrantLookup(grant: try Self.grant(&row), user: try PostgresRows.user(&row), client: try Self.client(&row))
+        }
+    }
+
+    public func replaceOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await count("""
+            UPDATE oauth_grants SET code_used_at = \(grant.codeUsedAt), access_hash = \(grant.accessHash?.bytea),
+                access_expires_at = \(grant.accessExpiresAt), refresh_hash = \(grant.refreshHash?.bytea),
+                refresh_expires_at = \(grant.refreshExpiresAt), revoked_at = \(grant.revokedAt), expires_at = \(grant.expiresAt),
+                revision = revision + 1
+            WHERE id = \(grant.id.bytea) AND tenant = \(tenant) AND revision = \(grant.revision) RETURNING 1
+            """, recording: events) > 0
+    }
+
+    public func revokeOAuthGrant(id: [UInt8], now: Date, recording events: [SecurityEvent]) async throws -> Bool {
+        try await count("""
+            UPDATE oauth_grants SET revoked_at = \(now), expires_at = least(expires_at, \(now.addingTimeInterval(86_400))),
+                revision = revision + 1
+            WHERE id = \(id.bytea) AND tenant = \(tenant) AND revoked_at IS NULL RETURNING 1
+            """, recording: events) > 0
+    }
+
+    public func revokeOAuthGrants(ofUser handle: [UInt8], now: Date) async throws -> Int {
+        try await count("""
+            UPDATE oauth_grants SET revoked_at = \(now), expires_at = least(expires_at, \(now.addingTimeInterval(86_400))),
+                revision = revision + 1
+            WHERE tenant = \(tenant) AND user_handle = \(handle.bytea) AND revoked_at IS NULL RETURNING 1
+            """)
+    }
+
+    // MARK: Rows
+
+    private static func client(_ row: inout ColumnReader) throws -> OAuthClientRecord {
+        OAuthClientRecord(
+            clientID: try row.next(), name: try row.utf8(), secretHash: try row.optionalBytes(), redirectURIs: try row.next(),
+            postLogoutRedirectURIs: try row.next(), scopes: try row.next(), consent: try row.next(),
+            accessTokenLifetime: Int(try row.next(Int64.self)), refreshTokenLifetime: Int(try row.next(Int64.self)),
+            createdAt: try row.next(), updatedAt: try row.next())
+    }
+
+    private static func grant(_ row: inout ColumnReader) throws -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: try row.bytes(), clientID: try row.next(), userHandle: try row.bytes(), scopes: try row.next(), redirectURI: try row.next(),
+            nonce: try row.next(), codeChallenge: try row.next(), authTime: try row.next(), methods: try row.next(), codeHash: try row.bytes(),
+            codeExpiresAt: try row.next(), codeUsedAt: try row.next(), accessHash: try row.optionalBytes(), accessExpiresAt: try row.next(),
+            refreshHash: try row.optionalBytes(), refreshExpiresAt: try row.next(), revokedAt: try row.next(), createdAt: try row.next(),
+            expiresAt: try row.next(), revision: try row.next())
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import LatchkeyStore
+import LatchkeyStoreSQL
+
+/// The OpenID provider's clients and grants. Lists are kept in one text column each: scopes and methods
+/// space-separated (as OAuth writes scopes), URIs one a line (neither can hold whitespace).
+extension SQLiteStore {
+    private static let clientColumns = StoreColumns.oauthClients()
+    private static let grantColumns = StoreColumns.oauthGrants()
+    private static let insertClient = "INSERT INTO oauth_clients (\(clientColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let clientByID = "SELECT \(clientColumns) FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
+    private static let allClients = "SELECT \(clientColumns) FROM oauth_clients WHERE tenant = current_tenant() ORDER BY created_at, client_id LIMIT ?"
+    private static let updateClient = """
+        UPDATE oauth_clients SET name = ?2, secret_hash = ?3, redirect_uris = ?4, post_logout_redirect_uris = ?5, scopes = ?6,
+            consent = ?7, access_token_lifetime = ?8, refresh_token_lifetime = ?9, updated_at = ?10
+        WHERE client_id = ?1 AND tenant = current_tenant()
+        """
+    private static let deleteClient = "DELETE FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
+    private static let insertGrant = """
+        INSERT INTO oauth_grants (\(grantColumns), tenant)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
+        """
+    private static let grantByID = """
+        SELECT \(StoreColumns.oauthGrants("g.")), \(SQLiteRows.userColumns("u.")), \(StoreColumns.oauthClients("c."))
+        FROM oauth_grants g
+        JOIN users u ON u.handle = g.user_handle AND u.tenant = g.tenant
+        JOIN oauth_clients c ON c.client_id = g.client_id AND c.tenant = g.tenant
+        WHERE g.id = ? AND g.tenant = current_tenant()
+        """
+    private static let replaceGrant = """
+        UPDATE oauth_grants SET code_used_at = ?3, access_hash = ?4, access_expires_at = ?5, refresh_hash = ?6,
+            refresh_expires_at = ?7, revoked_at = ?8, expires_at = ?9, revision = revision + 1
+        WHERE id = ?1 AND tenant = current_tenant() AND revision = ?2
+        """
+    private static let revokeGrant = """
+        UPDATE oauth_grants SET revoked_at = ?2, expires_at = min(expires_at, ?2 + 86400), revision = revision + 1
+        WHERE id = ?1 AND tenant = current_tenant() AND revoked_at IS NULL
+        """
+    private static let revokeGrantsOfUser = """
+        UPDATE oauth_grants SET revoked_at = ?2, expires_at = min(expires_at, ?2 + 86400), revision = revision + 1
+        WHERE tenant = current_tenant() AND user_handle = ?1 AND revoked_at IS NULL
+        """
+    private static let userOffset: Int32 = 20
+    private static let clientOffset: Int32 = 26
+
+    public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
+        try await withTransaction { database in
+            try database.withStatement(Self.insertClient) { statement in
+                try Self.bindClient(client, to: statement)
+                do {
+                    try statement.step()
+                } catch is SQLiteConstraintError {
+                    throw StoreError(.nameTaken, "a client with the ID \"\(client.clientID)\" exists already")
+                }
+            }
+            try insert(events, into: database)
+        }
+    }
+
+    public func oauthClient(id: String) async throws -> OAuthClientRecord? {
+        try await withStatement(Self.clientByID) { row in
+            try row.bind(id)
+            return try row.step() ? Self.client(row) : nil
+        }
+    }
+
+    public func oauthClients(limit: Int) async throws -> [OAuthClientRecord] {
+        try await withStatement(Self.allClients) { row in
+            try row.bind(Int64(limit))
+            var clients: [OAuthClientRecord] = []
+            while try row.step() { clients.append(Self.client(row)) }
+            return clients
+        }
+    }
+
+    public func updateOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await changing(Self.updateClient, recording: events) { try Self.bindClient(client, to: $0, updating: true) } > 0
+    }
+
+    public func deleteOAuthClient(id: String, recording events: [SecurityEvent]) async throws -> Bool {
+        try await changing(Self.deleteClient, recording: events) { try $0.bind(id) } > 0
+    }
+
+    public func saveOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws {
+        try await withTransaction { database in
+            try database.withStatement(Self.insertGrant) { statement in
+                try statement.bind(
+                    grant.id, grant.clientID, grant.userHandle, grant.scopes.joined(separator: " "), grant.redirectURI, grant.nonce,
+                    grant.codeChallenge, grant.authTime, grant.methods.joined(separator: " "), grant.codeHash, grant.codeExpiresAt,
+                    grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash, grant.refreshExpiresAt, grant.revokedAt,
+                    grant.createdAt, grant.expiresAt, grant.revision)
+                do {
+                    try statement.step()
+                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                    throw StoreError(.userNotFound, "the user or the client of this grant does not exist")
+                }
+            }
+            try insert(events, into: database)
+        }
+    }
+
+    public func oauthGrant(id: [UInt8]) async throws -> OAuthGrantLookup? {
+        try await withStatement(Self.grantByID) { row in
+            try row.bind(id)
+            guard try row.step() else { return nil }
+            return OAuthGrantLookup(
+                grant: Self.grant(row), user: SQLiteRows.user(row, at: Self.userOffset), client: Self.client(row, at: Self.clientOffset))
+        }
+    }
+
+    public func replaceOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws -> Bool {
+        try await changing(Self.replaceGrant, recording: events) { statement in
+            try statement.bind(
+                grant.id, grant.revision, grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash,
+                grant.refreshExpiresAt, grant.revokedAt, grant.expiresAt)
+        } > 0
+    }
+
+    public func revokeOAuthGrant(id: [UInt8], now: Date, recording events: [SecurityEvent]) async throws -> Bool {
+        try await changing(Self.revokeGrant, recording: events) { try $0.bind(id, now) } > 0
+    }
+
+    public func revokeOAuthGrants(ofUser handle: [UInt8], now: Date) async throws -> Int {
+        try await changing(Self.revokeGrantsOfUser) { try $0.bind(handle, now) }
+    }
+
+    // MARK: Rows
+
+    private static func bindClient(_ client: OAuthClientRecord, to statement: SQLiteStatement, updating: Bool = false) throws {
+        let redirects = client.redirectURIs.joined(separator: "\n"), logouts = client.postLogoutRedirectURIs.joined(separator: "\n")
+        let scopes = client.scopes.joined(separator: " ")
+        if updating {
+            try statement.bind(
+                client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.updatedAt)
+        } else {
+            try statement.bind(
+                client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.createdAt, client.updatedAt)
+        }
+    }
+
+    private static func client(_ row: SQLiteStatement, at offset: Int32 = 0) -> OAuthClientRecord {
+        OAuthClientRecord(
+            clientID: row.text(offset), name: row.text(offset + 1), secretHash: row.optionalBlob(offset + 2),
+            redirectURIs: list(row.text(offset + 3), "\n"), postLogoutRedirectURIs: list(row.text(offset + 4), "\n"),
+            scopes: list(row.text(offset + 5), " "), consent: row.bool(offset + 6), accessTokenLifetime: Int(row.int64(offset + 7)),
+            refreshTokenLifetime: Int(row.int64(offset + 8)), createdAt: row.date(offset + 9), updatedAt: row.date(offset + 10))
+    }
+
+    private static func grant(_ row: SQLiteStatement) -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: row.blob(0), clientID: row.text(1), userHandle: row.blob(2), scopes: list(row.text(3), " "), redirectURI: row.text(4),
+            nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7), methods: list(row.text(8), " "),
+            codeHash: row.blob(9), codeExpiresAt: row.date(10), codeUsedAt: row.optionalDate(11), accessHash: row.optionalBlob(12),
+            accessExpiresAt: row.optionalDate(13), refreshHash: row.optionalBlob(14), refreshExpiresAt: row.optionalDate(15),
+            revokedAt: row.optionalDate(16), createdAt: row.date(17), expiresAt: row.date(18), revision: row.int64(19))
+    }
+
+    private static func list(_ text: String, _ separator: Character) -> [String] {
+        text.split(separator: separator).map(String.init)
+    }
+}
