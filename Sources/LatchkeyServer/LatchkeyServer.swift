@@ -84,6 +84,7 @@ public enum LatchkeyServer {
         let admin = router.group("admin/v1").add(middleware: AdminKeyAuthenticator(store: routes.service.store))
         AdminController(routes: routes).addRoutes(to: admin)
         EventsController(routes: routes).addAdminRoutes(to: admin)
+        OAuthClientsController(routes: routes).addRoutes(to: admin)
         StatisticsController(routes: routes).addAdminRoutes(to: admin)
         if let tenants {
             TenantsController(routes: routes, refresh: { try? await tenants.refresh(logger: logger) })
@@ -144,6 +145,9 @@ public enum LatchkeyServer {
         }
         WellKnownController(files: configuration.wellKnownFiles).addRoutes(to: router.group(".well-known"))
         KeySetController(tokens: service.tokens).addRoutes(to: router.group(".well-known"))
+        OpenIDController(routes: routes).addRoutes(
+            browser: router.group("oidc").add(middleware: authenticator), backChannel: router.group("oidc"),
+            wellKnown: router.group(".well-known"))
         if configuration.adminAddress == nil {
             addAdminRoutes(to: router, routes: routes, tenants: tenants, logger: logger)
         }

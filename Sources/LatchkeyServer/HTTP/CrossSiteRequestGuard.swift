@@ -12,7 +12,7 @@ struct CrossSiteRequestGuard: Sendable {
     static let fetchSite = HTTPField.Name(known: "Sec-Fetch-Site")
 
     func check(_ request: Request) throws(APIError) {
-        guard request.changesState else { return }
+        guard request.changesState, !OpenIDController.crossSitePaths.contains(request.uri.path) else { return }
         if let origin = request.headers[.origin] {
             guard origins.contains(origin) else {
                 throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Named values read from a request: a route's path parameters (`{id}`) or its query. A name given
 /// twice answers with its first value.
 public struct Parameters: Sendable {
@@ -10,6 +12,14 @@ public struct Parameters: Sendable {
     /// The first value of `name`.
     public func get(_ name: String) -> String? {
         pairs.first { $0.name == name }.map { String($0.value) }
+    }
+
+    /// Every pair, in the order given, repeats included.
+    var all: [(name: String, value: String)] { pairs.map { (String($0.name), String($0.value)) } }
+
+    /// A form body or an OAuth query (`application/x-www-form-urlencoded`): as ``query(_:)``, with `+` a space.
+    static func form(_ text: Substring) -> Parameters {
+        text.contains("+") ? query(Substring(text.replacingOccurrences(of: "+", with: " "))) : query(text)
     }
 
     mutating func append(_ name: Substring, _ value: Substring) {

@@ -1,0 +1,130 @@
+import LatchkeyService
+import NIOCore
+import NIOHTTP1
+
+/// The provider's pages: sign-in, consent, logout and errors. Each is one small HTML document with no inline script
+/// or style (the security headers allow neither): `oidc.js` does the passkey sign-in and reads what it needs from the
+/// `data-` attributes of `<main>`. Paths are relative, so a tenant's pages under `/t/{tenant}/` load its own files.
+enum OpenIDPages {
+    static func signIn(_ prompt: AuthorizationPrompt, rpName: String) -> Response {
+        let hint = prompt.loginHint.map { " data-login-hint=\"\(escape($0))\"" } ?? ""
+        return page(title: "Sign in to \(prompt.clientName)", rpName: rpName, main: """
+            <main id="oidc" data-step="sign-in" data-continue="\(escape(prompt.continueQuery))"\(hint)>
+              <h1>Sign in to \(escape(prompt.clientName))</h1>
+              <p>with your passkey for \(escape(rpName)).</p>
+              <form id="oidc-sign-in">
+                <label for="oidc-username">Username <span class="hint">(optional: leave it empty to pick a passkey)</span></label>
+                <input id="oidc-username" name="username" autocomplete="username webauthn" autocapitalize="none" spellcheck="false"
+                  value="\(escape(prompt.loginHint ?? ""))">
+                <button id="oidc-sign-in-button" type="submit">Sign in with a passkey</button>
+              </form>
+              <p id="oidc-status" role="status" aria-live="polite"></p>
+            </main>
+            """)
+    }
+
+    static func consent(_ prompt: AuthorizationPrompt, rpName: String) -> Response {
+        let scopes = prompt.scopes.compactMap(describe).map { "<li>\(escape($0))</li>" }.joined()
+        return page(title: "Allow \(prompt.clientName)?", rpName: rpName, main: """
+            <main id="oidc" data-step="consent">
+              <h1>Allow \(escape(prompt.clientName))?</h1>
+              <p>You are signed in to \(escape(rpName)) as <strong>\(escape(prompt.username ?? ""))</strong>.
+                \(escape(prompt.clientName)) asks to:</p>
+              <ul>\(scopes)</ul>
+              <p class="actions">
+                <a id="oidc-allow" class="button" href="authorize?\(escape(prompt.continueQuery))">Allow</a>
+                <a id="oidc-deny" class="button secondary" href="authorize?\(escape(prompt.declineQuery ?? ""))">Deny</a>
+              </p>
+            </main>
+            """)
+    }
+
+    static func confirmLogout(reason: String?, rpName: String) -> Response {
+        let note = reason.map { "<p class=\"note\">The app that sent you here could not be checked (\(escape($0))), so you are not sent back to it.</p>" } ?? ""
+        return page(title: "Sign out of \(rpName)?", rpName: rpName, main: """
+            <main id="oidc" data-step="logout">
+              <h1>Sign out of \(escape(rpName))?</h1>
+              \(note)
+              <form method="post" action="logout">
+                <input type="hidden" name="confirm" value="yes">
+                <button id="oidc-sign-out" type="submit">Sign out</button>
+              </form>
+            </main>
+            """)
+    }
+
+    static func signedOut(rpName: String) -> Response {
+        page(title: "Signed out", rpName: rpName, main: """
+            <main id="oidc" data-step="signed-out">
+              <h1>You are signed out of \(escape(rpName))</h1>
+              <p>You can close this page.</p>
+            </main>
+            """)
+    }
+
+    static func error(_ message: String, rpName: String, status: HTTPResponseStatus) -> Response {
+        page(title: "This sign-in cannot go on", rpName: rpName, status: status, main: """
+            <main id="oidc" data-step="error">
+              <h1>This sign-in cannot go on</h1>
+              <p id="oidc-error">\(escape(message))</p>
+              <p>Go back to the app you came from and try again; if it keeps happening, tell its administrator.</p>
+            </main>
+            """)
+    }
+
+    /// What a scope lets the client have, in words; nil for `openid` itself.
+    private static func describe(_ scope: String) -> String? {
+        switch scope {
+        case "openid": "know who you are (an identifier of your account)"
+        case "profile": "see your username and display name"
+        case "email": "see your email address"
+        case "phone": "see your phone number"
+        case "groups": "see the groups you belong to"
+        case "offline_access": "stay signed in when you are away"
+        default: nil
+        }
+    }
+
+    private static func page(title: String, rpName: String, status: HTTPResponseStatus = .ok, main: String) -> Response {
+        let html = """
+            <!doctype html>
+            <html lang="en">
+            <head>
+              <meta charset="utf-8">
+              <meta name="viewport" content="width=device-width, initial-scale=1">
+              <meta name="color-scheme" content="light dark">
+              <title>\(escape(title)) · \(escape(rpName))</title>
+              <link rel="stylesheet" href="../style.css">
+              <link rel="icon" href="../favicon.svg">
+              <script src="../webauthn-json.js" defer></script>
+              <script src="../oidc.js" defer></script>
+            </head>
+            <body class="oidc">
+            \(main)
+            </body>
+            </html>
+
+            """
+        return Response(
+            status: status,
+            headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
+            body: ByteBuffer(string: html))
+    }
+
+    /// `text` safe in HTML text and in a double-quoted attribute.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        return escaped
+    }
+}

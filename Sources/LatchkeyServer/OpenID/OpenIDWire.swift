@@ -1,0 +1,90 @@
+import Foundation
+import LatchkeyService
+
+/// The token endpoint's reply (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
+struct TokenReply: Encodable {
+    let accessToken: String
+    let tokenType = "Bearer"
+    let expiresIn: Int
+    let refreshToken: String?
+    let idToken: String
+    let scope: String
+
+    init(_ issued: IssuedTokens) {
+        accessToken = issued.accessToken
+        expiresIn = issued.expiresIn
+        refreshToken = issued.refreshToken
+        idToken = issued.idToken
+        scope = issued.scopes.joined(separator: " ")
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", refreshToken = "refresh_token"
+        case idToken = "id_token", scope
+    }
+}
+
+/// Userinfo's reply (OpenID Connect Core §5.3.2).
+struct UserInfoReply: Encodable {
+    let sub: String
+    let preferredUsername: String?
+    let name: String?
+
+    init(_ info: UserInfo) {
+        sub = info.subject
+        preferredUsername = info.profile.preferredUsername
+        name = info.profile.name
+    }
+
+    enum CodingKeys: String, CodingKey { case sub, preferredUsername = "preferred_username", name }
+}
+
+/// Introspection's reply (RFC 7662 §2.2): `{"active":false}` for any token not live.
+struct IntrospectionReply: Encodable {
+    let introspection: TokenIntrospection
+    let issuer: String
+
+    init(_ introspection: TokenIntrospection, issuer: String) {
+        self.introspection = introspection
+        self.issuer = issuer
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case active, scope, clientID = "client_id", username, tokenType = "token_type", exp, iat, sub, aud, iss
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        guard let active = introspection.active else {
+            try container.encode(false, forKey: .active)
+            return
+        }
+        try container.encode(true, forKey: .active)
+        try container.encode(active.scopes.joined(separator: " "), forKey: .scope)
+        try container.encode(active.clientID, forKey: .clientID)
+        try container.encode(active.username, forKey: .username)
+        try container.encode(active.tokenType, forKey: .tokenType)
+        try container.encode(Int(active.expiresAt.timeIntervalSince1970), forKey: .exp)
+        try container.encode(Int(active.issuedAt.timeIntervalSince1970), forKey: .iat)
+        try container.encode(active.subject, forKey: .sub)
+        try container.encode(active.clientID, forKey: .aud)
+        try container.encode(issuer, forKey: .iss)
+    }
+}
+
+/// An OAuth error (RFC 6749 §5.2), with the `status` and `errorMessage` every Latchkey refusal has.
+struct OAuthErrorReply: Encodable {
+    let error: String
+    let errorDescription: String
+    let status = "failed"
+
+    enum CodingKeys: String, CodingKey { case error, errorDescription = "error_description", status, errorMessage }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(error, forKey: .error)
+        try container.encode(errorDescription, forKey: .errorDescription)
+        try container.encode(status, forKey: .status)
+        try container.encode(errorDescription, forKey: .errorMessage)
+    }
+}
