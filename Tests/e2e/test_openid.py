@@ -1,0 +1,474 @@
+"""Latchkey as an OpenID Connect provider, driven by a client people use: PyPI's authlib (OAuth2Session for the
+code flow with PKCE, client authentication, refresh, revocation and introspection; its JOSE and OpenID Connect
+classes to verify the ID token, at_hash and nonce included). The person signs in with a software passkey through
+the relying party's ceremony routes, as the sign-in page does in a browser (test_browser_openid.py drives that
+page in Chromium); the "browser" here is a cookie-keeping HTTP client that follows the provider's redirects by hand.
+"""
+
+from __future__ import annotations
+
+import secrets
+import urllib.parse
+import uuid
+
+import pytest
+import requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.jose import JsonWebKey, JsonWebToken
+from authlib.oidc.core import CodeIDToken
+
+from backend import create_admin_key
+from conftest import LatchkeyServer, LocalhostCookiePolicy
+
+
+class Browser:
+    """One browser profile: cookies, and redirects seen rather than followed."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.http = requests.Session()
+        self.http.cookies.set_policy(LocalhostCookiePolicy())
+
+    def post_json(self, path: str, body: dict) -> dict:
+        reply = self.http.post(self.base + path, json=body, timeout=15)
+        assert reply.status_code == 200, reply.text
+        return reply.json()
+
+    def open(self, url: str) -> requests.Response:
+        return self.http.get(url, allow_redirects=False, timeout=15)
+
+
+class Provider:
+    """A Latchkey server whose issuer is the address the tests call, with an admin key."""
+
+    def __init__(self, server: LatchkeyServer):
+        self.server = server
+        self.issuer = server.origin
+        self.admin_headers = {"Authorization": f"Bearer {create_admin_key(server, 'openid')}"}
+        self.metadata = requests.get(self.issuer + "/.well-known/openid-configuration", timeout=15).json()
+
+    def endpoint(self, name: str) -> str:
+        return self.metadata[name]
+
+    def admin(self, method: str, path: str, body: dict | None = None) -> requests.Response:
+        return requests.request(method, self.server.url + "/admin/v1" + path, json=body, headers=self.admin_headers, timeout=15)
+
+    def client(self, **fields) -> dict:
+        body = {"name": "Grafana", "redirectURIs": ["https://app.example/callback"], **fields}
+        reply = self.admin("POST", "/oauth-clients", body)
+        assert reply.status_code == 201, reply.text
+        return reply.json()["client"]
+
+    def person(self) -> tuple[Browser, str, object]:
+        """A new account with a passkey, signed in in a new browser: (browser, username, authenticator)."""
+        browser = Browser(self.issuer)
+        auth = self.server.authenticator()
+        username = "oidc-" + uuid.uuid4().hex[:10]
+        options = browser.post_json("/attestation/options", {"username": username, "displayName": username.title()})
+        browser.post_json("/attestation/result", auth.create(options))
+        return browser, username, auth
+
+    def sign_in_again(self, browser: Browser, auth) -> None:
+        options = browser.post_json("/assertion/options", {})
+        browser.post_json("/assertion/result", auth.get(options))
+
+    def key_set(self):
+        return JsonWebKey.import_key_set(requests.get(self.endpoint("jwks_uri"), timeout=15).json())
+
+
+@pytest.fixture(scope="module")
+def provider():
+    server = LatchkeyServer("openid").start()
+    yield Provider(server)
+    server.stop()
+    server.cleanup()
+
+
+def session_for(provider: Provider, client: dict, method: str | None = None, scope: str = "openid profile") -> OAuth2Session:
+    return OAuth2Session(
+        client["clientID"], client.get("clientSecret"), scope=scope, redirect_uri=client["redirectURIs"][0],
+        token_endpoint_auth_method=method or ("none" if client["public"] else "client_secret_basic"), code_challenge_method="S256")
+
+
+def authorize(provider: Provider, browser: Browser, oauth: OAuth2Session, **extra) -> tuple[str, str, str, str]:
+    """The code flow's front half: (location the provider sent the browser to, code verifier, nonce, state)."""
+    verifier = secrets.token_urlsafe(48)
+    nonce = secrets.token_urlsafe(16)
+    url, state = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=verifier, nonce=nonce, **extra)
+    reply = browser.open(url)
+    assert reply.status_code == 302, reply.text[:500]
+    return reply.headers["Location"], verifier, nonce, state
+
+
+def query(location: str) -> dict:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(location).query))
+
+
+def verified_id_token(provider: Provider, token: dict, client_id: str, nonce: str | None):
+    claims = JsonWebToken(["ES256"]).decode(
+        token["id_token"], key=provider.key_set(), claims_cls=CodeIDToken,
+        claims_options={"iss": {"essential": True, "value": provider.issuer}},
+        claims_params={"nonce": nonce, "client_id": client_id, "access_token": token["access_token"]})
+    claims.validate(leeway=30)
+    return claims
+
+
+def signed_in_tokens(provider: Provider, client: dict, method: str | None = None, scope: str = "openid profile"):
+    browser, username, auth = provider.person()
+    oauth = session_for(provider, client, method, scope)
+    location, verifier, nonce, state = authorize(provider, browser, oauth)
+    token = oauth.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+    return oauth, token, nonce, username, browser, auth
+
+
+# ---- discovery ----------------------------------------------------------------------------------
+
+
+def test_discovery_names_every_endpoint_under_the_issuer(provider):
+    metadata = provider.metadata
+    assert metadata["issuer"] == provider.issuer
+    for name in ("authorization_endpoint", "token_endpoint", "userinfo_endpoint", "revocation_endpoint", "introspection_endpoint",
+                 "end_session_endpoint", "jwks_uri"):
+        assert metadata[name].startswith(provider.issuer + "/"), name
+    assert metadata["response_types_supported"] == ["code"]
+    assert metadata["code_challenge_methods_supported"] == ["S256"]
+    assert metadata["authorization_response_iss_parameter_supported"] is True
+    assert set(metadata["token_endpoint_auth_methods_supported"]) == {"client_secret_basic", "client_secret_post", "none"}
+    # RFC 8414's name for the same document.
+    assert requests.get(provider.issuer + "/.well-known/oauth-authorization-server", timeout=15).json() == metadata
+
+
+# ---- the code flow ------------------------------------------------------------------------------
+
+
+def test_public_client_signs_in_with_pkce_and_reads_userinfo(provider):
+    client = provider.client(public=True, redirectURIs=["http://127.0.0.1:8765/callback"])
+    assert "clientSecret" not in client or client["clientSecret"] is None
+    oauth, token, nonce, username, _, _ = signed_in_tokens(provider, client)
+    assert token["token_type"] == "Bearer" and token["expires_in"] == 600
+    assert "refresh_token" not in token, "no offline_access asked: no refresh token"
+    claims = verified_id_token(provider, token, client["clientID"], nonce)
+    assert claims["preferred_username"] == username
+    assert claims["aud"] == client["clientID"]
+    # The software passkey cannot be backed up and verified the user: hardware-bound, two factors, phishing-resistant.
+    assert claims["amr"] == ["hwk", "user", "mfa"] and claims["acr"] == "phrh"
+    info = oauth.get(provider.endpoint("userinfo_endpoint")).json()
+    assert info == {"sub": claims["sub"], "preferred_username": username, "name": username.title()}
+    # The subject is the user handle's encoding: never the username.
+    assert username not in claims["sub"]
+
+
+@pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
+def test_confidential_client_authenticates_either_way(provider, method):
+    client = provider.client()
+    assert client["clientSecret"].startswith("lk_secret_")
+    _, token, nonce, _, _, _ = signed_in_tokens(provider, client, method)
+    verified_id_token(provider, token, client["clientID"], nonce)
+
+
+def test_the_authorization_response_carries_state_and_iss(provider):
+    client = provider.client(public=True)
+    browser, _, _ = provider.person()
+    location, _, _, state = authorize(provider, browser, session_for(provider, client))
+    assert location.startswith("https://app.example/callback?")
+    received = query(location)
+    assert received["state"] == state and received["iss"] == provider.issuer and len(received["code"]) == 64
+
+
+def test_a_wrong_secret_or_none_is_invalid_client(provider):
+    client = provider.client()
+    browser, _, _ = provider.person()
+    oauth = session_for(provider, client)
+    location, verifier, _, _ = authorize(provider, browser, oauth)
+    form = {"grant_type": "authorization_code", "code": query(location)["code"], "redirect_uri": client["redirectURIs"][0],
+            "code_verifier": verifier, "client_id": client["clientID"]}
+    refused = requests.post(provider.endpoint("token_endpoint"), data=form, timeout=15)
+    assert refused.status_code == 401 and refused.json()["error"] == "invalid_client"
+    wrong = requests.post(provider.endpoint("token_endpoint"), data=form, auth=(client["clientID"], "lk_secret_wrong"), timeout=15)
+    assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
+    assert wrong.headers["WWW-Authenticate"].startswith("Basic")
+    assert wrong.json()["status"] == "failed" and wrong.json()["errorMessage"]
+    # The code was not spent by the refusals.
+    good = requests.post(provider.endpoint("token_endpoint"), data=form, auth=(client["clientID"], client["clientSecret"]), timeout=15)
+    assert good.status_code == 200, good.text
+
+
+# ---- refresh tokens ------------------------------------------------------------------------------
+
+
+def test_refresh_tokens_rotate_and_a_reused_one_revokes_the_family(provider):
+    client = provider.client(scopes=["openid", "profile", "offline_access"])
+    oauth, token, _, _, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    first_refresh = token["refresh_token"]
+    refreshed = oauth.refresh_token(provider.endpoint("token_endpoint"), refresh_token=first_refresh)
+    assert refreshed["refresh_token"] != first_refresh and refreshed["access_token"] != token["access_token"]
+    assert "nonce" not in JsonWebToken(["ES256"]).decode(refreshed["id_token"], key=provider.key_set())
+    # The rotated-out token, presented again (a thief's copy, or the client's): the whole grant is revoked.
+    reused = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "refresh_token", "refresh_token": first_refresh}, auth=(client["clientID"], client["clientSecret"]), timeout=15)
+    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+    after = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"]}, auth=(client["clientID"], client["clientSecret"]),
+        timeout=15)
+    assert after.status_code == 400 and after.json()["error"] == "invalid_grant"
+    userinfo = requests.get(provider.endpoint("userinfo_endpoint"), headers={"Authorization": f"Bearer {refreshed['access_token']}"}, timeout=15)
+    assert userinfo.status_code == 401 and 'error="invalid_token"' in userinfo.headers["WWW-Authenticate"]
+    events = provider.admin("GET", "/events?type=oauth_token.reused").json()["events"]
+    assert any(client["clientID"] in (event.get("detail") or "") for event in events)
+
+
+def test_offline_access_is_only_for_clients_allowed_it(provider):
+    client = provider.client()  # the default scopes leave offline_access out
+    _, token, _, _, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    assert "refresh_token" not in token and token["scope"] == "openid"
+
+
+def test_revoking_the_refresh_token_ends_the_access_token(provider):
+    client = provider.client(scopes=["openid", "offline_access"])
+    oauth, token, _, _, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    revoked = oauth.revoke_token(provider.endpoint("revocation_endpoint"), token=token["refresh_token"], token_type_hint="refresh_token")
+    assert revoked.status_code == 200
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).status_code == 401
+    # Revoking an unknown token is answered the same way (RFC 7009 §2.2).
+    assert oauth.revoke_token(provider.endpoint("revocation_endpoint"), token="x" * 64).status_code == 200
+
+
+def test_introspection_for_a_resource_server(provider):
+    app = provider.client(scopes=["openid", "offline_access"])
+    api = provider.client(name="API")
+    oauth, token, _, username, _, _ = signed_in_tokens(provider, app, scope="openid offline_access")
+    resource = OAuth2Session(api["clientID"], api["clientSecret"])
+    live = resource.introspect_token(provider.endpoint("introspection_endpoint"), token=token["access_token"]).json()
+    assert live["active"] is True and live["client_id"] == app["clientID"] and live["username"] == username
+    assert live["token_type"] == "Bearer" and live["scope"] == "openid offline_access" and live["iss"] == provider.issuer
+    refresh = resource.introspect_token(provider.endpoint("introspection_endpoint"), token=token["refresh_token"]).json()
+    assert refresh["active"] is True and refresh["token_type"] == "refresh_token"
+    assert resource.introspect_token(provider.endpoint("introspection_endpoint"), token="garbage").json() == {"active": False}
+    oauth.revoke_token(provider.endpoint("revocation_endpoint"), token=token["access_token"])
+    assert resource.introspect_token(provider.endpoint("introspection_endpoint"), token=token["access_token"]).json() == {"active": False}
+    # A public client is no resource server.
+    public = provider.client(public=True)
+    refused = requests.post(provider.endpoint("introspection_endpoint"), data={"token": token["access_token"], "client_id": public["clientID"]},
+                            timeout=15)
+    assert refused.status_code == 400 and refused.json()["error"] == "unauthorized_client"
+
+
+# ---- refusals -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("near_miss", [
+    "https://app.example/callback/", "https://APP.example/callback", "https://app.example/Callback",
+    "https://app.example/callback?x=1", "https://app.example/callback#f", "https://app.example.evil/callback",
+    "http://app.example/callback",
+])
+def test_a_redirect_uri_not_registered_gets_a_page_never_a_redirect(provider, near_miss):
+    client = provider.client()
+    browser, _, _ = provider.person()
+    url, _ = session_for(provider, client).create_authorization_url(
+        provider.endpoint("authorization_endpoint"), redirect_uri=near_miss, code_verifier=secrets.token_urlsafe(48))
+    reply = browser.open(url)
+    assert reply.status_code == 400 and "Location" not in reply.headers
+    assert reply.headers["Content-Type"].startswith("text/html") and "not a redirect URI registered" in reply.text
+
+
+def test_an_unknown_client_gets_a_page(provider):
+    browser, _, _ = provider.person()
+    reply = browser.open(provider.endpoint("authorization_endpoint") + "?response_type=code&scope=openid&client_id=nobody"
+                         "&redirect_uri=https%3A%2F%2Fevil.example%2F")
+    assert reply.status_code == 400 and "Location" not in reply.headers
+
+
+def error_of(provider: Provider, browser: Browser, client: dict, **parameters) -> dict:
+    base = {"response_type": "code", "scope": "openid", "client_id": client["clientID"], "redirect_uri": client["redirectURIs"][0],
+            "state": "s1"}
+    base.update(parameters)
+    reply = browser.open(provider.endpoint("authorization_endpoint") + "?" + urllib.parse.urlencode(
+        {key: value for key, value in base.items() if value is not None}))
+    assert reply.status_code == 302, reply.text[:300]
+    received = query(reply.headers["Location"])
+    assert received["state"] == "s1" and received["iss"] == provider.issuer
+    return received
+
+
+def test_authorization_errors_go_back_to_the_client(provider):
+    public = provider.client(public=True)
+    confidential = provider.client()
+    browser, _, _ = provider.person()
+    challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+    assert error_of(provider, browser, confidential, response_type="token")["error"] == "unsupported_response_type"
+    assert error_of(provider, browser, confidential, response_type="code id_token")["error"] == "unsupported_response_type"
+    assert error_of(provider, browser, public)["error"] == "invalid_request"  # no PKCE
+    plain = error_of(provider, browser, public, code_challenge=challenge, code_challenge_method="plain")
+    assert plain["error"] == "invalid_request" and "plain" in plain["error_description"]
+    assert error_of(provider, browser, confidential, scope="profile")["error"] == "invalid_scope"
+    assert error_of(provider, browser, confidential, request="eyJ")["error"] == "request_not_supported"
+    assert error_of(provider, browser, confidential, prompt="none login")["error"] == "invalid_request"
+
+
+def test_prompt_none_without_a_session_is_login_required(provider):
+    client = provider.client()
+    stranger = Browser(provider.issuer)
+    assert error_of(provider, stranger, client, prompt="none")["error"] == "login_required"
+
+
+def test_without_a_session_the_sign_in_page_is_shown(provider):
+    client = provider.client(name="Wiki <b>")
+    stranger = Browser(provider.issuer)
+    url, _ = session_for(provider, client).create_authorization_url(
+        provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48), login_hint="alice")
+    page = stranger.open(url)
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert "Sign in to Wiki &lt;b&gt;" in page.text and "<b>" not in page.text.split("<body")[1].split("Sign in to")[1][:20]
+    assert 'data-login-hint="alice"' in page.text and 'src="../oidc.js"' in page.text
+
+
+def test_prompt_login_and_max_age_ask_for_a_new_sign_in(provider):
+    client = provider.client()
+    browser, _, auth = provider.person()
+    oauth = session_for(provider, client)
+    for extra in ({"prompt": "login"}, {"max_age": "0"}):
+        url, _ = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48), **extra)
+        page = browser.open(url)
+        assert page.status_code == 200 and 'data-step="sign-in"' in page.text
+        # The page signs in again and repeats the request without what asked for it: a code comes back.
+        continued = page.text.split('data-continue="')[1].split('"')[0].replace("&amp;", "&")
+        assert "prompt=login" not in continued and "max_age" not in continued
+        provider.sign_in_again(browser, auth)
+        again = browser.open(provider.endpoint("authorization_endpoint") + "?" + continued)
+        assert again.status_code == 302 and "code" in query(again.headers["Location"])
+
+
+def test_codes_are_single_use_and_a_replay_revokes_the_tokens(provider):
+    client = provider.client()
+    browser, _, _ = provider.person()
+    oauth = session_for(provider, client)
+    location, verifier, _, _ = authorize(provider, browser, oauth)
+    token = oauth.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+    replay = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "authorization_code", "code": query(location)["code"], "redirect_uri": client["redirectURIs"][0],
+        "code_verifier": verifier}, auth=(client["clientID"], client["clientSecret"]), timeout=15)
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).status_code == 401, "what the first use issued is revoked"
+    assert token["access_token"]
+
+
+@pytest.mark.parametrize("verifier", [None, "wrong-" + "v" * 50])
+def test_a_missing_or_wrong_code_verifier_is_refused(provider, verifier):
+    client = provider.client()
+    browser, _, _ = provider.person()
+    location, _, _, _ = authorize(provider, browser, session_for(provider, client))
+    form = {"grant_type": "authorization_code", "code": query(location)["code"], "redirect_uri": client["redirectURIs"][0]}
+    if verifier:
+        form["code_verifier"] = verifier
+    refused = requests.post(provider.endpoint("token_endpoint"), data=form, auth=(client["clientID"], client["clientSecret"]), timeout=15)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+
+
+def test_a_code_of_another_client_is_refused(provider):
+    mine, theirs = provider.client(), provider.client(name="Other")
+    browser, _, _ = provider.person()
+    location, verifier, _, _ = authorize(provider, browser, session_for(provider, mine))
+    refused = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "authorization_code", "code": query(location)["code"], "redirect_uri": mine["redirectURIs"][0],
+        "code_verifier": verifier}, auth=(theirs["clientID"], theirs["clientSecret"]), timeout=15)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+
+
+def test_a_disabled_users_refresh_token_stops_at_once(provider):
+    client = provider.client(scopes=["openid", "offline_access"])
+    oauth, token, _, username, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    assert provider.admin("PATCH", f"/users/{username}", {"disabled": True}).status_code == 200
+    refused = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "refresh_token", "refresh_token": token["refresh_token"]}, auth=(client["clientID"], client["clientSecret"]),
+        timeout=15)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).status_code == 401
+    # Enabled again, the account's old grants stay revoked.
+    assert provider.admin("PATCH", f"/users/{username}", {"disabled": False}).status_code == 200
+    again = requests.post(provider.endpoint("token_endpoint"), data={
+        "grant_type": "refresh_token", "refresh_token": token["refresh_token"]}, auth=(client["clientID"], client["clientSecret"]),
+        timeout=15)
+    assert again.status_code == 400
+
+
+def test_a_deleted_clients_tokens_stop_at_once(provider):
+    client = provider.client(scopes=["openid", "offline_access"])
+    oauth, token, _, _, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    assert provider.admin("DELETE", f"/oauth-clients/{client['clientID']}").status_code == 200
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).status_code == 401
+    assert provider.admin("GET", f"/oauth-clients/{client['clientID']}").status_code == 404
+
+
+# ---- consent ---------------------------------------------------------------------------------------
+
+
+def test_a_client_that_asks_for_consent_gets_it_from_the_person(provider):
+    client = provider.client(consent=True, name="Nextcloud")
+    browser, username, _ = provider.person()
+    oauth = session_for(provider, client, scope="openid profile email")
+    url, state = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48))
+    page = browser.open(url)
+    assert page.status_code == 200 and 'data-step="consent"' in page.text and username in page.text
+    allow = page.text.split('id="oidc-allow" class="button" href="')[1].split('"')[0].replace("&amp;", "&")
+    deny = page.text.split('id="oidc-deny" class="button secondary" href="')[1].split('"')[0].replace("&amp;", "&")
+    base = provider.endpoint("authorization_endpoint").rsplit("/", 1)[0] + "/"
+    denied = browser.open(base + deny)
+    assert query(denied.headers["Location"])["error"] == "access_denied"
+    allowed = browser.open(base + allow)
+    assert "code" in query(allowed.headers["Location"]) and query(allowed.headers["Location"])["state"] == state
+    # The consent link is bound to the session: another person's browser cannot use it.
+    other, _, _ = provider.person()
+    assert 'data-step="consent"' in other.open(base + allow).text
+    # prompt=none cannot show the page.
+    assert error_of(provider, browser, client, prompt="none")["error"] == "consent_required"
+
+
+# ---- logout ------------------------------------------------------------------------------------------
+
+
+def test_logout_with_a_hint_and_a_registered_uri_redirects_and_ends_the_session(provider):
+    client = provider.client(postLogoutRedirectURIs=["https://app.example/signed-out"])
+    _, token, _, _, browser, _ = signed_in_tokens(provider, client)
+    end = provider.endpoint("end_session_endpoint")
+    unregistered = browser.open(end + "?" + urllib.parse.urlencode({
+        "id_token_hint": token["id_token"], "post_logout_redirect_uri": "https://evil.example/"}))
+    assert unregistered.status_code == 200 and "Location" not in unregistered.headers
+    reply = browser.open(end + "?" + urllib.parse.urlencode({
+        "id_token_hint": token["id_token"], "post_logout_redirect_uri": "https://app.example/signed-out", "state": "bye"}))
+    assert reply.status_code == 302 and reply.headers["Location"] == "https://app.example/signed-out?state=bye"
+    assert browser.http.get(provider.issuer + "/site", timeout=15).json()["signedIn"] is False
+
+
+def test_logout_without_a_hint_asks_and_never_redirects(provider):
+    browser, _, _ = provider.person()
+    end = provider.endpoint("end_session_endpoint")
+    page = browser.open(end + "?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F")
+    assert page.status_code == 200 and "Location" not in page.headers and 'data-step="logout"' in page.text
+    assert browser.http.get(provider.issuer + "/site", timeout=15).json()["signedIn"] is True
+    confirmed = browser.http.post(end, data={"confirm": "yes"}, headers={"Origin": provider.issuer}, allow_redirects=False, timeout=15)
+    assert confirmed.status_code == 200 and 'data-step="signed-out"' in confirmed.text
+    assert browser.http.get(provider.issuer + "/site", timeout=15).json()["signedIn"] is False
+
+
+# ---- clients -------------------------------------------------------------------------------------------
+
+
+def test_clients_are_managed_through_the_admin_api(provider):
+    client = provider.client(name="Gitea")
+    listed = provider.admin("GET", "/oauth-clients").json()["clients"]
+    assert any(c["clientID"] == client["clientID"] and c.get("clientSecret") is None for c in listed)
+    changed = provider.admin("PATCH", f"/oauth-clients/{client['clientID']}", {"name": "Gitea 2", "consent": True}).json()["client"]
+    assert changed["name"] == "Gitea 2" and changed["consent"] is True
+    rotated = provider.admin("POST", f"/oauth-clients/{client['clientID']}/secret").json()["client"]
+    assert rotated["clientSecret"] != client["clientSecret"]
+    # The old secret stops working at once.
+    old = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": "x"},
+                        auth=(client["clientID"], client["clientSecret"]), timeout=15)
+    assert old.status_code == 401
+    for bad in ({"name": "x", "redirectURIs": []}, {"name": "x", "redirectURIs": ["http://evil.example/cb"]},
+                {"name": "x", "redirectURIs": ["https://a.example/cb#frag"]}, {"name": "x", "redirectURIs": ["https://a.example/cb"],
+                                                                             "scopes": ["profile"]}):
+        refused = provider.admin("POST", "/oauth-clients", bad)
+        assert refused.status_code == 400 and refused.json()["status"] == "failed", bad
+    kinds = {event["type"] for event in provider.admin("GET", "/events?limit=200").json()["events"]}
+    assert {"oauth_client.created", "oauth_client.updated", "oauth_token.issued"} <= kinds
