@@ -139,6 +139,8 @@ enum PlanRules {
         // A client's bucket is kept only until it is full again, seconds after its last request: its rows are the
         // clients of the last minute, not of the store.
         "rate_limit_buckets",
+        // A tenant's OpenID clients: the applications it signs people in to, made by hand.
+        "oauth_clients",
     ]
 
     /// Partial indexes whose rows are a backlog, not a history: reading a tenant's rows of one reads what waits.

@@ -37,6 +37,7 @@ final class StoreWorkload: Sendable {
         for tenant in [TenantID.default] + Self.tenants {
             let scoped = store.scoped(to: tenant, webhooks: WebhookOutbox(receivers: [Self.receiver]))
             let count = tenant == .default ? users : small
+            try await scoped.saveOAuthClient(Self.oauthClient, recording: [])
             for index in first..<first + count { try await fill(scoped, index: index) }
             first += count
             // Most deliveries were delivered long ago, as in a store that runs: the last few are pending.
@@ -68,6 +69,20 @@ final class StoreWorkload: Sendable {
         try await store.saveAppAttestKey(AppAttestKeyRecord(
             keyID: Self.bytes(index, tag: 6, count: 32), publicKey: [4] + Fixtures.bytes(2, count: 64), appID: "ABCDE12345.com.example.app",
             environment: "production", receipt: [1, 2, 3], createdAt: Fixtures.now))
+        try await store.saveOAuthGrant(Self.grant(Self.bytes(index, tag: 7, count: 16), of: user), recording: [])
+    }
+
+    /// The client every tenant has, whose grants each user has one of.
+    static let oauthClient = OAuthClientRecord(
+        clientID: "planner-client", name: "Planner", secretHash: Fixtures.bytes(0xC1), redirectURIs: ["https://app.example/cb"],
+        postLogoutRedirectURIs: [], scopes: ["openid", "offline_access"], consent: false, accessTokenLifetime: 600,
+        refreshTokenLifetime: 86_400, createdAt: Fixtures.now, updatedAt: Fixtures.now)
+
+    static func grant(_ id: [UInt8], of user: UserRecord) -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: id, clientID: oauthClient.clientID, userHandle: user.handle, scopes: ["openid"], redirectURI: "https://app.example/cb",
+            nonce: "n", codeChallenge: nil, authTime: Fixtures.now, methods: ["hwk"], codeHash: Fixtures.bytes(0xC2),
+            codeExpiresAt: Fixtures.now.addingTimeInterval(60), createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(60))
     }
 
     /// Makes every call of the contract once or more, through a store that notes each call's name.
@@ -202,6 +217,23 @@ final class StoreWorkload: Sendable {
         _ = try await store.tenant(id: extra.id)
         _ = try await store.updateTenant(moved, from: extra, recording: [])
         _ = try await store.deleteTenant(id: extra.id, recording: [])
+
+        // The OpenID provider: a client's life, a grant's code, tokens and revocation.
+        let client = OAuthClientRecord(
+            clientID: "planner-extra", name: "Extra", secretHash: nil, redirectURIs: ["https://extra.example/cb"], postLogoutRedirectURIs: [],
+            scopes: ["openid"], consent: true, accessTokenLifetime: 600, refreshTokenLifetime: 86_400, createdAt: now, updatedAt: now)
+        try await store.saveOAuthClient(client, recording: [])
+        _ = try await store.oauthClient(id: client.clientID)
+        _ = try await store.oauthClients(limit: 100)
+        _ = try await store.updateOAuthClient(client, recording: [])
+        var grant = Self.grant(Fixtures.bytes(0xC3, count: 16), of: known)
+        try await store.saveOAuthGrant(grant, recording: [])
+        _ = try await store.oauthGrant(id: grant.id)
+        grant.codeUsedAt = now
+        _ = try await store.replaceOAuthGrant(grant, recording: [])
+        _ = try await store.revokeOAuthGrant(id: grant.id, now: now, recording: [])
+        _ = try await store.revokeOAuthGrants(ofUser: known.handle, now: now)
+        _ = try await store.deleteOAuthClient(id: client.clientID, recording: [])
 
         // Limits shared across instances, where the backend shares them.
         if let shared = store as? any SharedLimitsStore {

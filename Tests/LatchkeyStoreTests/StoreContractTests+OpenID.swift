@@ -1,0 +1,111 @@
+import Foundation
+import LatchkeyStore
+import Testing
+
+/// The contract for the OpenID provider's clients and grants: round trips, the compare-and-set a code's exchange and a
+/// refresh rest on, revocation, and grants going with their client, their user and their tenant.
+extension StoreContractTests {
+    static func oauthClient(_ id: String, secret: [UInt8]? = Fixtures.bytes(0xC1)) -> OAuthClientRecord {
+        OAuthClientRecord(
+            clientID: id, name: "Client \(id) ✓", secretHash: secret, redirectURIs: ["https://a.example/cb", "com.example.app:/cb"],
+            postLogoutRedirectURIs: ["https://a.example/bye"], scopes: ["openid", "profile", "offline_access"], consent: true,
+            accessTokenLifetime: 600, refreshTokenLifetime: 86_400, createdAt: Fixtures.now, updatedAt: Fixtures.now)
+    }
+
+    static func grant(_ id: UInt8, client: String, of user: UserRecord, expiresIn seconds: TimeInterval = 60) -> OAuthGrantRecord {
+        OAuthGrantRecord(
+            id: Fixtures.bytes(id, count: 16), clientID: client, userHandle: user.handle, scopes: ["openid", "profile"],
+            redirectURI: "https://a.example/cb", nonce: "nonce", codeChallenge: String(repeating: "c", count: 43),
+            authTime: Fixtures.now, methods: ["hwk", "user", "mfa"], codeHash: Fixtures.bytes(0xC0 &+ id),
+            codeExpiresAt: Fixtures.now.addingTimeInterval(seconds), createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(seconds))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func oauthClientsRoundTripChangeAndGo(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let client = Self.oauthClient("app"), native = Self.oauthClient("native", secret: nil)
+        try await store.saveOAuthClient(client, recording: [])
+        try await store.saveOAuthClient(native, recording: [])
+        #expect(try await store.oauthClient(id: "app") == client)
+        #expect(try await store.oauthClient(id: "native")?.isPublic == true)
+        #expect(try await store.oauthClients(limit: 10).map(\.clientID) == ["app", "native"])
+        await #expect(throws: StoreError.self) { try await store.saveOAuthClient(client, recording: []) }
+        var changed = client
+        changed.name = "Renamed"
+        changed.redirectURIs = ["https://b.example/cb"]
+        #expect(try await store.updateOAuthClient(changed, recording: []))
+        #expect(try await store.oauthClient(id: "app") == changed)
+        #expect(try await store.deleteOAuthClient(id: "app", recording: []))
+        #expect(try await store.deleteOAuthClient(id: "app", recording: []) == false)
+        #expect(try await store.oauthClient(id: "app") == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func aGrantChangesOnlyFromTheRevisionItWasReadAt(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.saveOAuthClient(Self.oauthClient("app"), recording: [])
+        let grant = Self.grant(1, client: "app", of: alice)
+        try await store.saveOAuthGrant(grant, recording: [])
+        let read = try #require(try await store.oauthGrant(id: grant.id))
+        #expect(read.grant == grant && read.user == alice && read.client.clientID == "app")
+
+        // Two exchanges of one code read the same revision: one writes, the other finds it moved on.
+        var first = read.grant, second = read.grant
+        first.codeUsedAt = Fixtures.now
+        first.accessHash = Fixtures.bytes(0xA1)
+        first.accessExpiresAt = Fixtures.now.addingTimeInterval(600)
+        second.codeUsedAt = Fixtures.now
+        second.accessHash = Fixtures.bytes(0xA2)
+        #expect(try await store.replaceOAuthGrant(first, recording: []))
+        #expect(try await store.replaceOAuthGrant(second, recording: []) == false)
+        let stored = try #require(try await store.oauthGrant(id: grant.id)).grant
+        #expect(stored.accessHash == Fixtures.bytes(0xA1) && stored.revision == grant.revision + 1)
+
+        #expect(try await store.revokeOAuthGrant(id: grant.id, now: Fixtures.now, recording: []))
+        #expect(try await store.revokeOAuthGrant(id: grant.id, now: Fixtures.now, recording: []) == false, "revoked once")
+        let revoked = try #require(try await store.oauthGrant(id: grant.id)).grant
+        #expect(revoked.revokedAt == Fixtures.now && revoked.expiresAt <= Fixtures.now.addingTimeInterval(86_400))
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func grantsGoWithTheirClientTheirUserAndTheirTenant(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1), bob = Fixtures.user("bob", handle: 2)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.registerNew(bob, with: Fixtures.credential(8, of: bob), session: Fixtures.session(2, of: bob))
+        try await store.saveOAuthClient(Self.oauthClient("one"), recording: [])
+        try await store.saveOAuthClient(Self.oauthClient("two"), recording: [])
+        try await store.saveOAuthGrant(Self.grant(1, client: "one", of: alice), recording: [])
+        try await store.saveOAuthGrant(Self.grant(2, client: "two", of: alice), recording: [])
+        try await store.saveOAuthGrant(Self.grant(3, client: "two", of: bob), recording: [])
+        await #expect(throws: StoreError.self) { try await store.saveOAuthGrant(Self.grant(4, client: "none", of: bob), recording: []) }
+
+        #expect(try await store.revokeOAuthGrants(ofUser: bob.handle, now: Fixtures.now) == 1)
+        #expect(try await store.oauthGrant(id: Fixtures.bytes(3, count: 16))?.grant.revokedAt != nil)
+        #expect(try await store.deleteOAuthClient(id: "one", recording: []))
+        #expect(try await store.oauthGrant(id: Fixtures.bytes(1, count: 16)) == nil, "gone with its client")
+        _ = try await store.deleteUser(handle: alice.handle)
+        #expect(try await store.oauthGrant(id: Fixtures.bytes(2, count: 16)) == nil, "gone with its user")
+
+        // Another tenant sees neither the clients nor the grants.
+        let other = store.scoped(to: try #require(TenantID("acme")))
+        #expect(try await other.oauthClient(id: "two") == nil)
+        #expect(try await other.oauthGrant(id: Fixtures.bytes(3, count: 16)) == nil)
+        #expect(try await other.revokeOAuthGrant(id: Fixtures.bytes(3, count: 16), now: Fixtures.now, recording: []) == false)
+    }
+
+    @Test(arguments: StoreBackend.all)
+    func thePurgeTakesGrantsPastTheirExpiry(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice, expiresIn: 86_400))
+        try await store.saveOAuthClient(Self.oauthClient("app"), recording: [])
+        try await store.saveOAuthGrant(Self.grant(1, client: "app", of: alice, expiresIn: 60), recording: [])
+        try await store.saveOAuthGrant(Self.grant(2, client: "app", of: alice, expiresIn: 3_600), recording: [])
+        try await store.purgeExpired(now: Fixtures.now.addingTimeInterval(120))
+        #expect(try await store.oauthGrant(id: Fixtures.bytes(1, count: 16)) == nil)
+        #expect(try await store.oauthGrant(id: Fixtures.bytes(2, count: 16)) != nil)
+    }
+}
