@@ -1,0 +1,118 @@
+"""The provider's sign-in page in Chromium with a virtual authenticator: an app sends the browser to the
+authorization endpoint, the page signs the person in with their passkey (usernameless through the account picker,
+or with the username `login_hint` named) and the browser lands on the app's redirect URI with a code, which the
+app (authlib) exchanges for tokens naming that person. A browser already signed in goes straight back."""
+
+from __future__ import annotations
+
+import secrets
+import urllib.parse
+import uuid
+
+import pytest
+import requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.jose import JsonWebKey, JsonWebToken
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from backend import create_admin_key
+from conftest import served
+from test_browser import STEP_TIMEOUT, Page, driver, fresh_authenticator, page_scripts  # noqa: F401 (fixtures)
+
+
+@pytest.fixture(scope="module")
+def openid_server():
+    yield from served("browser-openid")
+
+
+class App:
+    """A web app registered as a public client, its redirect URI a path of the provider's origin (which answers 404:
+    what matters is the URL the browser lands on)."""
+
+    def __init__(self, server):
+        self.server = server
+        self.issuer = server.origin
+        self.metadata = requests.get(server.url + "/.well-known/openid-configuration", timeout=15).json()
+        key = create_admin_key(server, "browser-openid-" + uuid.uuid4().hex[:6])
+        self.redirect_uri = server.origin + "/app/callback"
+        reply = requests.post(server.url + "/admin/v1/oauth-clients", headers={"Authorization": f"Bearer {key}"}, timeout=15, json={
+            "name": "Team Wiki", "public": True, "redirectURIs": [self.redirect_uri]})
+        assert reply.status_code == 201, reply.text
+        self.client_id = reply.json()["client"]["clientID"]
+        self.oauth = OAuth2Session(self.client_id, scope="openid profile", redirect_uri=self.redirect_uri,
+                                   token_endpoint_auth_method="none", code_challenge_method="S256")
+
+    def start(self, **extra) -> tuple[str, str]:
+        """The authorization URL to send the browser to, and the code verifier."""
+        verifier = secrets.token_urlsafe(48)
+        url, _ = self.oauth.create_authorization_url(self.metadata["authorization_endpoint"], code_verifier=verifier, **extra)
+        return url, verifier
+
+    def finish(self, landed: str, verifier: str) -> dict:
+        """Exchanges the code the browser landed with; returns the ID token's claims."""
+        token = self.oauth.fetch_token(self.metadata["token_endpoint"].replace(self.server.origin, self.server.url),
+                                       authorization_response=landed, code_verifier=verifier)
+        keys = JsonWebKey.import_key_set(requests.get(self.server.url + "/.well-known/jwks.json", timeout=15).json())
+        claims = JsonWebToken(["ES256"]).decode(token["id_token"], key=keys)
+        claims.validate()
+        assert claims["iss"] == self.issuer and claims["aud"] == self.client_id
+        return claims
+
+
+def lands_on_app(drv, app: App) -> str:
+    WebDriverWait(drv, STEP_TIMEOUT).until(lambda d: d.current_url.startswith(app.redirect_uri))
+    return drv.current_url
+
+
+def test_an_app_signs_a_person_in_with_their_passkey_through_the_page(driver, openid_server):  # noqa: F811
+    app = App(openid_server)
+    # A person with a passkey, made on the relying party's own page, then signed out.
+    page = Page(driver, openid_server).open()
+    fresh_authenticator(driver)
+    username = "wiki-" + uuid.uuid4().hex[:8]
+    page.fill("username", username)
+    page.fill("displayName", "Wiki Person")
+    page.click_ok("register")
+    page.sign_out()
+
+    # Usernameless: the page's button, the authenticator's account picker, back to the app with a code.
+    url, verifier = app.start()
+    driver.get(url)
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-sign-in-button"))
+    assert "Sign in to Team Wiki" in driver.title
+    driver.find_element(By.ID, "oidc-sign-in-button").click()
+    landed = lands_on_app(driver, app)
+    received = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(landed).query))
+    assert received["iss"] == app.issuer
+    claims = app.finish(landed, verifier)
+    assert claims["preferred_username"] == username and claims["name"] == "Wiki Person"
+    assert "user" in claims["amr"]
+
+    # Signed in now: the next authorization goes straight back, no page.
+    url, verifier = app.start()
+    driver.get(url)
+    assert app.finish(lands_on_app(driver, app), verifier)["sub"] == claims["sub"]
+
+    # prompt=login asks again; login_hint fills the username, and the keyboard alone signs in.
+    url, verifier = app.start(prompt="login", login_hint=username)
+    driver.get(url)
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-username"))
+    field = driver.find_element(By.ID, "oidc-username")
+    assert field.get_attribute("value") == username
+    field.submit()
+    again = app.finish(lands_on_app(driver, app), verifier)
+    assert again["sub"] == claims["sub"] and again["auth_time"] >= claims["auth_time"]
+
+
+def test_the_page_says_why_a_sign_in_failed(driver, openid_server):  # noqa: F811
+    app = App(openid_server)
+    fresh_authenticator(driver)  # no passkey for this site
+    driver.delete_all_cookies()
+    url, _ = app.start(login_hint="nobody-" + uuid.uuid4().hex[:6])
+    driver.get(url)
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-sign-in-button"))
+    driver.find_element(By.ID, "oidc-sign-in-button").click()
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_element(By.ID, "oidc-status").get_attribute("data-kind") == "error")
+    assert not driver.current_url.startswith(app.redirect_uri)
+    assert driver.find_element(By.ID, "oidc-sign-in-button").is_enabled()
