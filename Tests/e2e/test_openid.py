@@ -1,6 +1,6 @@
 """Latchkey as an OpenID Connect provider, driven by a client people use: PyPI's authlib (OAuth2Session for the
 code flow with PKCE, client authentication, refresh, revocation and introspection; its JOSE and OpenID Connect
-classes to verify the ID token, at_hash and nonce included). The person signs in with a software passkey through
+classes to verify the ID token, at_hash and nonce included), on SQLite and on PostgreSQL. The person signs in with a software passkey through
 the relying party's ceremony routes, as the sign-in page does in a browser (test_browser_openid.py drives that
 page in Chromium); the "browser" here is a cookie-keeping HTTP client that follows the provider's redirects by hand.
 """
@@ -19,6 +19,7 @@ from authlib.oidc.core import CodeIDToken
 
 from backend import create_admin_key
 from conftest import LatchkeyServer, LocalhostCookiePolicy
+from test_postgres import SERVER_URL, SKIPPED, psql, with_database
 
 
 class Browser:
@@ -76,12 +77,24 @@ class Provider:
         return JsonWebKey.import_key_set(requests.get(self.endpoint("jwks_uri"), timeout=15).json())
 
 
-@pytest.fixture(scope="module")
-def provider():
-    server = LatchkeyServer("openid").start()
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def provider(request):
+    """The provider on each store: SQLite, and a database of its own on the test PostgreSQL server."""
+    env, database = {}, None
+    if request.param == "postgres":
+        if SKIPPED:
+            pytest.skip("LATCHKEY_TEST_SKIP_POSTGRES is set")
+        if not SERVER_URL:
+            pytest.fail("the provider's PostgreSQL tests need a server: run them with `scripts/test`, or set LATCHKEY_TEST_POSTGRES_URL")
+        database = "latchkey_e2e_oidc_" + uuid.uuid4().hex[:12]
+        psql(SERVER_URL, f"CREATE DATABASE {database}")
+        env["LATCHKEY_DATABASE"] = with_database(SERVER_URL, database)
+    server = LatchkeyServer(f"openid-{request.param}", env).start()
     yield Provider(server)
     server.stop()
     server.cleanup()
+    if database:
+        psql(SERVER_URL, f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 
 def session_for(provider: Provider, client: dict, method: str | None = None, scope: str = "openid profile") -> OAuth2Session:
@@ -472,3 +485,50 @@ def test_clients_are_managed_through_the_admin_api(provider):
         assert refused.status_code == 400 and refused.json()["status"] == "failed", bad
     kinds = {event["type"] for event in provider.admin("GET", "/events?limit=200").json()["events"]}
     assert {"oauth_client.created", "oauth_client.updated", "oauth_token.issued"} <= kinds
+
+
+# ---- tenants -------------------------------------------------------------------------------------------
+
+
+def test_a_client_of_one_tenant_is_unknown_at_another(server_factory):
+    """Each tenant is its own issuer with its own clients: tenant A's client, its code and its secret mean nothing at
+    tenant B, and each discovery document names its own tenant's issuer."""
+    from test_tenants import Tenant, cli, make_tenant
+
+    server = LatchkeyServer("openid-tenants")
+    operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
+    server.start()
+    try:
+        tenants = {}
+        for name in ("alpha", "beta"):
+            make_tenant(server, operator, name, tokenIssuer=f"http://{name}.localhost:{server.port}")
+            key = cli(server, "admin-keys", "create", "--tenant", name, "--name", "apps")
+            tenants[name] = (Tenant(server, name), {"Authorization": f"Bearer {key}"})
+        alpha, alpha_admin = tenants["alpha"]
+        beta, _ = tenants["beta"]
+        assert alpha.request("GET", "/.well-known/openid-configuration").json()["issuer"] == alpha.origin
+        assert beta.request("GET", "/.well-known/openid-configuration").json()["issuer"] == beta.origin
+        made = alpha.request("POST", "/admin/v1/oauth-clients", {"name": "Alpha app", "redirectURIs": ["https://alpha.example/cb"]},
+                             headers=alpha_admin)
+        assert made.status_code == 201, made.text
+        client = made.json()["client"]
+
+        query = urllib.parse.urlencode({"response_type": "code", "scope": "openid", "client_id": client["clientID"],
+                                        "redirect_uri": "https://alpha.example/cb"})
+        # A person of beta, signed in at beta: alpha's client is no client there.
+        auth = beta.authenticator()
+        beta.register(auth, "beta-person")
+        refused = beta.http.get(beta.url("/oidc/authorize?" + query), headers={"Host": f"beta.localhost:{server.port}"},
+                                allow_redirects=False, timeout=15)
+        assert refused.status_code == 400 and "Location" not in refused.headers and "no client" in refused.text
+        token = requests.post(beta.url("/oidc/token"), data={"grant_type": "refresh_token", "refresh_token": "x"},
+                              auth=(client["clientID"], client["clientSecret"]), headers={"Host": f"beta.localhost:{server.port}"},
+                              timeout=15)
+        assert token.status_code == 401 and token.json()["error"] == "invalid_client"
+        # At alpha, beta's session is no session: the sign-in page, not a code.
+        page = beta.http.get(alpha.url("/oidc/authorize?" + query), headers={"Host": f"alpha.localhost:{server.port}"},
+                             allow_redirects=False, timeout=15)
+        assert page.status_code == 200 and 'data-step="sign-in"' in page.text
+    finally:
+        server.stop()
+        server.cleanup()
