@@ -77,9 +77,7 @@ enum OpenIDPages {
         switch scope {
         case "openid": "know who you are (an identifier of your account)"
         case "profile": "see your username and display name"
-        case "email": "see your email address"
-        case "phone": "see your phone number"
-        case "groups": "see the groups you belong to"
+        // `email`, `phone` and `groups` release nothing yet: accounts carry neither contacts nor groups.
         case "offline_access": "stay signed in when you are away"
         default: nil
         }

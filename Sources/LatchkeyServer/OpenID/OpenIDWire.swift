@@ -7,7 +7,7 @@ struct TokenReply: Encodable {
     let tokenType = "Bearer"
     let expiresIn: Int
     let refreshToken: String?
-    let idToken: String
+    let idToken: String?
     let scope: String
 
     init(_ issued: IssuedTokens) {

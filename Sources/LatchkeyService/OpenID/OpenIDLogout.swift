@@ -34,12 +34,13 @@ extension OpenIDProvider {
         if let asked = parameters["client_id"], asked != clientID {
             return .confirm(reason: "client_id is not the id_token_hint's audience")
         }
-        // Only the session of the person the hint names ends: a hint of someone else ends nothing here.
-        if let session, Base64URL.encode(session.user.handle) == claims.subject { try await end(session, caller: caller) }
-        guard let target = parameters["post_logout_redirect_uri"] else { return .signedOut }
-        guard client.postLogoutRedirectURIs.contains(target) else {
+        let target = parameters["post_logout_redirect_uri"]
+        if let target, !client.postLogoutRedirectURIs.contains(target) {
             return .confirm(reason: "\(target.prefix(200).debugDescription) is not a post-logout redirect URI registered for \(client.name)")
         }
+        // Only the session of the person the hint names ends: a hint of someone else ends nothing here.
+        if let session, Base64URL.encode(session.user.handle) == claims.subject { try await end(session, caller: caller) }
+        guard let target else { return .signedOut }
         return .redirect(Self.redirect(to: target, [("state", parameters["state"])]))
     }
 

@@ -38,11 +38,13 @@ package struct OpenIDProvider: Sendable {
     }
 
     /// The client `credentials` prove: a confidential client with its secret, a public one with its ID alone.
-    package func authenticate(_ credentials: ClientCredentials) async throws -> OAuthClientRecord {
+    /// `known` is the client when the caller has read it already (with a grant): it is not read again.
+    package func authenticate(_ credentials: ClientCredentials, known: OAuthClientRecord? = nil) async throws -> OAuthClientRecord {
         guard let id = credentials.clientID, !id.isEmpty else {
             throw OAuthError(.invalidClient, "the client is not identified: send client_id, or authenticate with HTTP Basic")
         }
-        guard let client = try await service.store.oauthClient(id: id) else {
+        let read = known?.clientID == id ? known : try await service.store.oauthClient(id: id)
+        guard let client = read else {
             throw OAuthError(.invalidClient, "there is no client \(id.prefix(64).debugDescription) at this issuer")
         }
         if client.isPublic {

@@ -34,7 +34,7 @@ extension OpenIDProvider {
 
     /// Userinfo (OpenID Connect Core §5.3) for the bearer of `accessToken`.
     package func userInfo(accessToken: String?, now: Date = Date()) async throws -> UserInfo {
-        guard let accessToken else { throw OAuthError(.invalidRequest, "send the access token: Authorization: Bearer TOKEN") }
+        guard let accessToken else { throw OAuthError(.invalidToken, "send the access token: Authorization: Bearer TOKEN") }
         guard let found = try await liveAccess(accessToken, now: now) else {
             throw OAuthError(.invalidToken, "the access token is not live: expired, revoked, or not this issuer's")
         }

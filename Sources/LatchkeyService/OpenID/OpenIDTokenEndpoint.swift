@@ -7,7 +7,8 @@ package struct IssuedTokens: Sendable {
     package let accessToken: String
     package let expiresIn: Int
     package let refreshToken: String?
-    package let idToken: String
+    /// On a code's exchange; a refresh answers without one (OpenID Connect Core §12.2), so it signs nothing.
+    package let idToken: String?
     package let scopes: [String]
 }
 
@@ -21,10 +22,21 @@ extension OpenIDProvider {
         guard grantType == "authorization_code" || grantType == "refresh_token" else {
             throw OAuthError(.unsupportedGrantType, "grant_type is authorization_code or refresh_token, not \(grantType.prefix(60).debugDescription)")
         }
-        let client = try await authenticate(credentials)
-        return grantType == "authorization_code"
-            ? try await exchange(form, client: client, origin: origin, now: now)
-            : try await refresh(form, client: client, origin: origin, now: now)
+        if grantType == "authorization_code" {
+            return try await exchange(form, client: try await authenticate(credentials), origin: origin, now: now)
+        }
+        // The refresh token's grant is read with its client, which then authenticates the caller without a second read.
+        guard let text = form["refresh_token"] else {
+            _ = try await authenticate(credentials)
+            throw OAuthError(.invalidRequest, "refresh_token is missing")
+        }
+        let token = ProviderToken(text)
+        let found = try await token.asyncMap(lookup)
+        let client = try await authenticate(credentials, known: found?.client)
+        guard let token, let found, found.client.clientID == client.clientID else {
+            throw OAuthError(.invalidGrant, "this refresh token is not one this issuer gave client \(client.clientID)")
+        }
+        return try await refresh(token, found, form, client: client, origin: origin, now: now)
     }
 
     /// A code for tokens (RFC 6749 §4.1.3, RFC 7636 §4.6). A code presented a second time revokes what its first use
@@ -69,11 +81,9 @@ extension OpenIDProvider {
 
     /// A refresh token for new tokens, the refresh token rotated (RFC 9700 §4.14.2). A rotated-out refresh token
     /// presented again revokes the grant: whoever holds either copy loses it.
-    private func refresh(_ form: [String: String], client: OAuthClientRecord, origin: EventOrigin, now: Date) async throws -> IssuedTokens {
-        guard let text = form["refresh_token"] else { throw OAuthError(.invalidRequest, "refresh_token is missing") }
-        guard let token = ProviderToken(text), let found = try await lookup(token), found.client.clientID == client.clientID else {
-            throw OAuthError(.invalidGrant, "this refresh token is not one this issuer gave client \(client.clientID)")
-        }
+    private func refresh(
+        _ token: ProviderToken, _ found: OAuthGrantLookup, _ form: [String: String], client: OAuthClientRecord, origin: EventOrigin, now: Date
+    ) async throws -> IssuedTokens {
         var grant = found.grant
         guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "this refresh token's grant was revoked") }
         guard token.matches(grant.refreshHash) else {
@@ -103,7 +113,7 @@ extension OpenIDProvider {
     }
 
     /// New tokens for `grant`, their hashes written into it: an access token, a refresh token when the grant has
-    /// `offline_access`, and an ID token.
+    /// `offline_access`, and (not refreshing) an ID token.
     private func issue(for grant: inout OAuthGrantRecord, _ found: OAuthGrantLookup, refreshing: Bool, now: Date) async throws -> IssuedTokens {
         let client = found.client
         let access = try ProviderToken(grantID: grant.id)
@@ -117,10 +127,14 @@ extension OpenIDProvider {
             grant.refreshExpiresAt = now.addingTimeInterval(TimeInterval(client.refreshTokenLifetime))
         }
         grant.expiresAt = max(accessExpires, grant.refreshExpiresAt ?? accessExpires)
+        guard !refreshing else {
+            return IssuedTokens(
+                accessToken: access.text, expiresIn: client.accessTokenLifetime, refreshToken: refresh?.text, idToken: nil, scopes: grant.scopes)
+        }
         let claims = OpenIDTokenClaims(
             issuer: issuer, subject: Base64URL.encode(found.user.handle), clientID: client.clientID, issuedAt: now,
             expiresAt: now.addingTimeInterval(service.tokens.lifetime), authTime: grant.authTime,
-            nonce: refreshing ? nil : grant.nonce, methods: grant.methods, contextClass: OpenIDTokenClaims.contextClass(of: grant.methods),
+            nonce: grant.nonce, methods: grant.methods, contextClass: OpenIDTokenClaims.contextClass(of: grant.methods),
             accessTokenHash: Base64URL.encode(Array(Digest.sha256(Array(access.text.utf8)).prefix(16))),
             profile: profile(of: found.user, scopes: grant.scopes))
         return IssuedTokens(

@@ -57,3 +57,11 @@ package enum PKCE {
         }
     }
 }
+
+extension Optional {
+    /// `transform` of the wrapped value, awaited; nil stays nil.
+    func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result?) async rethrows -> Result? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
