@@ -9,9 +9,10 @@ nanoseconds from /proc/PID/task/*/schedstat; with PostgreSQL the database's proc
 - a provider sign-in of a browser that holds a session: `GET /oidc/authorize` (a grant and its code), `POST
   /oidc/token` (the exchange: client authentication, PKCE, access and refresh tokens, an ES256 ID token) and `GET
   /oidc/userinfo`;
-- a refresh: `POST /oidc/token` with `grant_type=refresh_token` (rotation, a new access token and ID token).
+- a refresh: `POST /oidc/token` with `grant_type=refresh_token` (rotation and a new access token; no ID token);
+- for scale, the floor of any request: `GET /site`, which reads the session.
 
-The three take turns every 20 calls, so a drift of the machine falls on each alike; `--rounds` rounds, medians.
+The four take turns every 20 calls, so a drift of the machine falls on each alike; `--rounds` rounds, medians.
 Prints a Markdown table and RESULT lines with the ratios the issue's targets are about (provider sign-in at most
 1.5 × a passkey sign-in, refresh at most 0.3 ×).
 
@@ -49,6 +50,8 @@ class Person:
     def __init__(self, server: Server, admin_key: str):
         self.server = server
         self.http = requests.Session()
+        # The app's backend, keeping its connection as the browser does.
+        self.app = requests.Session()
         self.headers = {"Content-Type": "application/json", "Origin": server.origin}
         self.authenticator = SoftAuthenticator(origin=server.origin)
         options = self.post("/attestation/options", {"username": "bench", "displayName": "Bench"})
@@ -79,14 +82,17 @@ class Person:
         reply = self.http.get(self.server.base + "/oidc/authorize?" + query, allow_redirects=False, timeout=60)
         assert reply.status_code == 302, reply.text
         code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(reply.headers["Location"]).query))["code"]
-        token = requests.post(self.server.base + "/oidc/token", auth=self.client_auth, timeout=60, data={
+        token = self.app.post(self.server.base + "/oidc/token", auth=self.client_auth, timeout=60, data={
             "grant_type": "authorization_code", "code": code, "redirect_uri": "https://app.example/cb", "code_verifier": verifier}).json()
-        info = requests.get(self.server.base + "/oidc/userinfo", headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=60)
+        info = self.app.get(self.server.base + "/oidc/userinfo", headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=60)
         assert info.status_code == 200, info.text
         return token["refresh_token"]
 
+    def site(self, _: int = 0) -> None:
+        assert self.http.get(self.server.base + "/site", timeout=60).status_code == 200
+
     def refresh(self, _: int = 0) -> None:
-        token = requests.post(self.server.base + "/oidc/token", auth=self.client_auth, timeout=60, data={
+        token = self.app.post(self.server.base + "/oidc/token", auth=self.client_auth, timeout=60, data={
             "grant_type": "refresh_token", "refresh_token": self.refresh_token}).json()
         self.refresh_token = token["refresh_token"]
 
@@ -126,8 +132,9 @@ def main() -> None:
                              text=True, check=True).stdout.strip()
         server.start()
         person = Person(server, key)
-        names = ["passkey sign-in (options + result)", "provider sign-in (authorize + token + userinfo)", "refresh (token)"]
-        rounds = [measure(server, arguments.count, [person.passkey_sign_in, person.provider_sign_in, person.refresh])
+        names = ["passkey sign-in (options + result)", "provider sign-in (authorize + token + userinfo)", "refresh (token)",
+                 "for scale: one request reading a session (GET /site)"]
+        rounds = [measure(server, arguments.count, [person.passkey_sign_in, person.provider_sign_in, person.refresh, person.site])
                   for _ in range(arguments.rounds)]
     finally:
         server.stop()

@@ -1,8 +1,10 @@
 import Foundation
+import LatchkeyJSON
 import LatchkeyService
 
-/// The token endpoint's reply (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3).
-struct TokenReply: Encodable {
+/// The token endpoint's reply (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3), written by hand: every exchange and
+/// refresh answers with one.
+struct TokenReply: JSONTextEncodable {
     let accessToken: String
     let tokenType = "Bearer"
     let expiresIn: Int
@@ -22,10 +24,21 @@ struct TokenReply: Encodable {
         case accessToken = "access_token", tokenType = "token_type", expiresIn = "expires_in", refreshToken = "refresh_token"
         case idToken = "id_token", scope
     }
+
+    func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("access_token", accessToken)
+            json.member("token_type", tokenType)
+            json.member("expires_in", expiresIn)
+            if let refreshToken { json.member("refresh_token", refreshToken) }
+            if let idToken { json.member("id_token", idToken) }
+            json.member("scope", scope)
+        }
+    }
 }
 
-/// Userinfo's reply (OpenID Connect Core §5.3.2).
-struct UserInfoReply: Encodable {
+/// Userinfo's reply (OpenID Connect Core §5.3.2), written by hand.
+struct UserInfoReply: JSONTextEncodable {
     let sub: String
     let preferredUsername: String?
     let name: String?
@@ -37,6 +50,14 @@ struct UserInfoReply: Encodable {
     }
 
     enum CodingKeys: String, CodingKey { case sub, preferredUsername = "preferred_username", name }
+
+    func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("sub", sub)
+            if let preferredUsername { json.member("preferred_username", preferredUsername) }
+            if let name { json.member("name", name) }
+        }
+    }
 }
 
 /// Introspection's reply (RFC 7662 §2.2): `{"active":false}` for any token not live.
