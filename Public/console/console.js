@@ -13,7 +13,8 @@
     'device_key.enrolled', 'device_key.renamed', 'device_key.removed', 'sign_in.succeeded', 'sign_in.refused',
     'session.ended', 'account.deleted', 'admin_key.created', 'admin_key.revoked', 'enrollment_ticket.issued',
     'enrollment_ticket.used', 'enrollment_ticket.revoked', 'signing_key.rotated', 'tenant.created', 'tenant.updated',
-    'tenant.deleted',
+    'tenant.deleted', 'oauth_client.created', 'oauth_client.updated', 'oauth_client.deleted', 'oauth_token.issued',
+    'oauth_token.refreshed', 'oauth_token.revoked', 'oauth_token.reused',
   ];
 
   // ---- DOM --------------------------------------------------------------------------------
@@ -187,7 +188,7 @@
 
   // ---- views and routing ------------------------------------------------------------------
 
-  const VIEWS = ['sign-in', 'enroll', 'overview', 'users', 'events', 'deliveries', 'keys'];
+  const VIEWS = ['sign-in', 'enroll', 'overview', 'users', 'events', 'deliveries', 'apps', 'keys'];
 
   function show(view) {
     for (const name of VIEWS) $(`view-${name}`).hidden = name !== view;
@@ -261,6 +262,7 @@
       if (name === 'users') await renderUsers(rest.length ? decodeURIComponent(rest.join('/')) : null);
       if (name === 'events') await renderEvents(false);
       if (name === 'deliveries') await renderDeliveries(false);
+      if (name === 'apps') await renderApps();
       if (name === 'keys') await renderKeys();
     } catch (error) {
       failed(error);
@@ -712,6 +714,35 @@
       replace(list, table);
     }
     if (state.deliveryCursor) list.append(h('div', { class: 'actions pager' }, h('button', { type: 'button', text: 'Older deliveries', onclick: () => renderDeliveries(true).catch(failed) })));
+  }
+
+  // ---- apps (OpenID clients) --------------------------------------------------------------
+
+  async function renderApps() {
+    const { clients } = await v1('GET', '/oauth-clients');
+    replace($('app-list'),
+      h('section', { class: 'panel', 'aria-label': 'OpenID clients' },
+        h('h2', { text: 'Apps signing in through OpenID Connect' }),
+        clients.length === 0
+          ? h('p', { class: 'empty', text: 'No app yet. A backend registers one with POST /admin/v1/oauth-clients (docs/OIDC.md).' })
+          : h('div', { class: 'table-wrap' }, h('table', {},
+            h('thead', {}, h('tr', {}, ['Name', 'Client ID', 'Kind', 'Redirect URIs', 'Scopes', 'Created', ''].map((title) => h('th', { scope: 'col', text: title })))),
+            h('tbody', {}, clients.map((client) => h('tr', {},
+              h('th', { scope: 'row', text: client.name }), h('td', {}, h('code', { text: client.clientID })),
+              h('td', {}, h('span', { class: 'tag', text: client.public ? 'public' : 'confidential' })),
+              h('td', { text: client.redirectURIs.join(' ') }), h('td', { text: client.scopes.join(' ') }),
+              h('td', { text: dateTime(client.createdAt) }),
+              h('td', {}, h('button', {
+                type: 'button', class: 'danger', text: 'Remove',
+                onclick: async () => {
+                  if (!(await confirmAction(`Remove the app "${client.name}"? Everyone signed in to it through Latchkey is signed out of it at once.`, 'Remove'))) return;
+                  try {
+                    await v1('DELETE', `/oauth-clients/${segment(client.clientID)}`);
+                    toast(`App ${client.name} removed.`);
+                    await renderApps();
+                  } catch (error) { failed(error); }
+                },
+              })))))))));
   }
 
   // ---- keys -------------------------------------------------------------------------------

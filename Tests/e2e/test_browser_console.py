@@ -271,6 +271,31 @@ def test_an_operator_creates_a_user_with_a_link_and_sees_where_events_came_from(
     assert any("HeadlessChrome" in (title or "") for title in titles), titles
 
 
+def test_the_apps_view_lists_the_openid_clients_and_removes_one(driver, console):  # noqa: F811
+    """The Apps view: the tenant's OpenID clients as the admin API made them (names as text), and one removed with a
+    confirmation, which the admin API then no longer has."""
+    made = console.admin("POST", "/admin/v1/oauth-clients", json={"name": "Grafana <b>ops</b>", "redirectURIs": ["https://grafana.example/login/generic_oauth"]})
+    assert made.status_code == 201, made.text
+    client = made.json()["client"]
+    fresh_authenticator(driver)
+    driver.get(console.enrollment_link("apps"))
+    visible(driver, "enroll")
+    driver.find_element(By.ID, "enroll").click()
+    visible(driver, "overview")
+    driver.get(console.origin + "/console/#apps")
+    visible(driver, "apps")
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#app-list tbody tr"))
+    rows = driver.find_elements(By.CSS_SELECTOR, "#app-list tbody tr")
+    row = next(r for r in rows if client["clientID"] in r.text)
+    assert "Grafana <b>ops</b>" in row.text and "confidential" in row.text and "https://grafana.example/login/generic_oauth" in row.text
+    assert client["clientSecret"] not in driver.page_source
+    row.find_element(By.CSS_SELECTOR, "button.danger").click()
+    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.getElementById('confirm').open"))
+    driver.find_element(By.ID, "confirm-ok").click()
+    assert "removed" in toast(driver)
+    assert console.admin("GET", f"/admin/v1/oauth-clients/{client['clientID']}").status_code == 404
+
+
 def test_an_operator_picks_a_tenant_and_manages_its_users(driver, console):  # noqa: F811
     """The tenant picker: a tenant's users, made and listed through the console, are that tenant's only."""
     operator = cli(console.server, "admin-keys", "create", "--operator", "--name", "tenants")

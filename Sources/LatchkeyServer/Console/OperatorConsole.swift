@@ -57,6 +57,7 @@ struct OperatorConsole: Sendable {
         EventsController(routes: tenant).addAdminRoutes(to: admin)
         StatisticsController(routes: tenant).addAdminRoutes(to: admin)
         ConsoleKeysController(routes: tenant).addRoutes(to: admin)
+        OAuthClientsController(routes: tenant).addRoutes(to: admin)
         guard isWholeConsole else { return }
 
         // `/console` and `/console/` are one route.
