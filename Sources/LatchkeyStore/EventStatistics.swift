@@ -72,11 +72,19 @@ public struct EventStatistics: Sendable {
             counts.append(StatisticsCount(.ticketsIssued))
         case .enrollmentTicketUsed:
             counts.append(StatisticsCount(.ticketsSpent))
+        case .oauthTokenIssued:
+            counts.append(StatisticsCount(.openIDSignIns, Self.dimension(Self.clientID(in: event.detail), else: StatisticsCount.unknownClient)))
         case .userUpdated, .passkeyRenamed, .passkeyCounterRegressed, .deviceKeyRenamed, .sessionEnded, .adminKeyCreated,
              .adminKeyRevoked, .enrollmentTicketRevoked, .signingKeyRotated, .tenantCreated, .tenantUpdated, .tenantDeleted, .oauthClientCreated, .oauthClientUpdated,
-             .oauthClientDeleted, .oauthTokenIssued, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused:
+             .oauthClientDeleted, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused:
             break
         }
+    }
+
+    /// The client an OpenID event's detail names: `client ID (name)…`.
+    private static func clientID(in detail: String?) -> String? {
+        guard let detail, detail.hasPrefix("client ") else { return nil }
+        return detail.dropFirst("client ".count).split(separator: " ", maxSplits: 1).first.map(String.init)
     }
 
     private static func dimension(_ text: String?, else fallback: String) -> String {

@@ -34,6 +34,8 @@ public enum StatisticsMetric: String, Sendable, CaseIterable, Codable {
     case webhooksDelivered = "webhooks.delivered"
     /// Webhook deliveries given up on, on the day the last attempt failed.
     case webhooksDead = "webhooks.dead"
+    /// Sign-ins through the OpenID provider (a code exchanged for tokens); the dimension is the client's ID.
+    case openIDSignIns = "openid.sign_ins"
 
     /// A change of a total rather than a count of the day's occurrences.
     public var isRunningTotal: Bool { self == .users || self == .usersWithPasskey }
@@ -62,6 +64,8 @@ public struct StatisticsCount: Sendable, Hashable {
     public static let unknownProvider = "unknown"
     /// The reason of a refusal recorded without one.
     public static let unknownReason = "unknown"
+    /// The client of an OpenID sign-in recorded without one.
+    public static let unknownClient = "unknown"
     /// The longest dimension kept; longer ones are cut.
     public static let maximumDimensionLength = 100
 }

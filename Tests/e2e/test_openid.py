@@ -532,3 +532,11 @@ def test_a_client_of_one_tenant_is_unknown_at_another(server_factory):
     finally:
         server.stop()
         server.cleanup()
+
+
+def test_sign_ins_by_client_are_in_the_statistics(provider):
+    client = provider.client(name="Counted")
+    for _ in range(2):
+        signed_in_tokens(provider, client)
+    stats = provider.admin("GET", "/stats").json()
+    assert stats["totals"]["openIDSignInsByClient"].get(client["clientID"]) == 2, stats["totals"]

@@ -58,6 +58,8 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
     package var deviceKeys = DeviceKeys()
     package var tickets = Tickets()
     package var webhooks = Webhooks()
+    /// Sign-ins through the OpenID provider, by client ID.
+    package var openIDSignInsByClient: [String: Int64] = [:]
 
     package init(date: String) {
         self.date = date
@@ -92,6 +94,7 @@ package struct DailyStatistics: Encodable, Sendable, Equatable {
         case .ticketsSpent: tickets.spent += row.count
         case .webhooksDelivered: webhooks.delivered += row.count
         case .webhooksDead: webhooks.dead += row.count
+        case .openIDSignIns: openIDSignInsByClient[row.dimension, default: 0] += row.count
         }
     }
 }
@@ -111,6 +114,7 @@ package struct StatisticsTotals: Encodable, Sendable, Equatable {
     package var deviceKeys = DailyStatistics.DeviceKeys()
     package var tickets = DailyStatistics.Tickets()
     package var webhooks = DailyStatistics.Webhooks()
+    package var openIDSignInsByClient: [String: Int64] = [:]
 
     /// The counts of `rows` (the range's) summed as one day's, with the running totals and the busiest day of `days`.
     init(_ rows: [StatisticsRow], days: [DailyStatistics], totalsBefore: [StatisticsMetric: Int64]) {
@@ -127,6 +131,7 @@ package struct StatisticsTotals: Encodable, Sendable, Equatable {
         deviceKeys = sum.deviceKeys
         tickets = sum.tickets
         webhooks = sum.webhooks
+        openIDSignInsByClient = sum.openIDSignInsByClient
     }
 }
 
