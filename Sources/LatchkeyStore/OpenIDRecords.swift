@@ -76,12 +76,19 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     /// When the row may go: past every token's expiry (a day after revocation).
     public var expiresAt: Date
     public var revision: Int64
+    /// The SHA-256 of the grant's rotated-out refresh tokens, newest last, at most ``spentRefreshTokensKept``: one of
+    /// them presented again is reuse (the grant is revoked); any other token of the grant's ID is only refused, so a
+    /// guess (a resource server that saw the grant's ID in an access token) cannot revoke it.
+    public var spentRefreshHashes: [[UInt8]]
+
+    /// How many rotated-out refresh tokens a grant recognises.
+    public static let spentRefreshTokensKept = 16
 
     public init(
         id: [UInt8], clientID: String, userHandle: [UInt8], scopes: [String], redirectURI: String, nonce: String?, codeChallenge: String?,
         authTime: Date, methods: [String], codeHash: [UInt8], codeExpiresAt: Date, codeUsedAt: Date? = nil, accessHash: [UInt8]? = nil,
         accessExpiresAt: Date? = nil, refreshHash: [UInt8]? = nil, refreshExpiresAt: Date? = nil, revokedAt: Date? = nil, createdAt: Date,
-        expiresAt: Date, revision: Int64 = 0
+        expiresAt: Date, revision: Int64 = 0, spentRefreshHashes: [[UInt8]] = []
     ) {
         self.id = id
         self.clientID = clientID
@@ -103,6 +110,22 @@ public struct OAuthGrantRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.revision = revision
+        self.spentRefreshHashes = spentRefreshHashes
+    }
+
+    /// The current refresh token's hash moved to the spent ones (the oldest forgotten past the limit).
+    public mutating func spendRefreshToken() {
+        guard let refreshHash else { return }
+        spentRefreshHashes = Array((spentRefreshHashes + [refreshHash]).suffix(Self.spentRefreshTokensKept))
+        self.refreshHash = nil
+    }
+
+    /// The spent hashes in one column: 32 bytes each, newest last.
+    public var spentRefreshColumn: [UInt8] { spentRefreshHashes.flatMap { $0 } }
+
+    /// The spent hashes of a column ``spentRefreshColumn`` wrote.
+    public static func spentRefreshHashes(fromColumn bytes: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count - bytes.count % 32, by: 32).map { Array(bytes[$0..<$0 + 32]) }
     }
 }
 

@@ -426,6 +426,7 @@ enum PostgresSchema {
                 created_at timestamptz NOT NULL,
                 expires_at timestamptz NOT NULL,
                 revision bigint NOT NULL,
+                spent_refresh_hashes bytea NOT NULL,
                 CONSTRAINT oauth_grants_pkey PRIMARY KEY (id),
                 CONSTRAINT oauth_grants_client_fkey FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients (tenant, client_id)
                     ON DELETE CASCADE,

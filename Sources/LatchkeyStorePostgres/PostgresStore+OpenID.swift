@@ -53,7 +53,8 @@ extension PostgresStore {
                 \(grant.id.bytea), \(grant.clientID), \(grant.userHandle.bytea), \(grant.scopes), \(grant.redirectURI), \(grant.nonce),
                 \(grant.codeChallenge), \(grant.authTime), \(grant.methods), \(grant.codeHash.bytea), \(grant.codeExpiresAt),
                 \(grant.codeUsedAt), \(grant.accessHash?.bytea), \(grant.accessExpiresAt), \(grant.refreshHash?.bytea),
-                \(grant.refreshExpiresAt), \(grant.revokedAt), \(grant.createdAt), \(grant.expiresAt), \(grant.revision), \(tenant)
+                \(grant.refreshExpiresAt), \(grant.revokedAt), \(grant.createdAt), \(grant.expiresAt), \(grant.revision),
+                \(grant.spentRefreshColumn.bytea), \(tenant)
             ) RETURNING 1
             """, recording: events)
     }
@@ -76,7 +77,7 @@ extension PostgresStore {
             UPDATE oauth_grants SET code_used_at = \(grant.codeUsedAt), access_hash = \(grant.accessHash?.bytea),
                 access_expires_at = \(grant.accessExpiresAt), refresh_hash = \(grant.refreshHash?.bytea),
                 refresh_expires_at = \(grant.refreshExpiresAt), revoked_at = \(grant.revokedAt), expires_at = \(grant.expiresAt),
-                revision = revision + 1
+                spent_refresh_hashes = \(grant.spentRefreshColumn.bytea), revision = revision + 1
             WHERE id = \(grant.id.bytea) AND tenant = \(tenant) AND revision = \(grant.revision) RETURNING 1
             """, recording: events) > 0
     }
@@ -113,6 +114,6 @@ extension PostgresStore {
             nonce: try row.next(), codeChallenge: try row.next(), authTime: try row.next(), methods: try row.next(), codeHash: try row.bytes(),
             codeExpiresAt: try row.next(), codeUsedAt: try row.next(), accessHash: try row.optionalBytes(), accessExpiresAt: try row.next(),
             refreshHash: try row.optionalBytes(), refreshExpiresAt: try row.next(), revokedAt: try row.next(), createdAt: try row.next(),
-            expiresAt: try row.next(), revision: try row.next())
+            expiresAt: try row.next(), revision: try row.next(), spentRefreshHashes: OAuthGrantRecord.spentRefreshHashes(fromColumn: try row.bytes()))
     }
 }

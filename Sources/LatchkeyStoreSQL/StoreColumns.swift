@@ -36,12 +36,12 @@ extension StoreColumns {
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 
-    /// The twenty columns of `oauth_grants` (its tenant aside).
+    /// The twenty-one columns of `oauth_grants` (its tenant aside).
     public static func oauthGrants(_ prefix: String = "") -> String {
         [
             "id", "client_id", "user_handle", "scopes", "redirect_uri", "nonce", "code_challenge", "auth_time", "methods", "code_hash",
             "code_expires_at", "code_used_at", "access_hash", "access_expires_at", "refresh_hash", "refresh_expires_at", "revoked_at",
-            "created_at", "expires_at", "revision",
+            "created_at", "expires_at", "revision", "spent_refresh_hashes",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 }

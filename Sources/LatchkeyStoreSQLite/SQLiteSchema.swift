@@ -500,6 +500,7 @@ enum SQLiteSchema {
             created_at REAL NOT NULL,
             expires_at REAL NOT NULL,
             revision INTEGER NOT NULL,
+            spent_refresh_hashes BLOB NOT NULL,
             FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients(tenant, client_id) ON DELETE CASCADE,
             FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
         ) WITHOUT ROWID;

@@ -18,7 +18,7 @@ extension SQLiteStore {
     private static let deleteClient = "DELETE FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
     private static let insertGrant = """
         INSERT INTO oauth_grants (\(grantColumns), tenant)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     private static let grantByID = """
         SELECT \(StoreColumns.oauthGrants("g.")), \(SQLiteRows.userColumns("u.")), \(StoreColumns.oauthClients("c."))
@@ -29,7 +29,7 @@ extension SQLiteStore {
         """
     private static let replaceGrant = """
         UPDATE oauth_grants SET code_used_at = ?3, access_hash = ?4, access_expires_at = ?5, refresh_hash = ?6,
-            refresh_expires_at = ?7, revoked_at = ?8, expires_at = ?9, revision = revision + 1
+            refresh_expires_at = ?7, revoked_at = ?8, expires_at = ?9, spent_refresh_hashes = ?10, revision = revision + 1
         WHERE id = ?1 AND tenant = current_tenant() AND revision = ?2
         """
     private static let revokeGrant = """
@@ -40,8 +40,8 @@ extension SQLiteStore {
         UPDATE oauth_grants SET revoked_at = ?2, expires_at = min(expires_at, ?2 + 86400), revision = revision + 1
         WHERE tenant = current_tenant() AND user_handle = ?1 AND revoked_at IS NULL
         """
-    private static let userOffset: Int32 = 20
-    private static let clientOffset: Int32 = 26
+    private static let userOffset: Int32 = 21
+    private static let clientOffset: Int32 = 27
 
     public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
@@ -88,7 +88,7 @@ extension SQLiteStore {
                     grant.id, grant.clientID, grant.userHandle, grant.scopes.joined(separator: " "), grant.redirectURI, grant.nonce,
                     grant.codeChallenge, grant.authTime, grant.methods.joined(separator: " "), grant.codeHash, grant.codeExpiresAt,
                     grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash, grant.refreshExpiresAt, grant.revokedAt,
-                    grant.createdAt, grant.expiresAt, grant.revision)
+                    grant.createdAt, grant.expiresAt, grant.revision, grant.spentRefreshColumn)
                 do {
                     try statement.step()
                 } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
@@ -112,7 +112,7 @@ extension SQLiteStore {
         try await changing(Self.replaceGrant, recording: events) { statement in
             try statement.bind(
                 grant.id, grant.revision, grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash,
-                grant.refreshExpiresAt, grant.revokedAt, grant.expiresAt)
+                grant.refreshExpiresAt, grant.revokedAt, grant.expiresAt, grant.spentRefreshColumn)
         } > 0
     }
 
@@ -154,7 +154,8 @@ extension SQLiteStore {
             nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7), methods: list(row.text(8), " "),
             codeHash: row.blob(9), codeExpiresAt: row.date(10), codeUsedAt: row.optionalDate(11), accessHash: row.optionalBlob(12),
             accessExpiresAt: row.optionalDate(13), refreshHash: row.optionalBlob(14), refreshExpiresAt: row.optionalDate(15),
-            revokedAt: row.optionalDate(16), createdAt: row.date(17), expiresAt: row.date(18), revision: row.int64(19))
+            revokedAt: row.optionalDate(16), createdAt: row.date(17), expiresAt: row.date(18), revision: row.int64(19),
+            spentRefreshHashes: OAuthGrantRecord.spentRefreshHashes(fromColumn: row.blob(20)))
     }
 
     private static func list(_ text: String, _ separator: Character) -> [String] {

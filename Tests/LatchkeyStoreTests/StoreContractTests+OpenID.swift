@@ -56,12 +56,14 @@ extension StoreContractTests {
         first.codeUsedAt = Fixtures.now
         first.accessHash = Fixtures.bytes(0xA1)
         first.accessExpiresAt = Fixtures.now.addingTimeInterval(600)
+        first.spentRefreshHashes = [Fixtures.bytes(0xB1), Fixtures.bytes(0xB2)]
         second.codeUsedAt = Fixtures.now
         second.accessHash = Fixtures.bytes(0xA2)
         #expect(try await store.replaceOAuthGrant(first, recording: []))
         #expect(try await store.replaceOAuthGrant(second, recording: []) == false)
         let stored = try #require(try await store.oauthGrant(id: grant.id)).grant
         #expect(stored.accessHash == Fixtures.bytes(0xA1) && stored.revision == grant.revision + 1)
+        #expect(stored.spentRefreshHashes == [Fixtures.bytes(0xB1), Fixtures.bytes(0xB2)])
 
         #expect(try await store.revokeOAuthGrant(id: grant.id, now: Fixtures.now, recording: []))
         #expect(try await store.revokeOAuthGrant(id: grant.id, now: Fixtures.now, recording: []) == false, "revoked once")

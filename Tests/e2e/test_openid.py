@@ -7,6 +7,7 @@ page in Chromium); the "browser" here is a cookie-keeping HTTP client that follo
 
 from __future__ import annotations
 
+import base64
 import secrets
 import urllib.parse
 import uuid
@@ -228,6 +229,28 @@ def test_refresh_tokens_rotate_and_a_reused_one_revokes_the_family(provider):
     assert userinfo.status_code == 401 and 'error="invalid_token"' in userinfo.headers["WWW-Authenticate"]
     events = provider.admin("GET", "/events?type=oauth_token.reused").json()["events"]
     assert any(client["clientID"] in (event.get("detail") or "") for event in events)
+
+
+def test_a_forged_refresh_token_naming_the_grant_revokes_nothing(provider):
+    """Every token of a grant carries its ID (a resource server sees it in each access token): a token with that ID and
+    a made-up secret is refused without revoking the grant; a refresh token rotated out several times ago is reuse."""
+    client = provider.client(scopes=["openid", "offline_access"])
+    oauth, token, _, _, _, _ = signed_in_tokens(provider, client, scope="openid offline_access")
+    grant_id = base64.urlsafe_b64decode(token["access_token"] + "==")[:16]
+    forged = base64.urlsafe_b64encode(grant_id + secrets.token_bytes(32)).decode().rstrip("=")
+    auth = (client["clientID"], client["clientSecret"])
+    refused = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": forged}, auth=auth,
+                            timeout=15)
+    assert refused.status_code == 400 and refused.json()["error"] == "invalid_grant"
+    chain = [token["refresh_token"]]
+    for _ in range(3):
+        chain.append(oauth.refresh_token(provider.endpoint("token_endpoint"), refresh_token=chain[-1])["refresh_token"])
+    reused = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": chain[0]}, auth=auth,
+                           timeout=15)
+    assert reused.status_code == 400
+    latest = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": chain[-1]}, auth=auth,
+                           timeout=15)
+    assert latest.status_code == 400, "the reuse of a token three rotations old revoked the grant"
 
 
 def test_offline_access_is_only_for_clients_allowed_it(provider):

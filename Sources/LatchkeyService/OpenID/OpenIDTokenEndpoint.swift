@@ -87,7 +87,11 @@ extension OpenIDProvider {
         var grant = found.grant
         guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "this refresh token's grant was revoked") }
         guard token.matches(grant.refreshHash) else {
-            // One of the grant's, by its ID, but not its current refresh token: an old one (rotated out), or a guess.
+            // A rotated-out refresh token: whoever holds either copy loses the grant. Any other token naming the grant
+            // is refused and changes nothing (it proves nothing: the grant's ID is in every token of it).
+            guard grant.spentRefreshHashes.contains(where: token.matches) else {
+                throw OAuthError(.invalidGrant, "this is not a refresh token this issuer gave")
+            }
             try await revokeReused(grant, found, origin: origin, what: "a refresh token used after it was rotated", now: now)
             throw OAuthError(.invalidGrant, "this refresh token was used already; the grant is revoked")
         }
@@ -121,6 +125,7 @@ extension OpenIDProvider {
         grant.accessHash = access.hash
         grant.accessExpiresAt = accessExpires
         var refresh: ProviderToken?
+        if refreshing { grant.spendRefreshToken() }
         if grant.scopes.contains("offline_access") {
             refresh = try ProviderToken(grantID: grant.id)
             grant.refreshHash = refresh?.hash
