@@ -564,6 +564,7 @@
       h('dl', { class: 'profile' },
         h('dt', { text: 'Display name' }), h('dd', { text: user.displayName }),
         h('dt', { text: 'External ID' }), h('dd', { text: user.externalId || '–' }),
+        h('dt', { text: 'Contact' }), h('dd', { text: user.contact ? `${user.contact.value} (${user.contact.kind}, not verified)` : '–' }),
         h('dt', { text: 'User handle' }), h('dd', {}, h('code', { text: user.userHandle })),
         h('dt', { text: 'Created' }), h('dd', { text: dateTime(user.createdAt) }),
         h('dt', { text: 'Last sign-in' }), h('dd', { text: dateTime(user.lastSignInAt) }),

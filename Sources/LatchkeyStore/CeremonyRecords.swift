@@ -19,11 +19,15 @@ public struct NewRegistration: Sendable, Equatable {
     /// The security events it makes (user created, passkey registered, ticket used), written in
     /// the same transaction.
     public var events: [SecurityEvent]
+    /// The new user's contact, kept with them in the same transaction (only with `newUser`).
+    public var contact: UserContact?
 
     public init(
         challengeHash: [UInt8]? = nil, credential: CredentialRecord, newUser: UserRecord?, session: SessionRecord? = nil,
-        endingSessions: [[UInt8]] = [], spendingTicket: (hash: [UInt8], at: Date)? = nil, events: [SecurityEvent] = []
+        endingSessions: [[UInt8]] = [], spendingTicket: (hash: [UInt8], at: Date)? = nil, events: [SecurityEvent] = [],
+        contact: UserContact? = nil
     ) {
+        self.contact = contact
         self.challengeHash = challengeHash
         self.credential = credential
         self.newUser = newUser

@@ -134,11 +134,14 @@ public struct OAuthGrantLookup: Sendable, Equatable {
     public var grant: OAuthGrantRecord
     public var user: UserRecord
     public var client: OAuthClientRecord
+    /// The user's contact, when they have one.
+    public var contact: UserContact?
 
-    public init(grant: OAuthGrantRecord, user: UserRecord, client: OAuthClientRecord) {
+    public init(grant: OAuthGrantRecord, user: UserRecord, client: OAuthClientRecord, contact: UserContact? = nil) {
         self.grant = grant
         self.user = user
         self.client = client
+        self.contact = contact
     }
 }
 

@@ -383,7 +383,7 @@ enum PostgresSchema {
         ],
         // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
         // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
-        // A grant goes with its client and its user.
+        // A grant goes with its client and its user. The contact an account was created with.
         [
             "ALTER TABLE sessions ADD COLUMN methods text NOT NULL DEFAULT ''",
             """
@@ -436,6 +436,16 @@ enum PostgresSchema {
             "CREATE INDEX oauth_grants_by_client ON oauth_grants (tenant, client_id)",
             "CREATE INDEX oauth_grants_by_user ON oauth_grants (tenant, user_handle)",
             "CREATE INDEX oauth_grants_by_expiry ON oauth_grants (expires_at)",
+            """
+            CREATE TABLE user_contacts (
+                tenant text NOT NULL,
+                user_handle bytea NOT NULL,
+                kind text NOT NULL,
+                value bytea NOT NULL,
+                CONSTRAINT user_contacts_pkey PRIMARY KEY (tenant, user_handle),
+                CONSTRAINT user_contacts_user_fkey FOREIGN KEY (user_handle, tenant) REFERENCES users (handle, tenant) ON DELETE CASCADE
+            )
+            """,
         ],
     ]
 

@@ -86,6 +86,12 @@ extension PostgresStore {
                 }
                 if let user = registration.newUser {
                     try await Self.execute(PostgresRows.insert(user, of: tenant), on: connection)
+                    if let contact = registration.contact {
+                        try await Self.execute("""
+                            INSERT INTO user_contacts (tenant, user_handle, kind, value)
+                            VALUES (\(tenant), \(user.handle.bytea), \(contact.kind.rawValue), \(contact.value.utf8Bytea))
+                            """, on: connection)
+                    }
                 }
                 try await Self.execute(PostgresRows.insert(credential, of: tenant), on: connection)
                 if let session = registration.session {

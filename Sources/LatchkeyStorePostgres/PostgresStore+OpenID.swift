@@ -62,13 +62,17 @@ extension PostgresStore {
     public func oauthGrant(id: [UInt8]) async throws -> OAuthGrantLookup? {
         try await firstRow("""
             SELECT \(unescaped: StoreColumns.oauthGrants("g.")), \(unescaped: PostgresRows.userColumns("u.")),
-                \(unescaped: StoreColumns.oauthClients("c."))
+                \(unescaped: StoreColumns.oauthClients("c.")), k.kind, k.value
             FROM oauth_grants g
             JOIN users u ON u.handle = g.user_handle AND u.tenant = g.tenant
             JOIN oauth_clients c ON c.client_id = g.client_id AND c.tenant = g.tenant
+            LEFT JOIN user_contacts k ON k.tenant = g.tenant AND k.user_handle = g.user_handle
             WHERE g.id = \(id.bytea) AND g.tenant = \(tenant)
             """) { row in
-            OAuthGrantLookup(grant: try Self.grant(&row), user: try PostgresRows.user(&row), client: try Self.client(&row))
+            let (grant, user, client) = (try Self.grant(&row), try PostgresRows.user(&row), try Self.client(&row))
+            let kind = try row.next(String?.self), value = try row.optionalUTF8()
+            let contact = kind.flatMap(UserContact.Kind.init(rawValue:)).flatMap { kind in value.map { UserContact(kind: kind, value: $0) } }
+            return OAuthGrantLookup(grant: grant, user: user, client: client, contact: contact)
         }
     }
 

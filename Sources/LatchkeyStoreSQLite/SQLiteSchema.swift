@@ -460,7 +460,7 @@ enum SQLiteSchema {
         """,
         // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
         // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
-        // A grant goes with its client and its user.
+        // A grant goes with its client and its user. The contact an account was created with.
         """
         ALTER TABLE sessions ADD COLUMN methods TEXT NOT NULL DEFAULT '';
         CREATE TABLE oauth_clients (
@@ -507,6 +507,14 @@ enum SQLiteSchema {
         CREATE INDEX oauth_grants_by_client ON oauth_grants(tenant, client_id);
         CREATE INDEX oauth_grants_by_user ON oauth_grants(tenant, user_handle);
         CREATE INDEX oauth_grants_by_expiry ON oauth_grants(expires_at);
+        CREATE TABLE user_contacts (
+            tenant TEXT NOT NULL,
+            user_handle BLOB NOT NULL,
+            kind TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (tenant, user_handle),
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        ) WITHOUT ROWID;
         """,
     ]
 

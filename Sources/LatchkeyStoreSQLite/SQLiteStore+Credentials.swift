@@ -120,6 +120,7 @@ extension SQLiteStore {
             }
             if let newUser = registration.newUser {
                 try Self.insert(newUser, into: database)
+                if let contact = registration.contact { try Self.insert(contact, of: newUser.handle, into: database) }
             }
             try Self.insert(credential, into: database)
             if let session = registration.session {

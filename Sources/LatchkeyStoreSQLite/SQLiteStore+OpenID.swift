@@ -21,10 +21,11 @@ extension SQLiteStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
         """
     private static let grantByID = """
-        SELECT \(StoreColumns.oauthGrants("g.")), \(SQLiteRows.userColumns("u.")), \(StoreColumns.oauthClients("c."))
+        SELECT \(StoreColumns.oauthGrants("g.")), \(SQLiteRows.userColumns("u.")), \(StoreColumns.oauthClients("c.")), k.kind, k.value
         FROM oauth_grants g
         JOIN users u ON u.handle = g.user_handle AND u.tenant = g.tenant
         JOIN oauth_clients c ON c.client_id = g.client_id AND c.tenant = g.tenant
+        LEFT JOIN user_contacts k ON k.tenant = g.tenant AND k.user_handle = g.user_handle
         WHERE g.id = ? AND g.tenant = current_tenant()
         """
     private static let replaceGrant = """
@@ -42,6 +43,7 @@ extension SQLiteStore {
         """
     private static let userOffset: Int32 = 21
     private static let clientOffset: Int32 = 27
+    private static let contactOffset: Int32 = 38
 
     public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
@@ -103,8 +105,11 @@ extension SQLiteStore {
         try await withStatement(Self.grantByID) { row in
             try row.bind(id)
             guard try row.step() else { return nil }
+            let contact = row.isNull(Self.contactOffset)
+                ? nil : Self.contact(kind: row.text(Self.contactOffset), value: row.text(Self.contactOffset + 1))
             return OAuthGrantLookup(
-                grant: Self.grant(row), user: SQLiteRows.user(row, at: Self.userOffset), client: Self.client(row, at: Self.clientOffset))
+                grant: Self.grant(row), user: SQLiteRows.user(row, at: Self.userOffset), client: Self.client(row, at: Self.clientOffset),
+                contact: contact)
         }
     }
 

@@ -60,7 +60,8 @@ final class StoreWorkload: Sendable {
         let session = Fixtures.session(Self.bytes(index, tag: 2, count: 32), of: user)
         try await store.register(NewRegistration(
             credential: credential, newUser: user, session: session,
-            events: [Self.event(.userCreated, index, user: user), Self.event(.passkeyRegistered, index, user: user)]))
+            events: [Self.event(.userCreated, index, user: user), Self.event(.passkeyRegistered, index, user: user)],
+            contact: UserContact(kind: .email, value: "user\(index)@example.com")))
         try await store.savePendingCeremony(Fixtures.registration(0, for: user).with(challenge: Self.bytes(index, tag: 3, count: 32)))
         try await store.saveEnrollmentTicket(EnrollmentTicketRecord(
             hash: Self.bytes(index, tag: 4, count: 32), userHandle: user.handle, createdAt: Fixtures.now,
@@ -102,6 +103,7 @@ final class StoreWorkload: Sendable {
         _ = try await store.credentials(ofUser: known.handle)
         _ = try await store.userWithCredentials(named: known.username)
         _ = try await store.credential(id: knownCredential)
+        _ = try await store.contact(ofUser: known.handle)
         _ = try await store.passkeyShapes()
 
         // A registration: its ceremony, the lookup, the write.
@@ -112,7 +114,8 @@ final class StoreWorkload: Sendable {
         let freshCredential = Fixtures.credential(Fixtures.bytes(0xE3, count: 16), of: fresh)
         try await store.register(NewRegistration(
             credential: freshCredential, newUser: fresh, session: Fixtures.session(Fixtures.bytes(0xE4), of: fresh),
-            events: [Self.event(.passkeyRegistered, 9_000, user: fresh)]).consuming(challenge))
+            events: [Self.event(.passkeyRegistered, 9_000, user: fresh)], contact: UserContact(kind: .email, value: "new@example.com"))
+            .consuming(challenge))
 
         // A sign-in: its ceremony, the lookup, the write; a counter that went back.
         let signIn = Fixtures.signIn(freshCredential, from: 0, to: 1, session: Fixtures.session(Fixtures.bytes(0xE5), of: fresh))

@@ -61,13 +61,17 @@ class Provider:
         assert reply.status_code == 201, reply.text
         return reply.json()["client"]
 
-    def person(self) -> tuple[Browser, str, object]:
-        """A new account with a passkey, signed in in a new browser: (browser, username, authenticator)."""
+    def person(self, contact: str | None = None) -> tuple[Browser, str, object]:
+        """A new account with a passkey (and `contact`, as the account-creation sheet gives it), signed in in a new
+        browser: (browser, username, authenticator)."""
         browser = Browser(self.issuer)
         auth = self.server.authenticator()
         username = "oidc-" + uuid.uuid4().hex[:10]
         options = browser.post_json("/attestation/options", {"username": username, "displayName": username.title()})
-        browser.post_json("/attestation/result", auth.create(options))
+        answer = auth.create(options)
+        if contact:
+            answer["contactIdentifier"] = contact
+        browser.post_json("/attestation/result", answer)
         return browser, username, auth
 
     def sign_in_again(self, browser: Browser, auth) -> None:
@@ -563,3 +567,43 @@ def test_sign_ins_by_client_are_in_the_statistics(provider):
         signed_in_tokens(provider, client)
     stats = provider.admin("GET", "/stats").json()
     assert stats["totals"]["openIDSignInsByClient"].get(client["clientID"]) == 2, stats["totals"]
+
+
+# ---- accounts created with a contact ----------------------------------------------------------------------
+
+
+def test_the_contact_an_account_was_made_with_is_released_under_its_scope(provider):
+    """iOS 26's account-creation sheet hands the app a contact with the passkey: registration keeps it (unverified),
+    the admin API shows it, and the provider releases it as `email` or `phone_number` under its scope only."""
+    client = provider.client(public=True)
+    for contact, scope, claim, shown in [("ana@example.com", "email", "email", "ana@example.com"),
+                                         ("+1 (555) 010-7788", "phone", "phone_number", "+15550107788")]:
+        browser, username, _ = provider.person(contact)
+        user = provider.admin("GET", f"/users/{username}").json()["user"]
+        assert user["contact"] == {"kind": scope, "value": shown}
+        oauth = session_for(provider, client, scope=f"openid profile {scope}")
+        location, verifier, nonce, _ = authorize(provider, browser, oauth)
+        token = oauth.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+        claims = verified_id_token(provider, token, client["clientID"], nonce)
+        assert claims[claim] == shown and claims[f"{claim}_verified"] is False
+        info = oauth.get(provider.endpoint("userinfo_endpoint")).json()
+        assert info[claim] == shown and info[f"{claim}_verified"] is False
+        # Without its scope, nothing of it.
+        plain = session_for(provider, client, scope="openid profile")
+        location, verifier, nonce, _ = authorize(provider, browser, plain)
+        token = plain.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+        assert claim not in verified_id_token(provider, token, client["clientID"], nonce)
+
+
+@pytest.mark.parametrize("contact", ["not-an-address", "a@b", "+12", "ana @example.com", "+1555abc0000"])
+def test_a_contact_that_is_neither_an_address_nor_a_number_is_refused_spending_nothing(provider, contact):
+    browser = Browser(provider.issuer)
+    auth = provider.server.authenticator()
+    username = "oidc-" + uuid.uuid4().hex[:10]
+    options = browser.post_json("/attestation/options", {"username": username})
+    answer = auth.create(options)
+    refused = browser.http.post(provider.issuer + "/attestation/result", json={**answer, "contactIdentifier": contact}, timeout=15)
+    assert refused.status_code == 400 and "contactIdentifier" in refused.json()["errorMessage"]
+    # The challenge was not spent: the same answer without the bad contact registers.
+    browser.post_json("/attestation/result", answer)
+    assert provider.admin("GET", f"/users/{username}").json()["user"].get("contact") is None

@@ -125,7 +125,9 @@ struct AdminController: Sendable {
 
     private func userReply(_ user: UserRecord) async throws -> Response {
         let (passkeys, deviceKeys) = try await users.keys(of: user)
-        return JSONResponse.make(AdminUserReply(user: AdminUser(user, credentials: passkeys, deviceKeys: deviceKeys)))
+        var shown = AdminUser(user, credentials: passkeys, deviceKeys: deviceKeys)
+        shown.contact = try await users.contact(of: user)
+        return JSONResponse.make(AdminUserReply(user: shown))
     }
 
     /// The user the `{username}` path segment names, percent-decoded.

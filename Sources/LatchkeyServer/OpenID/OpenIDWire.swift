@@ -39,23 +39,36 @@ struct TokenReply: JSONTextEncodable {
 
 /// Userinfo's reply (OpenID Connect Core §5.3.2), written by hand.
 struct UserInfoReply: JSONTextEncodable {
-    let sub: String
-    let preferredUsername: String?
-    let name: String?
+    let info: UserInfo
 
     init(_ info: UserInfo) {
-        sub = info.subject
-        preferredUsername = info.profile.preferredUsername
-        name = info.profile.name
+        self.info = info
     }
 
-    enum CodingKeys: String, CodingKey { case sub, preferredUsername = "preferred_username", name }
+    enum CodingKeys: String, CodingKey {
+        case sub, preferredUsername = "preferred_username", name, email, emailVerified = "email_verified", phoneNumber = "phone_number"
+        case phoneNumberVerified = "phone_number_verified"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(info.subject, forKey: .sub)
+        try container.encodeIfPresent(info.profile.preferredUsername, forKey: .preferredUsername)
+        try container.encodeIfPresent(info.profile.name, forKey: .name)
+        if let email = info.profile.email {
+            try container.encode(email, forKey: .email)
+            try container.encode(false, forKey: .emailVerified)
+        }
+        if let phone = info.profile.phoneNumber {
+            try container.encode(phone, forKey: .phoneNumber)
+            try container.encode(false, forKey: .phoneNumberVerified)
+        }
+    }
 
     func write(to json: inout JSONText) {
         json.object { json in
-            json.member("sub", sub)
-            if let preferredUsername { json.member("preferred_username", preferredUsername) }
-            if let name { json.member("name", name) }
+            json.member("sub", info.subject)
+            info.profile.write(into: &json)
         }
     }
 }

@@ -17,6 +17,8 @@ struct AdminUser: Encodable, Sendable {
     var lastSignInAt: Date?
     /// Whether the backend disabled the account.
     var disabled: Bool
+    /// The contact the account was created with, unverified; in a single user's reply, when there is one.
+    var contact: UserContact?
 
     init(_ user: UserRecord, credentials: [CredentialRecord], deviceKeys: [DeviceKeyRecord]) {
         let lastUses = credentials.compactMap(\.lastUsedAt) + deviceKeys.compactMap(\.lastUsedAt)
@@ -35,8 +37,10 @@ struct AdminUser: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt, disabled
+        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt, disabled, contact
     }
+
+    private enum ContactKeys: String, CodingKey { case kind, value }
 
     /// Dates as RFC 3339 in UTC; `externalId` and `lastSignInAt` as null (not absent) when unset.
     func encode(to encoder: any Encoder) throws {
@@ -49,6 +53,11 @@ struct AdminUser: Encodable, Sendable {
         try container.encode(RFC3339.string(createdAt), forKey: .createdAt)
         try container.encode(lastSignInAt.map(RFC3339.string), forKey: .lastSignInAt)
         try container.encode(disabled, forKey: .disabled)
+        if let contact {
+            var nested = container.nestedContainer(keyedBy: ContactKeys.self, forKey: .contact)
+            try nested.encode(contact.kind.rawValue, forKey: .kind)
+            try nested.encode(contact.value, forKey: .value)
+        }
     }
 }
 

@@ -47,6 +47,11 @@ package struct UserAdministration: Sendable {
         return user
     }
 
+    /// The contact `user`'s account was created with, if any.
+    package func contact(of user: UserRecord) async throws -> UserContact? {
+        try await service.store.contact(ofUser: user.handle)
+    }
+
     /// A user's passkeys and device keys.
     package func keys(of user: UserRecord) async throws -> (passkeys: [CredentialRecord], deviceKeys: [DeviceKeyRecord]) {
         (try await service.store.credentials(ofUser: user.handle), try await service.store.deviceKeys(ofUser: user.handle))

@@ -67,9 +67,19 @@ package struct OpenIDProvider: Sendable {
         try await service.store.oauthGrant(id: token.grantID)
     }
 
-    /// The scopes of `grant` that release claims, as the ID token and userinfo carry them.
-    func profile(of user: UserRecord, scopes: [String]) -> OpenIDProfileClaims {
-        scopes.contains("profile") ? OpenIDProfileClaims(preferredUsername: user.username, name: user.displayName) : OpenIDProfileClaims()
+    /// What `found`'s scopes release about its user, as the ID token and userinfo carry it.
+    func profile(of found: OAuthGrantLookup) -> OpenIDProfileClaims {
+        let scopes = found.grant.scopes
+        var claims = OpenIDProfileClaims()
+        if scopes.contains("profile") { (claims.preferredUsername, claims.name) = (found.user.username, found.user.displayName) }
+        if let contact = found.contact {
+            switch contact.kind {
+            case .email where scopes.contains("email"): claims.email = contact.value
+            case .phone where scopes.contains("phone"): claims.phoneNumber = contact.value
+            default: break
+            }
+        }
+        return claims
     }
 
     /// An event of `type` about `user`'s grant with `client`.

@@ -41,6 +41,8 @@ package struct OpenIDTokenClaims: JSONTextEncodable, Sendable {
         try container.encode(methods, forKey: Key("amr"))
         try container.encodeIfPresent(profile.preferredUsername, forKey: Key("preferred_username"))
         try container.encodeIfPresent(profile.name, forKey: Key("name"))
+        try container.encodeIfPresent(profile.email, forKey: Key("email"))
+        try container.encodeIfPresent(profile.phoneNumber, forKey: Key("phone_number"))
     }
 
     package func write(to json: inout JSONText) {
@@ -71,9 +73,24 @@ package struct OpenIDProfileClaims: Sendable {
     /// `profile`: the username and display name.
     package var preferredUsername: String?
     package var name: String?
+    /// `email`, `phone`: the contact the account was created with, never verified by Latchkey.
+    package var email: String?
+    package var phoneNumber: String?
+
+    package init(preferredUsername: String? = nil, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) {
+        (self.preferredUsername, self.name, self.email, self.phoneNumber) = (preferredUsername, name, email, phoneNumber)
+    }
 
     package func write(into json: inout JSONText) {
         if let preferredUsername { json.member("preferred_username", preferredUsername) }
         if let name { json.member("name", name) }
+        if let email {
+            json.member("email", email)
+            json.member("email_verified", false)
+        }
+        if let phoneNumber {
+            json.member("phone_number", phoneNumber)
+            json.member("phone_number_verified", false)
+        }
     }
 }

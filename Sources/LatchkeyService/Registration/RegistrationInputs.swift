@@ -46,6 +46,9 @@ package struct RegistrationCredential: Decodable, Sendable {
     package var clientExtensionResults: ClientExtensionResults?
     /// The conformance API's name for `clientExtensionResults`.
     package var getClientExtensionResults: ClientExtensionResults?
+    /// The email address or phone number the person gave the account-creation sheet (iOS and macOS 26), kept with a
+    /// new account, unverified.
+    package var contactIdentifier: String?
 
     /// The extension results, under either name.
     package var extensionResults: ClientExtensionResults? { clientExtensionResults ?? getClientExtensionResults }

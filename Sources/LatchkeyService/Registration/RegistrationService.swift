@@ -68,6 +68,7 @@ package struct RegistrationService: Sendable {
     /// the registration. A failed answer costs a third, which spends its challenge.
     package func finish(_ credential: RegistrationCredential, caller: Caller, presented binding: CeremonyBinding) async throws -> Registered {
         let answer = try RegistrationAnswer(credential)
+        let contact = try credential.contactIdentifier.map(ContactIdentifier.parse)
         // §7.1 step 8: the ceremony is found by the challenge the client data carries; it is read here and
         // consumed with the registration's record, or, when the answer fails, consumed all the same below: a
         // challenge is answered once.
@@ -76,7 +77,8 @@ package struct RegistrationService: Sendable {
         let now = Date()
         let stored: StoredRegistration
         do {
-            stored = try await verifyAndStore(answer, lookup: lookup, challengeHash: challengeHash, caller: caller, presented: binding, now: now)
+            stored = try await verifyAndStore(
+                answer, contact: contact, lookup: lookup, challengeHash: challengeHash, caller: caller, presented: binding, now: now)
         } catch {
             if lookup.ceremony != nil { await service.challenges.spend(challengeHash, of: .registration, logger: caller.logger) }
             throw error
@@ -99,7 +101,7 @@ package struct RegistrationService: Sendable {
     /// The answer checked against the ceremony `lookup` read (§7.1 steps 5-26, then what may have changed since
     /// the options), and stored with what it makes: the user when new, the session, the ticket's use, the events.
     private func verifyAndStore(
-        _ answer: RegistrationAnswer, lookup: RegistrationLookup, challengeHash: [UInt8], caller: Caller,
+        _ answer: RegistrationAnswer, contact: UserContact?, lookup: RegistrationLookup, challengeHash: [UInt8], caller: Caller,
         presented binding: CeremonyBinding, now: Date
     ) async throws -> StoredRegistration {
         let pending = try service.challenges.check(lookup.ceremony, kind: .registration, presented: binding, now: now)
@@ -127,7 +129,8 @@ package struct RegistrationService: Sendable {
             try await service.store.register(NewRegistration(
                 challengeHash: challengeHash, credential: record, newUser: newUser, session: session?.record,
                 endingSessions: session == nil ? [] : caller.sessionTokenHashes, spendingTicket: ticketHash.map { ($0, now) },
-                events: try events(of: record, owner: owner, newUser: newUser, pending: pending, origin: caller.origin, at: now)))
+                events: try events(of: record, owner: owner, newUser: newUser, pending: pending, origin: caller.origin, at: now),
+                contact: newUser == nil ? nil : contact))
         } catch let error as StoreError where error.code == .ticketNotUsable {
             throw await service.tickets.refusal(forSpending: ticketHash ?? [], now: now)
         } catch let error as StoreError where error.code == .challengeSpent {
