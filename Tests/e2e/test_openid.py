@@ -607,3 +607,27 @@ def test_a_contact_that_is_neither_an_address_nor_a_number_is_refused_spending_n
     # The challenge was not spent: the same answer without the bad contact registers.
     browser.post_json("/attestation/result", answer)
     assert provider.admin("GET", f"/users/{username}").json()["user"].get("contact") is None
+
+
+def test_a_hint_naming_someone_else_ends_nothing_and_sends_no_one_back(provider):
+    client = provider.client(postLogoutRedirectURIs=["https://app.example/bye"])
+    _, bobs, _, _, _, _ = signed_in_tokens(provider, client)
+    alice, _, _ = provider.person()
+    end = provider.endpoint("end_session_endpoint")
+    reply = alice.open(end + "?" + urllib.parse.urlencode({"id_token_hint": bobs["id_token"], "post_logout_redirect_uri": "https://app.example/bye"}))
+    assert reply.status_code == 200 and "Location" not in reply.headers and 'data-step="logout"' in reply.text
+    assert "Set-Cookie" not in reply.headers
+    assert alice.http.get(provider.issuer + "/site", timeout=15).json()["signedIn"] is True
+    # Bob's own browser goes back, without a stray "?" when there is no state.
+    _, token, _, _, bob, _ = signed_in_tokens(provider, client)
+    back = bob.open(end + "?" + urllib.parse.urlencode({"id_token_hint": token["id_token"], "post_logout_redirect_uri": "https://app.example/bye"}))
+    assert back.status_code == 302 and back.headers["Location"] == "https://app.example/bye"
+
+
+def test_userinfo_without_a_token_names_the_scheme_without_an_error(provider):
+    reply = requests.get(provider.endpoint("userinfo_endpoint"), timeout=15)
+    assert reply.status_code == 401 and reply.headers["WWW-Authenticate"] == 'Bearer realm="latchkey"'
+    confidential = provider.client()
+    refused = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": "x",
+                                                                        "client_id": confidential["clientID"]}, timeout=15)
+    assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Basic")

@@ -103,7 +103,15 @@ struct OpenIDController: Sendable {
     @Sendable func userInfo(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         do {
             var token = ServiceCookies.bearerToken(in: request)
-            if token == nil, request.method == .POST { token = try Self.form(request)["access_token"] }
+            if token == nil, request.method == .POST, request.headers[.contentType] != nil { token = try Self.form(request)["access_token"] }
+            guard let token else {
+                // No credentials at all: the scheme, and no error code (RFC 6750 §3.1).
+                var response = JSONResponse.make(
+                    OAuthErrorReply(error: OAuthError.Code.invalidToken.rawValue, errorDescription: "send the access token: Authorization: Bearer TOKEN"),
+                    status: .unauthorized)
+                response.headers.add(name: "WWW-Authenticate", value: "Bearer realm=\"latchkey\"")
+                return response
+            }
             let info = try await provider.userInfo(accessToken: token)
             return JSONResponse.make(UserInfoReply(info))
         } catch let error as OAuthError {
@@ -131,12 +139,10 @@ struct OpenIDController: Sendable {
     private func answering(
         _ request: Request, _ body: ([String: String], OpenIDProvider.ClientCredentials) async throws -> Response
     ) async throws -> Response {
-        var basic = false
         do {
             let form = try Self.form(request)
             var credentials = OpenIDProvider.ClientCredentials(clientID: form["client_id"], secret: form["client_secret"], basic: false)
             if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("basic ") {
-                basic = true
                 guard form["client_secret"] == nil else {
                     throw OAuthError(.invalidRequest, "authenticate the client one way: HTTP Basic or client_secret, not both")
                 }
@@ -146,7 +152,7 @@ struct OpenIDController: Sendable {
             }
             return try await body(form, credentials)
         } catch let error as OAuthError {
-            return Self.failure(error, basic: basic)
+            return Self.failure(error)
         }
     }
 
@@ -205,7 +211,7 @@ struct OpenIDController: Sendable {
     // MARK: Replies
 
     /// An OAuth error reply (RFC 6749 §5.2, RFC 6750 §3), with Latchkey's `status` and `errorMessage` beside it.
-    static func failure(_ error: OAuthError, basic: Bool = false, bearer: Bool = false) -> Response {
+    static func failure(_ error: OAuthError, bearer: Bool = false) -> Response {
         let status: HTTPResponseStatus = switch error.code {
         case .invalidClient, .invalidToken: .unauthorized
         case .insufficientScope: .forbidden
@@ -214,7 +220,8 @@ struct OpenIDController: Sendable {
         var response = JSONResponse.make(OAuthErrorReply(error: error.code.rawValue, errorDescription: error.message), status: status)
         if bearer {
             response.headers.add(name: "WWW-Authenticate", value: "Bearer error=\"\(error.code.rawValue)\"")
-        } else if basic, error.code == .invalidClient {
+        } else if error.code == .invalidClient {
+            // A 401 names the scheme that would do (RFC 9110 §15.5.2), whichever way the client tried.
             response.headers.add(name: "WWW-Authenticate", value: "Basic realm=\"latchkey\"")
         }
         response.headers.add(name: "Pragma", value: "no-cache")

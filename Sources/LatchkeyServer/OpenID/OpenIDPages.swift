@@ -77,7 +77,9 @@ enum OpenIDPages {
         switch scope {
         case "openid": "know who you are (an identifier of your account)"
         case "profile": "see your username and display name"
-        // `email`, `phone` and `groups` release nothing yet: accounts carry neither contacts nor groups.
+        case "email": "see the email address your account was created with, if it has one"
+        case "phone": "see the phone number your account was created with, if it has one"
+        // `groups` releases nothing yet: accounts have no groups.
         case "offline_access": "stay signed in when you are away"
         default: nil
         }

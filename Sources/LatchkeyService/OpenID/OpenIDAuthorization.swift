@@ -129,6 +129,7 @@ extension OpenIDProvider {
     /// `uri` with `parameters` added to its query (the ones with a value).
     static func redirect(to uri: String, _ parameters: [(String, String?)]) -> String {
         let added = parameters.compactMap { name, value in value.map { "\(name)=\(URIText.escape($0))" } }.joined(separator: "&")
+        guard !added.isEmpty else { return uri }
         return uri + (uri.contains("?") ? "&" : "?") + added
     }
 }

@@ -38,8 +38,13 @@ extension OpenIDProvider {
         if let target, !client.postLogoutRedirectURIs.contains(target) {
             return .confirm(reason: "\(target.prefix(200).debugDescription) is not a post-logout redirect URI registered for \(client.name)")
         }
-        // Only the session of the person the hint names ends: a hint of someone else ends nothing here.
-        if let session, Base64URL.encode(session.user.handle) == claims.subject { try await end(session, caller: caller) }
+        // Only the session of the person the hint names ends; a hint of someone else ends nothing and sends no one back.
+        if let session {
+            guard Base64URL.encode(session.user.handle) == claims.subject else {
+                return .confirm(reason: "the id_token_hint names someone else than who is signed in here")
+            }
+            try await end(session, caller: caller)
+        }
         guard let target else { return .signedOut }
         return .redirect(Self.redirect(to: target, [("state", parameters["state"])]))
     }
