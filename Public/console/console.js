@@ -14,7 +14,7 @@
     'session.ended', 'account.deleted', 'admin_key.created', 'admin_key.revoked', 'enrollment_ticket.issued',
     'enrollment_ticket.used', 'enrollment_ticket.revoked', 'signing_key.rotated', 'tenant.created', 'tenant.updated',
     'tenant.deleted', 'oauth_client.created', 'oauth_client.updated', 'oauth_client.deleted', 'oauth_token.issued',
-    'oauth_token.refreshed', 'oauth_token.revoked', 'oauth_token.reused',
+    'oauth_token.refreshed', 'oauth_token.revoked', 'oauth_token.reused', 'oauth_access.denied',
   ];
 
   // ---- DOM --------------------------------------------------------------------------------
@@ -564,6 +564,7 @@
       h('dl', { class: 'profile' },
         h('dt', { text: 'Display name' }), h('dd', { text: user.displayName }),
         h('dt', { text: 'External ID' }), h('dd', { text: user.externalId || '–' }),
+        h('dt', { text: 'Groups' }), h('dd', { text: user.groups && user.groups.length ? user.groups.join(', ') : '–' }),
         h('dt', { text: 'Contact' }), h('dd', { text: user.contact ? `${user.contact.value} (${user.contact.kind}, not verified)` : '–' }),
         h('dt', { text: 'User handle' }), h('dd', {}, h('code', { text: user.userHandle })),
         h('dt', { text: 'Created' }), h('dd', { text: dateTime(user.createdAt) }),

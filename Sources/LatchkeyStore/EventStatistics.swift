@@ -76,7 +76,7 @@ public struct EventStatistics: Sendable {
             counts.append(StatisticsCount(.openIDSignIns, Self.dimension(Self.clientID(in: event.detail), else: StatisticsCount.unknownClient)))
         case .userUpdated, .passkeyRenamed, .passkeyCounterRegressed, .deviceKeyRenamed, .sessionEnded, .adminKeyCreated,
              .adminKeyRevoked, .enrollmentTicketRevoked, .signingKeyRotated, .tenantCreated, .tenantUpdated, .tenantDeleted, .oauthClientCreated, .oauthClientUpdated,
-             .oauthClientDeleted, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused:
+             .oauthClientDeleted, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused, .oauthAccessDenied:
             break
         }
     }

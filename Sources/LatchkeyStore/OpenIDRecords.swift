@@ -22,11 +22,14 @@ public struct OAuthClientRecord: Sendable, Equatable {
     public var refreshTokenLifetime: Int
     public var createdAt: Date
     public var updatedAt: Date
+    /// When not empty, only members of one of these groups may sign in to the client.
+    public var allowedGroups: [String]
 
     public init(
         clientID: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String], scopes: [String],
-        consent: Bool, accessTokenLifetime: Int, refreshTokenLifetime: Int, createdAt: Date, updatedAt: Date
+        consent: Bool, accessTokenLifetime: Int, refreshTokenLifetime: Int, createdAt: Date, updatedAt: Date, allowedGroups: [String] = []
     ) {
+        self.allowedGroups = allowedGroups
         self.clientID = clientID
         self.name = name
         self.secretHash = secretHash

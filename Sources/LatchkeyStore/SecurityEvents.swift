@@ -41,6 +41,8 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     case oauthTokenRevoked = "oauth_token.revoked"
     /// A spent refresh token or code presented again: the grant, every token of it, is revoked.
     case oauthTokenReused = "oauth_token.reused"
+    /// A signed-in person kept from a client that admits only members of some groups; the detail names the client.
+    case oauthAccessDenied = "oauth_access.denied"
 }
 
 /// Who caused a security event.

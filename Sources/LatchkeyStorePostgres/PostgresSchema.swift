@@ -383,7 +383,7 @@ enum PostgresSchema {
         ],
         // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
         // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
-        // A grant goes with its client and its user. The contact an account was created with.
+        // A grant goes with its client and its user. The contact an account was created with; the groups users are in.
         [
             "ALTER TABLE sessions ADD COLUMN methods text NOT NULL DEFAULT ''",
             """
@@ -400,6 +400,7 @@ enum PostgresSchema {
                 refresh_token_lifetime bigint NOT NULL,
                 created_at timestamptz NOT NULL,
                 updated_at timestamptz NOT NULL,
+                allowed_groups text[] NOT NULL,
                 CONSTRAINT oauth_clients_pkey PRIMARY KEY (tenant, client_id)
             )
             """,
@@ -444,6 +445,15 @@ enum PostgresSchema {
                 value bytea NOT NULL,
                 CONSTRAINT user_contacts_pkey PRIMARY KEY (tenant, user_handle),
                 CONSTRAINT user_contacts_user_fkey FOREIGN KEY (user_handle, tenant) REFERENCES users (handle, tenant) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE user_groups (
+                tenant text NOT NULL,
+                user_handle bytea NOT NULL,
+                name bytea NOT NULL,
+                CONSTRAINT user_groups_pkey PRIMARY KEY (tenant, user_handle, name),
+                CONSTRAINT user_groups_user_fkey FOREIGN KEY (user_handle, tenant) REFERENCES users (handle, tenant) ON DELETE CASCADE
             )
             """,
         ],

@@ -14,7 +14,7 @@ extension PostgresStore {
             VALUES (
                 \(client.clientID), \(client.name.utf8Bytea), \(client.secretHash?.bytea), \(client.redirectURIs),
                 \(client.postLogoutRedirectURIs), \(client.scopes), \(client.consent), \(Int64(client.accessTokenLifetime)),
-                \(Int64(client.refreshTokenLifetime)), \(client.createdAt), \(client.updatedAt), \(tenant)
+                \(Int64(client.refreshTokenLifetime)), \(client.createdAt), \(client.updatedAt), \(client.allowedGroups), \(tenant)
             ) RETURNING 1
             """, recording: events)
     }
@@ -37,7 +37,8 @@ extension PostgresStore {
             UPDATE oauth_clients SET name = \(client.name.utf8Bytea), secret_hash = \(client.secretHash?.bytea),
                 redirect_uris = \(client.redirectURIs), post_logout_redirect_uris = \(client.postLogoutRedirectURIs),
                 scopes = \(client.scopes), consent = \(client.consent), access_token_lifetime = \(Int64(client.accessTokenLifetime)),
-                refresh_token_lifetime = \(Int64(client.refreshTokenLifetime)), updated_at = \(client.updatedAt)
+                refresh_token_lifetime = \(Int64(client.refreshTokenLifetime)), updated_at = \(client.updatedAt),
+                allowed_groups = \(client.allowedGroups)
             WHERE client_id = \(client.clientID) AND tenant = \(tenant) RETURNING 1
             """, recording: events) > 0
     }
@@ -109,7 +110,7 @@ extension PostgresStore {
             clientID: try row.next(), name: try row.utf8(), secretHash: try row.optionalBytes(), redirectURIs: try row.next(),
             postLogoutRedirectURIs: try row.next(), scopes: try row.next(), consent: try row.next(),
             accessTokenLifetime: Int(try row.next(Int64.self)), refreshTokenLifetime: Int(try row.next(Int64.self)),
-            createdAt: try row.next(), updatedAt: try row.next())
+            createdAt: try row.next(), updatedAt: try row.next(), allowedGroups: try row.next())
     }
 
     private static func grant(_ row: inout ColumnReader) throws -> OAuthGrantRecord {

@@ -28,11 +28,11 @@ extension StoreColumns {
 }
 
 extension StoreColumns {
-    /// The eleven columns of `oauth_clients` (its tenant aside).
+    /// The twelve columns of `oauth_clients` (its tenant aside).
     public static func oauthClients(_ prefix: String = "") -> String {
         [
             "client_id", "name", "secret_hash", "redirect_uris", "post_logout_redirect_uris", "scopes", "consent",
-            "access_token_lifetime", "refresh_token_lifetime", "created_at", "updated_at",
+            "access_token_lifetime", "refresh_token_lifetime", "created_at", "updated_at", "allowed_groups",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 

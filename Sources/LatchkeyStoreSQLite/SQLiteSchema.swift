@@ -460,7 +460,7 @@ enum SQLiteSchema {
         """,
         // 0.11: the OpenID provider. What a session's sign-in proved (RFC 8176 values, space-separated); each tenant's
         // clients; the grants a person gave them, each with the hashes of its current code, access and refresh tokens.
-        // A grant goes with its client and its user. The contact an account was created with.
+        // A grant goes with its client and its user. The contact an account was created with; the groups users are in.
         """
         ALTER TABLE sessions ADD COLUMN methods TEXT NOT NULL DEFAULT '';
         CREATE TABLE oauth_clients (
@@ -476,6 +476,7 @@ enum SQLiteSchema {
             refresh_token_lifetime INTEGER NOT NULL,
             created_at REAL NOT NULL,
             updated_at REAL NOT NULL,
+            allowed_groups TEXT NOT NULL,
             PRIMARY KEY (tenant, client_id)
         ) WITHOUT ROWID;
         CREATE TABLE oauth_grants (
@@ -513,6 +514,13 @@ enum SQLiteSchema {
             kind TEXT NOT NULL,
             value TEXT NOT NULL,
             PRIMARY KEY (tenant, user_handle),
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE TABLE user_groups (
+            tenant TEXT NOT NULL,
+            user_handle BLOB NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (tenant, user_handle, name),
             FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
         ) WITHOUT ROWID;
         """,

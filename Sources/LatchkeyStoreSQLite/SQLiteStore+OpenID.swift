@@ -7,12 +7,12 @@ import LatchkeyStoreSQL
 extension SQLiteStore {
     private static let clientColumns = StoreColumns.oauthClients()
     private static let grantColumns = StoreColumns.oauthGrants()
-    private static let insertClient = "INSERT INTO oauth_clients (\(clientColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let insertClient = "INSERT INTO oauth_clients (\(clientColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
     private static let clientByID = "SELECT \(clientColumns) FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
     private static let allClients = "SELECT \(clientColumns) FROM oauth_clients WHERE tenant = current_tenant() ORDER BY created_at, client_id LIMIT ?"
     private static let updateClient = """
         UPDATE oauth_clients SET name = ?2, secret_hash = ?3, redirect_uris = ?4, post_logout_redirect_uris = ?5, scopes = ?6,
-            consent = ?7, access_token_lifetime = ?8, refresh_token_lifetime = ?9, updated_at = ?10
+            consent = ?7, access_token_lifetime = ?8, refresh_token_lifetime = ?9, updated_at = ?10, allowed_groups = ?11
         WHERE client_id = ?1 AND tenant = current_tenant()
         """
     private static let deleteClient = "DELETE FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
@@ -43,7 +43,7 @@ extension SQLiteStore {
         """
     private static let userOffset: Int32 = 21
     private static let clientOffset: Int32 = 27
-    private static let contactOffset: Int32 = 38
+    private static let contactOffset: Int32 = 39
 
     public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
@@ -133,15 +133,15 @@ extension SQLiteStore {
 
     private static func bindClient(_ client: OAuthClientRecord, to statement: SQLiteStatement, updating: Bool = false) throws {
         let redirects = client.redirectURIs.joined(separator: "\n"), logouts = client.postLogoutRedirectURIs.joined(separator: "\n")
-        let scopes = client.scopes.joined(separator: " ")
+        let scopes = client.scopes.joined(separator: " "), groups = client.allowedGroups.joined(separator: "\n")
         if updating {
             try statement.bind(
                 client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
-                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.updatedAt)
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.updatedAt, groups)
         } else {
             try statement.bind(
                 client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
-                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.createdAt, client.updatedAt)
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.createdAt, client.updatedAt, groups)
         }
     }
 
@@ -150,7 +150,8 @@ extension SQLiteStore {
             clientID: row.text(offset), name: row.text(offset + 1), secretHash: row.optionalBlob(offset + 2),
             redirectURIs: list(row.text(offset + 3), "\n"), postLogoutRedirectURIs: list(row.text(offset + 4), "\n"),
             scopes: list(row.text(offset + 5), " "), consent: row.bool(offset + 6), accessTokenLifetime: Int(row.int64(offset + 7)),
-            refreshTokenLifetime: Int(row.int64(offset + 8)), createdAt: row.date(offset + 9), updatedAt: row.date(offset + 10))
+            refreshTokenLifetime: Int(row.int64(offset + 8)), createdAt: row.date(offset + 9), updatedAt: row.date(offset + 10),
+            allowedGroups: list(row.text(offset + 11), "\n"))
     }
 
     private static func grant(_ row: SQLiteStatement) -> OAuthGrantRecord {

@@ -110,4 +110,26 @@ extension StoreContractTests {
         #expect(try await store.oauthGrant(id: Fixtures.bytes(1, count: 16)) == nil)
         #expect(try await store.oauthGrant(id: Fixtures.bytes(2, count: 16)) != nil)
     }
+
+    @Test(arguments: StoreBackend.all)
+    func groupsAreReplacedWholeAndGoWithTheirUser(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        #expect(try await store.setGroups(["staff", "ops", "staff"], ofUser: alice.handle, recording: []))
+        #expect(try await store.groups(ofUser: alice.handle) == ["ops", "staff"])
+        #expect(try await store.setGroups(["readers"], ofUser: alice.handle, recording: []))
+        #expect(try await store.groups(ofUser: alice.handle) == ["readers"])
+        #expect(try await store.setGroups(["x"], ofUser: Fixtures.bytes(9, count: 64), recording: []) == false)
+        #expect(try await store.groups(ofUser: alice.handle, in: "acme", of: store).isEmpty)
+        _ = try await store.deleteUser(handle: alice.handle)
+        #expect(try await store.groups(ofUser: alice.handle).isEmpty)
+    }
+}
+
+private extension LatchkeyStore {
+    /// `handle`'s groups as tenant `tenant` sees them.
+    func groups(ofUser handle: [UInt8], in tenant: String, of store: any LatchkeyStore) async throws -> [String] {
+        try await store.scoped(to: try #require(TenantID(tenant))).groups(ofUser: handle)
+    }
 }

@@ -71,6 +71,7 @@ final class StoreWorkload: Sendable {
             keyID: Self.bytes(index, tag: 6, count: 32), publicKey: [4] + Fixtures.bytes(2, count: 64), appID: "ABCDE12345.com.example.app",
             environment: "production", receipt: [1, 2, 3], createdAt: Fixtures.now))
         try await store.saveOAuthGrant(Self.grant(Self.bytes(index, tag: 7, count: 16), of: user), recording: [])
+        _ = try await store.setGroups(["group\(index % 7)"], ofUser: user.handle, recording: [])
     }
 
     /// The client every tenant has, whose grants each user has one of.
@@ -104,6 +105,8 @@ final class StoreWorkload: Sendable {
         _ = try await store.userWithCredentials(named: known.username)
         _ = try await store.credential(id: knownCredential)
         _ = try await store.contact(ofUser: known.handle)
+        _ = try await store.groups(ofUser: known.handle)
+        _ = try await store.setGroups(["staff", "team:ops"], ofUser: known.handle, recording: [Self.event(.userUpdated, 9_009, user: known)])
         _ = try await store.passkeyShapes()
 
         // A registration: its ceremony, the lookup, the write.

@@ -631,3 +631,34 @@ def test_userinfo_without_a_token_names_the_scheme_without_an_error(provider):
     refused = requests.post(provider.endpoint("token_endpoint"), data={"grant_type": "refresh_token", "refresh_token": "x",
                                                                         "client_id": confidential["clientID"]}, timeout=15)
     assert refused.status_code == 401 and refused.headers["WWW-Authenticate"].startswith("Basic")
+
+
+# ---- groups ---------------------------------------------------------------------------------------------
+
+
+def test_groups_are_a_claim_and_a_client_may_admit_only_members(provider):
+    """Users belong to groups the admin API sets; the `groups` scope releases them; a client limited to some groups
+    shows anyone else a page saying so (403, never a redirect) and records `oauth_access.denied`."""
+    staff_only = provider.client(public=True, name="Grafana", allowedGroups=["staff", "team:ops"], scopes=["openid", "profile", "groups"])
+    assert staff_only["allowedGroups"] == ["staff", "team:ops"]
+    browser, username, _ = provider.person()
+    oauth = session_for(provider, staff_only, scope="openid groups")
+    url, _ = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48))
+    denied = browser.open(url)
+    assert denied.status_code == 403 and "Location" not in denied.headers and "staff" in denied.text
+    events = provider.admin("GET", f"/events?user={username}&type=oauth_access.denied").json()["events"]
+    assert len(events) == 1 and staff_only["clientID"] in events[0]["detail"]
+
+    changed = provider.admin("PUT", f"/users/{username}/groups", {"groups": ["team:ops", "readers", "team:ops"]})
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["user"]["groups"] == ["readers", "team:ops"]
+    location, verifier, nonce, _ = authorize(provider, browser, oauth)
+    token = oauth.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+    assert verified_id_token(provider, token, staff_only["clientID"], nonce)["groups"] == ["readers", "team:ops"]
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).json()["groups"] == ["readers", "team:ops"]
+    # A group removed shows at the next userinfo.
+    provider.admin("PUT", f"/users/{username}/groups", {"groups": ["readers"]})
+    assert oauth.get(provider.endpoint("userinfo_endpoint")).json()["groups"] == ["readers"]
+    for bad in (["a b"], ["x" * 65], ["é"], [""]):
+        refused = provider.admin("PUT", f"/users/{username}/groups", {"groups": bad})
+        assert refused.status_code == 400 and "group name" in refused.json()["errorMessage"], bad

@@ -24,6 +24,7 @@ struct AdminController: Sendable {
         group.delete("users/{username}/sessions", use: endSessions)
         group.post("users/{username}/enrollment-tickets", use: issueTicket)
         group.delete("users/{username}/enrollment-tickets", use: revokeTickets)
+        group.put("users/{username}/groups", use: setGroups)
     }
 
     @Sendable func createUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -68,6 +69,13 @@ struct AdminController: Sendable {
         let user = try await namedUser(context)
         let body = try request.decode(as: UpdateUserRequest.self)
         return try await userReply(try await users.update(user, with: body, caller: routes.caller(request, context)))
+    }
+
+    /// `PUT /admin/v1/users/{username}/groups` with `{"groups": [...]}`: the user's groups, all at once.
+    @Sendable func setGroups(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        _ = try await users.setGroups(try request.decode(as: UserGroupsRequest.self).groups, of: user, caller: routes.caller(request, context))
+        return try await userReply(user)
     }
 
     @Sendable func deleteUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -127,6 +135,7 @@ struct AdminController: Sendable {
         let (passkeys, deviceKeys) = try await users.keys(of: user)
         var shown = AdminUser(user, credentials: passkeys, deviceKeys: deviceKeys)
         shown.contact = try await users.contact(of: user)
+        shown.groups = try await users.groups(of: user)
         return JSONResponse.make(AdminUserReply(user: shown))
     }
 

@@ -63,6 +63,8 @@ struct OAuthClientView: Encodable, Sendable {
     let consent: Bool
     let accessTokenLifetime: Int
     let refreshTokenLifetime: Int
+    /// Empty: everyone may sign in to the client.
+    let allowedGroups: [String]
     let createdAt: String
     let updatedAt: String
 
@@ -77,6 +79,7 @@ struct OAuthClientView: Encodable, Sendable {
         consent = client.consent
         accessTokenLifetime = client.accessTokenLifetime
         refreshTokenLifetime = client.refreshTokenLifetime
+        allowedGroups = client.allowedGroups
         createdAt = RFC3339.string(client.createdAt)
         updatedAt = RFC3339.string(client.updatedAt)
     }

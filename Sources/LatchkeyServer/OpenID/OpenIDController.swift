@@ -49,7 +49,7 @@ struct OpenIDController: Sendable {
             return OpenIDPages.error("\(error)", rpName: routes.service.relyingParty.name, status: .badRequest)
         }
         let rpName = routes.service.relyingParty.name
-        switch try await provider.authorize(parameters, session: context.identity) {
+        switch try await provider.authorize(parameters, session: context.identity, origin: context.eventOrigin(request)) {
         case .refused(let message):
             context.logger.info("authorization refused", metadata: ["errorMessage": .quoted(message)])
             return OpenIDPages.error(message, rpName: rpName, status: .badRequest)
@@ -62,6 +62,8 @@ struct OpenIDController: Sendable {
             return OpenIDPages.signIn(prompt, rpName: rpName)
         case .consent(let prompt):
             return OpenIDPages.consent(prompt, rpName: rpName)
+        case .denied(let message):
+            return OpenIDPages.error(message, rpName: rpName, status: .forbidden)
         }
     }
 

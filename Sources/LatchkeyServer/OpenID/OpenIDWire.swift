@@ -47,7 +47,7 @@ struct UserInfoReply: JSONTextEncodable {
 
     enum CodingKeys: String, CodingKey {
         case sub, preferredUsername = "preferred_username", name, email, emailVerified = "email_verified", phoneNumber = "phone_number"
-        case phoneNumberVerified = "phone_number_verified"
+        case phoneNumberVerified = "phone_number_verified", groups
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -63,6 +63,7 @@ struct UserInfoReply: JSONTextEncodable {
             try container.encode(phone, forKey: .phoneNumber)
             try container.encode(false, forKey: .phoneNumberVerified)
         }
+        try container.encodeIfPresent(info.profile.groups, forKey: .groups)
     }
 
     func write(to json: inout JSONText) {

@@ -85,6 +85,7 @@ struct RouteGroup {
     func get(_ path: String = "", use handler: @escaping RouteHandler) { on(.GET, path, use: handler) }
     func post(_ path: String = "", use handler: @escaping RouteHandler) { on(.POST, path, use: handler) }
     func patch(_ path: String = "", use handler: @escaping RouteHandler) { on(.PATCH, path, use: handler) }
+    func put(_ path: String = "", use handler: @escaping RouteHandler) { on(.PUT, path, use: handler) }
     func delete(_ path: String = "", use handler: @escaping RouteHandler) { on(.DELETE, path, use: handler) }
 
     /// `GET path`, answered on the event loop (no middleware of the group runs: such a group has none).

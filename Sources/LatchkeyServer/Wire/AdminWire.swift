@@ -19,6 +19,8 @@ struct AdminUser: Encodable, Sendable {
     var disabled: Bool
     /// The contact the account was created with, unverified; in a single user's reply, when there is one.
     var contact: UserContact?
+    /// The groups the user is in; in a single user's reply.
+    var groups: [String]?
 
     init(_ user: UserRecord, credentials: [CredentialRecord], deviceKeys: [DeviceKeyRecord]) {
         let lastUses = credentials.compactMap(\.lastUsedAt) + deviceKeys.compactMap(\.lastUsedAt)
@@ -37,7 +39,7 @@ struct AdminUser: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt, disabled, contact
+        case username, displayName, userHandle, externalId, passkeys, createdAt, lastSignInAt, disabled, contact, groups
     }
 
     private enum ContactKeys: String, CodingKey { case kind, value }
@@ -58,6 +60,7 @@ struct AdminUser: Encodable, Sendable {
             try nested.encode(contact.kind.rawValue, forKey: .kind)
             try nested.encode(contact.value, forKey: .value)
         }
+        try container.encodeIfPresent(groups, forKey: .groups)
     }
 }
 

@@ -33,3 +33,8 @@ package struct UpdateUserRequest: Decodable, Sendable {
         }
     }
 }
+
+/// `PUT /admin/v1/users/{username}/groups` body: the user's groups from now on (`[]`: none).
+package struct UserGroupsRequest: Decodable, Sendable {
+    package var groups: [String]
+}

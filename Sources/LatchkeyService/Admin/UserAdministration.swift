@@ -47,6 +47,21 @@ package struct UserAdministration: Sendable {
         return user
     }
 
+    /// The groups `user` is in.
+    package func groups(of user: UserRecord) async throws -> [String] {
+        try await service.store.groups(ofUser: user.handle)
+    }
+
+    /// Makes `groups` `user`'s groups, recorded as `user.updated`.
+    package func setGroups(_ groups: [String], of user: UserRecord, caller: Caller) async throws -> [String] {
+        if let problem = GroupNames.problem(groups, member: "groups") { throw ServiceError.invalid(problem) }
+        let sorted = Set(groups).sorted()
+        let event = try service.events.event(
+            .userUpdated, caller.origin, user: user, detail: sorted.isEmpty ? "groups removed" : "groups: \(sorted.joined(separator: ", "))")
+        guard try await service.store.setGroups(sorted, ofUser: user.handle, recording: [event]) else { throw Self.noUser(user.username) }
+        return sorted
+    }
+
     /// The contact `user`'s account was created with, if any.
     package func contact(of user: UserRecord) async throws -> UserContact? {
         try await service.store.contact(ofUser: user.handle)

@@ -36,6 +36,8 @@ package enum AuthorizationOutcome: Sendable {
     case signIn(AuthorizationPrompt)
     /// The person is asked whether the client may have what it asks.
     case consent(AuthorizationPrompt)
+    /// The signed-in person may not use this client (not in any of its groups): a page says so, never a redirect.
+    case denied(String)
 }
 
 /// What the sign-in and consent pages show, and the request they repeat once the person signed in or answered.
@@ -60,9 +62,9 @@ extension OpenIDProvider {
 
     /// Answers an authorization request made with `session` (the browser's live session, if any): a code at the
     /// client's redirect URI, an error there, an error page, or a page for the person first.
-    package func authorize(_ parameters: AuthorizationParameters, session: SessionWithUser?, now: Date = Date()) async throws
-        -> AuthorizationOutcome
-    {
+    package func authorize(
+        _ parameters: AuthorizationParameters, session: SessionWithUser?, origin: EventOrigin = .system("openid"), now: Date = Date()
+    ) async throws -> AuthorizationOutcome {
         for name in ["client_id", "redirect_uri"] where parameters.repeated.contains(name) {
             return .refused("\(name) is given more than once")
         }
@@ -77,14 +79,15 @@ extension OpenIDProvider {
         let state = parameters["state"]
         do {
             let request = try AuthorizationChecks(parameters, client: client)
-            return try await answer(request, parameters, client: client, session: session, now: now)
+            return try await answer(request, parameters, client: client, session: session, origin: origin, now: now)
         } catch let error as AuthorizationError {
             return .redirect(Self.redirect(to: redirectURI, [("error", error.code), ("error_description", error.message), ("state", state), ("iss", issuer)]))
         }
     }
 
     private func answer(
-        _ request: AuthorizationChecks, _ parameters: AuthorizationParameters, client: OAuthClientRecord, session: SessionWithUser?, now: Date
+        _ request: AuthorizationChecks, _ parameters: AuthorizationParameters, client: OAuthClientRecord, session: SessionWithUser?,
+        origin: EventOrigin, now: Date
     ) async throws -> AuthorizationOutcome {
         let fresh = session.map { request.accepts($0.session, now: now) } ?? false
         guard let session, fresh else {
@@ -92,6 +95,16 @@ extension OpenIDProvider {
             return .signIn(AuthorizationPrompt(
                 clientName: client.name, scopes: request.scopes, loginHint: parameters["login_hint"], username: nil,
                 continueQuery: parameters.query(replacing: ["prompt": request.promptAfterSignIn, "max_age": nil]), declineQuery: nil))
+        }
+        if !client.allowedGroups.isEmpty {
+            let groups = try await service.store.groups(ofUser: session.user.handle)
+            guard !Set(groups).isDisjoint(with: client.allowedGroups) else {
+                let event = try service.events.event(
+                    .oauthAccessDenied, origin, user: session.user,
+                    detail: "client \(client.clientID) (\(client.name)): not in \(client.allowedGroups.joined(separator: ", "))", at: now)
+                _ = try await service.store.recordEvent(event, whileItsUserExists: true)
+                return .denied("\(session.user.username) may not sign in to \(client.name): it admits members of \(client.allowedGroups.joined(separator: ", ")) only. Ask its administrator to add you to one of them.")
+            }
         }
         if client.consent || request.prompt.contains("consent") {
             let answer = parameters[Self.consentParameter]

@@ -11,11 +11,14 @@ package struct NewOAuthClient: Decodable, Sendable {
     package var consent: Bool?
     package var accessTokenLifetime: Int?
     package var refreshTokenLifetime: Int?
+    /// When given (not empty), only members of one of these groups may sign in to the client.
+    package var allowedGroups: [String]?
 
     package init(
         name: String, redirectURIs: [String], public: Bool? = nil, postLogoutRedirectURIs: [String]? = nil, scopes: [String]? = nil,
-        consent: Bool? = nil, accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil
+        consent: Bool? = nil, accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, allowedGroups: [String]? = nil
     ) {
+        self.allowedGroups = allowedGroups
         self.name = name
         self.redirectURIs = redirectURIs
         self.public = `public`
@@ -37,6 +40,8 @@ package struct OAuthClientChanges: Decodable, Sendable {
     package var consent: Bool?
     package var accessTokenLifetime: Int?
     package var refreshTokenLifetime: Int?
+    /// `[]` admits everyone again.
+    package var allowedGroups: [String]?
 }
 
 /// What the provider lets a client be: the rules every registration and change is checked against.

@@ -25,6 +25,7 @@ package struct OpenIDClients: Sendable {
             OAuthClientRules.scopesProblem(scopes),
             OAuthClientRules.lifetimeProblem(input.accessTokenLifetime, member: "accessTokenLifetime", within: OAuthClientRules.accessTokenLifetimes),
             OAuthClientRules.lifetimeProblem(input.refreshTokenLifetime, member: "refreshTokenLifetime", within: OAuthClientRules.refreshTokenLifetimes),
+            input.allowedGroups.flatMap { GroupNames.problem($0, member: "allowedGroups") },
         ].compactMap { $0 }
         if let problem = problems.first { throw ServiceError.invalid(problem) }
         let secret = input.public == true ? nil : try Self.newSecret()
@@ -32,7 +33,8 @@ package struct OpenIDClients: Sendable {
             clientID: Base64URL.encode(try SecureRandom.bytes(count: 16)), name: input.name, secretHash: secret.map(Self.hash),
             redirectURIs: input.redirectURIs, postLogoutRedirectURIs: input.postLogoutRedirectURIs ?? [], scopes: scopes,
             consent: input.consent ?? false, accessTokenLifetime: input.accessTokenLifetime ?? OAuthClientRules.defaultAccessTokenLifetime,
-            refreshTokenLifetime: input.refreshTokenLifetime ?? OAuthClientRules.defaultRefreshTokenLifetime, createdAt: now, updatedAt: now)
+            refreshTokenLifetime: input.refreshTokenLifetime ?? OAuthClientRules.defaultRefreshTokenLifetime, createdAt: now, updatedAt: now,
+            allowedGroups: Set(input.allowedGroups ?? []).sorted())
         try await service.store.saveOAuthClient(client, recording: [try event(.oauthClientCreated, client, caller, now: now)])
         caller.logger.notice("OpenID client registered", metadata: ["client": "\(client.clientID)", "public": "\(client.isPublic)"])
         return IssuedOAuthClient(client: client, secret: secret)
@@ -56,6 +58,7 @@ package struct OpenIDClients: Sendable {
             changes.scopes.flatMap(OAuthClientRules.scopesProblem),
             OAuthClientRules.lifetimeProblem(changes.accessTokenLifetime, member: "accessTokenLifetime", within: OAuthClientRules.accessTokenLifetimes),
             OAuthClientRules.lifetimeProblem(changes.refreshTokenLifetime, member: "refreshTokenLifetime", within: OAuthClientRules.refreshTokenLifetimes),
+            changes.allowedGroups.flatMap { GroupNames.problem($0, member: "allowedGroups") },
         ].compactMap { $0 }
         if let problem = problems.first { throw ServiceError.invalid(problem) }
         if let name = changes.name { client.name = name }
@@ -65,6 +68,7 @@ package struct OpenIDClients: Sendable {
         if let consent = changes.consent { client.consent = consent }
         if let seconds = changes.accessTokenLifetime { client.accessTokenLifetime = seconds }
         if let seconds = changes.refreshTokenLifetime { client.refreshTokenLifetime = seconds }
+        if let groups = changes.allowedGroups { client.allowedGroups = Set(groups).sorted() }
         client.updatedAt = now
         try await save(client, caller: caller, detail: "changed", now: now)
         return client

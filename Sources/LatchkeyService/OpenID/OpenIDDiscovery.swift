@@ -35,7 +35,7 @@ extension OpenIDProvider {
             "scopes_supported": strings(OAuthClientRules.knownScopes.sorted()),
             "claims_supported": strings([
                 "iss", "sub", "aud", "azp", "exp", "iat", "auth_time", "nonce", "amr", "acr", "at_hash", "preferred_username", "name",
-                "email", "email_verified", "phone_number", "phone_number_verified",
+                "email", "email_verified", "phone_number", "phone_number_verified", "groups",
             ]),
             "acr_values_supported": strings(["phr", "phrh"]),
             "prompt_values_supported": strings(["none", "login", "consent", "select_account"]),

@@ -67,8 +67,9 @@ package struct OpenIDProvider: Sendable {
         try await service.store.oauthGrant(id: token.grantID)
     }
 
-    /// What `found`'s scopes release about its user, as the ID token and userinfo carry it.
-    func profile(of found: OAuthGrantLookup) -> OpenIDProfileClaims {
+    /// What `found`'s scopes release about its user, as the ID token and userinfo carry it (the groups read now, so a
+    /// change shows at the next refresh and userinfo).
+    func profile(of found: OAuthGrantLookup) async throws -> OpenIDProfileClaims {
         let scopes = found.grant.scopes
         var claims = OpenIDProfileClaims()
         if scopes.contains("profile") { (claims.preferredUsername, claims.name) = (found.user.username, found.user.displayName) }
@@ -79,6 +80,7 @@ package struct OpenIDProvider: Sendable {
             default: break
             }
         }
+        if scopes.contains("groups") { claims.groups = try await service.store.groups(ofUser: found.user.handle) }
         return claims
     }
 

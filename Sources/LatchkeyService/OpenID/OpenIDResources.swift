@@ -39,7 +39,7 @@ extension OpenIDProvider {
             throw OAuthError(.invalidToken, "the access token is not live: expired, revoked, or not this issuer's")
         }
         guard found.grant.scopes.contains("openid") else { throw OAuthError(.insufficientScope, "the token's grant has no openid scope") }
-        return UserInfo(subject: Base64URL.encode(found.user.handle), profile: profile(of: found))
+        return UserInfo(subject: Base64URL.encode(found.user.handle), profile: try await profile(of: found))
     }
 
     /// Revocation (RFC 7009): a client's access or refresh token revokes its grant, every token of it. A token that is

@@ -43,6 +43,7 @@ package struct OpenIDTokenClaims: JSONTextEncodable, Sendable {
         try container.encodeIfPresent(profile.name, forKey: Key("name"))
         try container.encodeIfPresent(profile.email, forKey: Key("email"))
         try container.encodeIfPresent(profile.phoneNumber, forKey: Key("phone_number"))
+        try container.encodeIfPresent(profile.groups, forKey: Key("groups"))
     }
 
     package func write(to json: inout JSONText) {
@@ -76,9 +77,13 @@ package struct OpenIDProfileClaims: Sendable {
     /// `email`, `phone`: the contact the account was created with, never verified by Latchkey.
     package var email: String?
     package var phoneNumber: String?
+    /// `groups`: the groups the person is in (an empty list when none).
+    package var groups: [String]?
 
-    package init(preferredUsername: String? = nil, name: String? = nil, email: String? = nil, phoneNumber: String? = nil) {
-        (self.preferredUsername, self.name, self.email, self.phoneNumber) = (preferredUsername, name, email, phoneNumber)
+    package init(
+        preferredUsername: String? = nil, name: String? = nil, email: String? = nil, phoneNumber: String? = nil, groups: [String]? = nil
+    ) {
+        (self.preferredUsername, self.name, self.email, self.phoneNumber, self.groups) = (preferredUsername, name, email, phoneNumber, groups)
     }
 
     package func write(into json: inout JSONText) {
@@ -92,5 +97,6 @@ package struct OpenIDProfileClaims: Sendable {
             json.member("phone_number", phoneNumber)
             json.member("phone_number_verified", false)
         }
+        if let groups { json.member("groups", strings: groups) }
     }
 }

@@ -141,7 +141,7 @@ extension OpenIDProvider {
             expiresAt: now.addingTimeInterval(service.tokens.lifetime), authTime: grant.authTime,
             nonce: grant.nonce, methods: grant.methods, contextClass: OpenIDTokenClaims.contextClass(of: grant.methods),
             accessTokenHash: Base64URL.encode(Array(Digest.sha256(Array(access.text.utf8)).prefix(16))),
-            profile: profile(of: found))
+            profile: try await profile(of: found))
         return IssuedTokens(
             accessToken: access.text, expiresIn: client.accessTokenLifetime, refreshToken: refresh?.text,
             idToken: try await service.tokens.sign(claims, now: now), scopes: grant.scopes)
