@@ -87,6 +87,18 @@ struct OpenIDProviderTests {
         #expect(events.count == 1)
     }
 
+    @Test func aCodeLivesSixtySeconds() async throws {
+        let setup = try await Setup()
+        let code = try await setup.code()
+        let form = ["grant_type": "authorization_code", "code": code, "redirect_uri": "https://app.example/cb", "code_verifier": Setup.verifier]
+        let late = await #expect(throws: OAuthError.self) {
+            _ = try await setup.provider.token(form, credentials: setup.credentials, origin: .system("test"), now: Date().addingTimeInterval(61))
+        }
+        #expect(late?.code == .invalidGrant && late?.message.contains("expired") == true)
+        // Refused for its age, not spent: in time, it still works.
+        _ = try await setup.provider.token(form, credentials: setup.credentials, origin: .system("test"))
+    }
+
     @Test func pkceIsCheckedAndPlainIsRefused() async throws {
         let setup = try await Setup()
         let wrong = await #expect(throws: OAuthError.self) { _ = try await setup.exchange(try await setup.code(), verifier: String(repeating: "w", count: 50)) }
