@@ -191,8 +191,8 @@ struct OpenIDController: Sendable {
     }
 
     private static func formParameters(_ request: Request) throws(APIError) -> Parameters {
-        let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/x-www-form-urlencoded" else {
+        let media = request.headers[.contentType].map { $0.prefix { $0 != ";" }.trimmingOptionalWhitespace }
+        guard let media, media.equalsIgnoringASCIICase("application/x-www-form-urlencoded") else {
             throw APIError(.unsupportedMediaType, "send the parameters as application/x-www-form-urlencoded")
         }
         guard let text = request.body.getString(at: request.body.readerIndex, length: request.body.readableBytes) else {
@@ -203,11 +203,18 @@ struct OpenIDController: Sendable {
 
     /// The client ID and secret of `Authorization: Basic`, each form-urlencoded first (RFC 6749 §2.3.1).
     private static func basicCredentials(_ header: String) throws -> (String, String) {
-        let encoded = header.dropFirst("basic ".count).trimmingCharacters(in: .whitespaces)
-        guard let decoded = Data(base64Encoded: encoded).flatMap({ String(data: $0, encoding: .utf8) }), let colon = decoded.firstIndex(of: ":")
+        let encoded = header.dropFirst("basic ".count).trimmingOptionalWhitespace
+        guard let bytes = Data(base64Encoded: String(encoded)), let decoded = String(validating: bytes, as: UTF8.self),
+              let colon = decoded.utf8.firstIndex(of: UInt8(ascii: ":"))
         else { throw OAuthError(.invalidClient, "the Authorization: Basic header is not base64 of client_id:client_secret") }
-        let decode = { (part: Substring) in Parameters.form(Substring("v=" + part)).get("v") ?? "" }
-        return (decode(decoded[..<colon]), decode(decoded[decoded.index(after: colon)...]))
+        let decode = { (part: Substring) throws -> String in
+            let spaced = String(decoding: part.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+            guard let text = spaced.utf8.contains(UInt8(ascii: "%")) ? spaced.removingPercentEncodingStrictly() : spaced else {
+                throw OAuthError(.invalidClient, "the Authorization: Basic credentials are not form-encoded (RFC 6749 §2.3.1)")
+            }
+            return text
+        }
+        return (try decode(decoded[..<colon]), try decode(decoded[decoded.utf8.index(after: colon)...]))
     }
 
     // MARK: Replies

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Named values read from a request: a route's path parameters (`{id}`) or its query. A name given
 /// twice answers with its first value.
 public struct Parameters: Sendable {
@@ -19,7 +17,9 @@ public struct Parameters: Sendable {
 
     /// A form body or an OAuth query (`application/x-www-form-urlencoded`): as ``query(_:)``, with `+` a space.
     static func form(_ text: Substring) -> Parameters {
-        text.contains("+") ? query(Substring(text.replacingOccurrences(of: "+", with: " "))) : query(text)
+        guard text.utf8.contains(UInt8(ascii: "+")) else { return query(text) }
+        let spaced = String(decoding: text.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return query(Substring(spaced))
     }
 
     mutating func append(_ name: Substring, _ value: Substring) {
@@ -29,15 +29,24 @@ public struct Parameters: Sendable {
     /// A query (what follows `?`): `&`-separated `name=value` pairs, values percent-decoded (a value that does not
     /// decode is kept as sent), names as sent; a pair without `=` has the empty value.
     static func query(_ query: Substring) -> Parameters {
+        // Scanned as UTF-8 (`&`, `=` and `%` are ASCII): every request with a query or a form reads it this way.
         var parameters = Parameters()
-        for pair in query.split(separator: "&") {
-            guard let equals = pair.firstIndex(of: "=") else {
-                parameters.append(pair, "")
-                continue
+        let bytes = query.utf8
+        var start = bytes.startIndex
+        while start < bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if start < end {
+                let pair = query[start..<end]
+                if let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                    let value = pair[pair.utf8.index(after: equals)...]
+                    let decoded = value.utf8.contains(UInt8(ascii: "%"))
+                        ? String(value).removingPercentEncodingStrictly().map { Substring($0) } ?? value : value
+                    parameters.append(pair[..<equals], decoded)
+                } else {
+                    parameters.append(pair, "")
+                }
             }
-            let value = pair[pair.index(after: equals)...]
-            let decoded = value.contains("%") ? String(value).removingPercentEncodingStrictly().map { Substring($0) } ?? value : value
-            parameters.append(pair[..<equals], decoded)
+            start = end < bytes.endIndex ? bytes.index(after: end) : end
         }
         return parameters
     }

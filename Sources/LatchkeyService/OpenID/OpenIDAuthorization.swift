@@ -17,7 +17,7 @@ package struct AuthorizationParameters: Sendable {
 
     package subscript(_ name: String) -> String? { values[name] }
 
-    /// The parameters as a query, `name=value&…` percent-encoded, without `removed` and with `replaced` changed.
+    /// The parameters as a query, `name=value&…` percent-encoded, each of `replaced` set to its value (nil: left out).
     func query(replacing replaced: [String: String?] = [:]) -> String {
         var values = values
         for (name, value) in replaced { values[name] = value }
