@@ -83,7 +83,14 @@ enum SQLiteRows {
     static func session(_ row: SQLiteStatement, at offset: Int32 = 0) -> SessionRecord {
         SessionRecord(
             tokenHash: row.blob(offset), userHandle: row.blob(offset + 1), createdAt: row.date(offset + 2),
-            expiresAt: row.date(offset + 3), methods: row.text(offset + 4).split(separator: " ").map(String.init))
+            expiresAt: row.date(offset + 3), methods: list(row.text(offset + 4), separator: " "))
+    }
+
+    /// The items of a list kept in one text column, `separator` between them (an ASCII character), empty ones left out:
+    /// split as UTF-8, as the rows of every request are read.
+    static func list(_ text: String, separator: Character) -> [String] {
+        guard let byte = separator.asciiValue else { return text.split(separator: separator).map(String.init) }
+        return text.utf8.split(separator: byte).map { String(decoding: $0, as: UTF8.self) }
     }
 
     // MARK: Lists in one text column

@@ -165,6 +165,6 @@ extension SQLiteStore {
     }
 
     private static func list(_ text: String, _ separator: Character) -> [String] {
-        text.split(separator: separator).map(String.init)
+        SQLiteRows.list(text, separator: separator)
     }
 }
