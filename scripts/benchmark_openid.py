@@ -16,7 +16,12 @@ The four take turns every 20 calls, so a drift of the machine falls on each alik
 Prints a Markdown table and RESULT lines with the ratios the issue's targets are about (provider sign-in at most
 1.5 × a passkey sign-in, refresh at most 0.3 ×).
 
+With `--instructions`, user-space instructions instead (callgrind, which noise cannot move): for each operation two
+server runs under `valgrind --tool=callgrind`, of 50 and of 250 calls after the same set-up, and the difference per
+call; SQLite only.
+
 Usage: python3 scripts/benchmark_openid.py --binary .build/release/latchkey [--postgres URL] [--rounds 3] [--count 200]
+       python3 scripts/benchmark_openid.py --binary .build/release/latchkey --instructions
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ import base64
 import hashlib
 import secrets
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 import uuid
 from pathlib import Path
@@ -111,13 +118,60 @@ def measure(server: Server, count: int, operations: list) -> list[float]:
     return [total / count * 1e6 for total in totals]
 
 
+def instructions(binary: str, operation: str, calls: int) -> int:
+    """User-space instructions of one server run under callgrind: set-up, then `calls` of `operation`."""
+    work = tempfile.mkdtemp(prefix="latchkey-openid-callgrind-")
+    try:
+        server = Path(work) / "server"
+        subprocess.run(["objcopy", "--strip-debug", binary, str(server)], check=True)
+        probe = Server(str(server), str(Path(work) / "latchkey.sqlite"), work)
+        env = dict(probe.env, LATCHKEY_ADMIN_ADDRESS="", LATCHKEY_METRICS_ADDRESS="")
+        env = {k: v for k, v in env.items() if v != ""}
+        key = subprocess.run([str(server), "admin-keys", "create", "--name", "bench"], env=env, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        out = Path(work) / "callgrind.out"
+        process = subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", str(server), "serve"], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(600):
+            try:
+                if requests.get(probe.base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        probe.admin = probe.base
+        person = Person(probe, key)
+        for index in range(calls):
+            getattr(person, operation)(index)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=300)
+        summary = subprocess.run(["callgrind_annotate", str(out)], capture_output=True, text=True, check=True).stdout
+        return int(next(line for line in summary.splitlines() if "PROGRAM TOTALS" in line).split()[0].replace(",", ""))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
+    parser.add_argument("--instructions", action="store_true", help="callgrind instruction counts instead of CPU time")
     parser.add_argument("--postgres", help="a PostgreSQL server's URL; a new database on it is used")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--count", type=int, default=200)
     arguments = parser.parse_args()
+    if arguments.instructions:
+        operations = [("passkey sign-in (options + result)", "passkey_sign_in"),
+                      ("provider sign-in (authorize + token + userinfo)", "provider_sign_in"), ("refresh (token)", "refresh")]
+        per_call = {name: (instructions(arguments.binary, method, 250) - instructions(arguments.binary, method, 50)) / 200
+                    for name, method in operations}
+        base = per_call[operations[0][0]]
+        print("| SQLite: user-space instructions per call (callgrind, 250 − 50 calls) | instructions | × passkey sign-in |")
+        print("|---|---:|---:|")
+        for name, value in per_call.items():
+            print(f"| {name} | {value / 1e6:.3f} M | {value / base:.2f} |")
+        values = list(per_call.values())
+        print(f"RESULT instructions provider_sign_in_ratio={values[1] / base:.2f} refresh_ratio={values[2] / base:.2f}")
+        return
     work = tempfile.mkdtemp(prefix="latchkey-openid-bench-")
     database = str(Path(work) / "latchkey.sqlite")
     created = None
