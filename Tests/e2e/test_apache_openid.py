@@ -1,7 +1,8 @@
 """Apache with Debian's mod_auth_openidc protecting a page, Latchkey the provider: Chromium (a virtual authenticator
 holding the person's passkey) opens the page, lands on Latchkey's sign-in page, signs in with the passkey, comes
 back and sees the claims Apache got (`OIDC_CLAIM_*`, echoed by a server-side include). Two tenants, each the
-issuer of its own Apache site: a passkey of one tenant signs in on its site, and does not on the other's."""
+issuer of its own Apache site: a passkey of one tenant signs in on its site, and does not on the other's. On SQLite and
+on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from conftest import LatchkeyServer, free_port
 from test_browser import STEP_TIMEOUT, driver, fresh_authenticator, page_scripts  # noqa: F401 (fixtures)
 from test_browser_tenants import TenantPage, tenant_site
+from test_postgres import SERVER_URL, SKIPPED, psql, with_database
 from test_tenants import cli, make_tenant
 
 APACHE = os.environ.get("LATCHKEY_E2E_APACHE", "/usr/sbin/apache2")
@@ -111,13 +113,22 @@ class ApacheSite:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-@pytest.fixture
-def two_tenant_sites():
+@pytest.fixture(params=["sqlite", "postgres"])
+def two_tenant_sites(request):
     """A server with tenants `north` and `south` (by host: north.localhost, south.localhost), each the issuer of its
     own Apache site (on localhost, ports of their own)."""
     if not (Path(APACHE).exists() and (MODULES / "mod_auth_openidc.so").exists()):
         pytest.fail("Apache and mod_auth_openidc are needed: apt-get install apache2 libapache2-mod-auth-openidc")
-    server = LatchkeyServer("apache-openid")
+    env, database = {}, None
+    if request.param == "postgres":
+        if SKIPPED:
+            pytest.skip("LATCHKEY_TEST_SKIP_POSTGRES is set")
+        if not SERVER_URL:
+            pytest.fail("the PostgreSQL run needs a server: run it with `scripts/test`, or set LATCHKEY_TEST_POSTGRES_URL")
+        database = "latchkey_e2e_apache_" + uuid.uuid4().hex[:12]
+        psql(SERVER_URL, f"CREATE DATABASE {database}")
+        env["LATCHKEY_DATABASE"] = with_database(SERVER_URL, database)
+    server = LatchkeyServer(f"apache-openid-{request.param}", env)
     operator = cli(server, "admin-keys", "create", "--operator", "--name", "ops")
     server.start()
     sites = {}
@@ -141,6 +152,8 @@ def two_tenant_sites():
             site.stop()
         server.stop()
         server.cleanup()
+        if database:
+            psql(SERVER_URL, f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 
 def sign_in_through_apache(drv, site: ApacheSite) -> None:
