@@ -174,4 +174,9 @@ public protocol OpenIDStore: Sendable {
     func revokeOAuthGrant(id: [UInt8], now: Date, recording events: [SecurityEvent]) async throws -> Bool
     /// Revokes every grant of a user (disabled); returns how many.
     func revokeOAuthGrants(ofUser handle: [UInt8], now: Date) async throws -> Int
+
+    /// The scopes a user agreed to give a client (on its consent page), nil when they never did.
+    func oauthConsent(ofUser handle: [UInt8], client clientID: String) async throws -> [String]?
+    /// Records that a user agreed to give a client `scopes`, replacing what they agreed to before.
+    func saveOAuthConsent(ofUser handle: [UInt8], client clientID: String, scopes: [String], at: Date) async throws
 }

@@ -448,6 +448,20 @@ enum PostgresSchema {
             )
             """,
             """
+            CREATE TABLE oauth_consents (
+                tenant text NOT NULL,
+                user_handle bytea NOT NULL,
+                client_id text NOT NULL,
+                scopes text[] NOT NULL,
+                granted_at timestamptz NOT NULL,
+                CONSTRAINT oauth_consents_pkey PRIMARY KEY (tenant, user_handle, client_id),
+                CONSTRAINT oauth_consents_client_fkey FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients (tenant, client_id)
+                    ON DELETE CASCADE,
+                CONSTRAINT oauth_consents_user_fkey FOREIGN KEY (user_handle, tenant) REFERENCES users (handle, tenant) ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX oauth_consents_by_client ON oauth_consents (tenant, client_id)",
+            """
             CREATE TABLE user_groups (
                 tenant text NOT NULL,
                 user_handle bytea NOT NULL,

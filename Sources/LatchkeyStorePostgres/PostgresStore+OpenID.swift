@@ -103,6 +103,20 @@ extension PostgresStore {
             """)
     }
 
+    public func oauthConsent(ofUser handle: [UInt8], client clientID: String) async throws -> [String]? {
+        try await firstRow("""
+            SELECT scopes FROM oauth_consents WHERE tenant = \(tenant) AND user_handle = \(handle.bytea) AND client_id = \(clientID)
+            """) { try $0.next([String].self) }
+    }
+
+    public func saveOAuthConsent(ofUser handle: [UInt8], client clientID: String, scopes: [String], at: Date) async throws {
+        try await execute("""
+            INSERT INTO oauth_consents (tenant, user_handle, client_id, scopes, granted_at)
+            VALUES (\(tenant), \(handle.bytea), \(clientID), \(scopes), \(at))
+            ON CONFLICT (tenant, user_handle, client_id) DO UPDATE SET scopes = EXCLUDED.scopes, granted_at = EXCLUDED.granted_at
+            """)
+    }
+
     // MARK: Rows
 
     private static func client(_ row: inout ColumnReader) throws -> OAuthClientRecord {

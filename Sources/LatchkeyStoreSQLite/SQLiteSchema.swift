@@ -516,6 +516,17 @@ enum SQLiteSchema {
             PRIMARY KEY (tenant, user_handle),
             FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
         ) WITHOUT ROWID;
+        CREATE TABLE oauth_consents (
+            tenant TEXT NOT NULL,
+            user_handle BLOB NOT NULL,
+            client_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            granted_at REAL NOT NULL,
+            PRIMARY KEY (tenant, user_handle, client_id),
+            FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients(tenant, client_id) ON DELETE CASCADE,
+            FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE INDEX oauth_consents_by_client ON oauth_consents(tenant, client_id);
         CREATE TABLE user_groups (
             tenant TEXT NOT NULL,
             user_handle BLOB NOT NULL,

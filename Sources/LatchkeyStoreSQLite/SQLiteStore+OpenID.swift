@@ -41,6 +41,11 @@ extension SQLiteStore {
         UPDATE oauth_grants SET revoked_at = ?2, expires_at = min(expires_at, ?2 + 86400), revision = revision + 1
         WHERE tenant = current_tenant() AND user_handle = ?1 AND revoked_at IS NULL
         """
+    private static let consentOf = "SELECT scopes FROM oauth_consents WHERE tenant = current_tenant() AND user_handle = ? AND client_id = ?"
+    private static let upsertConsent = """
+        INSERT INTO oauth_consents (tenant, user_handle, client_id, scopes, granted_at) VALUES (current_tenant(), ?1, ?2, ?3, ?4)
+        ON CONFLICT (tenant, user_handle, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
+        """
     private static let userOffset: Int32 = 21
     private static let clientOffset: Int32 = 27
     private static let contactOffset: Int32 = 39
@@ -127,6 +132,17 @@ extension SQLiteStore {
 
     public func revokeOAuthGrants(ofUser handle: [UInt8], now: Date) async throws -> Int {
         try await changing(Self.revokeGrantsOfUser) { try $0.bind(handle, now) }
+    }
+
+    public func oauthConsent(ofUser handle: [UInt8], client clientID: String) async throws -> [String]? {
+        try await withStatement(Self.consentOf) { row in
+            try row.bind(handle, clientID)
+            return try row.step() ? Self.list(row.text(0), " ") : nil
+        }
+    }
+
+    public func saveOAuthConsent(ofUser handle: [UInt8], client clientID: String, scopes: [String], at: Date) async throws {
+        _ = try await changing(Self.upsertConsent) { try $0.bind(handle, clientID, scopes.joined(separator: " "), at) }
     }
 
     // MARK: Rows

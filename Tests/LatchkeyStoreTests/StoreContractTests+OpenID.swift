@@ -112,6 +112,20 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aConsentIsRememberedPerUserAndClientAndGoesWithTheClient(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.saveOAuthClient(Self.oauthClient("app"), recording: [])
+        #expect(try await store.oauthConsent(ofUser: alice.handle, client: "app") == nil)
+        try await store.saveOAuthConsent(ofUser: alice.handle, client: "app", scopes: ["openid"], at: Fixtures.now)
+        try await store.saveOAuthConsent(ofUser: alice.handle, client: "app", scopes: ["openid", "profile"], at: Fixtures.now)
+        #expect(try await store.oauthConsent(ofUser: alice.handle, client: "app") == ["openid", "profile"])
+        #expect(try await store.deleteOAuthClient(id: "app", recording: []))
+        #expect(try await store.oauthConsent(ofUser: alice.handle, client: "app") == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
     func groupsAreReplacedWholeAndGoWithTheirUser(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1)

@@ -71,6 +71,7 @@ final class StoreWorkload: Sendable {
             keyID: Self.bytes(index, tag: 6, count: 32), publicKey: [4] + Fixtures.bytes(2, count: 64), appID: "ABCDE12345.com.example.app",
             environment: "production", receipt: [1, 2, 3], createdAt: Fixtures.now))
         try await store.saveOAuthGrant(Self.grant(Self.bytes(index, tag: 7, count: 16), of: user), recording: [])
+        try await store.saveOAuthConsent(ofUser: user.handle, client: Self.oauthClient.clientID, scopes: ["openid"], at: Fixtures.now)
         _ = try await store.setGroups(["group\(index % 7)"], ofUser: user.handle, recording: [])
     }
 
@@ -239,6 +240,8 @@ final class StoreWorkload: Sendable {
         _ = try await store.replaceOAuthGrant(grant, recording: [])
         _ = try await store.revokeOAuthGrant(id: grant.id, now: now, recording: [])
         _ = try await store.revokeOAuthGrants(ofUser: known.handle, now: now)
+        try await store.saveOAuthConsent(ofUser: known.handle, client: client.clientID, scopes: ["openid", "profile"], at: now)
+        _ = try await store.oauthConsent(ofUser: known.handle, client: client.clientID)
         _ = try await store.deleteOAuthClient(id: client.clientID, recording: [])
 
         // Limits shared across instances, where the backend shares them.

@@ -459,8 +459,18 @@ def test_a_client_that_asks_for_consent_gets_it_from_the_person(provider):
     # The consent link is bound to the session: another person's browser cannot use it.
     other, _, _ = provider.person()
     assert 'data-step="consent"' in other.open(base + allow).text
-    # prompt=none cannot show the page.
-    assert error_of(provider, browser, client, prompt="none")["error"] == "consent_required"
+    # What the person agreed to is remembered: the next authorization goes straight back; prompt=consent asks again,
+    # and so does a scope they did not agree to.
+    url, _ = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48))
+    assert "code" in query(browser.open(url).headers["Location"])
+    url, _ = oauth.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48),
+                                            prompt="consent")
+    assert 'data-step="consent"' in browser.open(url).text
+    wider = session_for(provider, client, scope="openid profile email phone")
+    url, _ = wider.create_authorization_url(provider.endpoint("authorization_endpoint"), code_verifier=secrets.token_urlsafe(48))
+    assert 'data-step="consent"' in browser.open(url).text
+    # prompt=none cannot show the page: someone who never agreed gets consent_required.
+    assert error_of(provider, other, client, prompt="none")["error"] == "consent_required"
 
 
 # ---- logout ------------------------------------------------------------------------------------------

@@ -110,7 +110,14 @@ extension OpenIDProvider {
             let answer = parameters[Self.consentParameter]
             if answer == Self.declined { throw AuthorizationError("access_denied", "\(session.user.username) did not allow \(client.name)") }
             let token = try consentToken(session.session, client: client, redirectURI: request.redirectURI)
-            guard let answer, constantTimeEquals(Array(answer.utf8), Array(token.utf8)) else {
+            let given = answer.map { constantTimeEquals(Array($0.utf8), Array(token.utf8)) } ?? false
+            // Asked once per client and set of scopes: what the person agreed to is remembered, unless prompt=consent.
+            let remembered = !request.prompt.contains("consent") && !given
+                ? try await service.store.oauthConsent(ofUser: session.user.handle, client: client.clientID) : nil
+            if given {
+                try await service.store.saveOAuthConsent(ofUser: session.user.handle, client: client.clientID, scopes: request.scopes, at: now)
+            }
+            guard given || remembered.map({ Set(request.scopes).isSubset(of: $0) }) == true else {
                 if request.prompt.contains("none") { throw AuthorizationError("consent_required", "\(client.name) asks for consent, and prompt=none") }
                 func query(_ consent: String) -> String {
                     parameters.query(replacing: ["prompt": request.promptAfterSignIn, "max_age": nil, Self.consentParameter: consent])
