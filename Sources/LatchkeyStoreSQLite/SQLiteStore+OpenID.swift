@@ -137,7 +137,7 @@ extension SQLiteStore {
     public func oauthConsent(ofUser handle: [UInt8], client clientID: String) async throws -> [String]? {
         try await withStatement(Self.consentOf) { row in
             try row.bind(handle, clientID)
-            return try row.step() ? Self.list(row.text(0), " ") : nil
+            return try row.step() ? SQLiteRows.list(row.text(0), separator: " ") : nil
         }
     }
 
@@ -164,23 +164,22 @@ extension SQLiteStore {
     private static func client(_ row: SQLiteStatement, at offset: Int32 = 0) -> OAuthClientRecord {
         OAuthClientRecord(
             clientID: row.text(offset), name: row.text(offset + 1), secretHash: row.optionalBlob(offset + 2),
-            redirectURIs: list(row.text(offset + 3), "\n"), postLogoutRedirectURIs: list(row.text(offset + 4), "\n"),
-            scopes: list(row.text(offset + 5), " "), consent: row.bool(offset + 6), accessTokenLifetime: Int(row.int64(offset + 7)),
+            redirectURIs: SQLiteRows.list(row.text(offset + 3), separator: "\n"),
+            postLogoutRedirectURIs: SQLiteRows.list(row.text(offset + 4), separator: "\n"),
+            scopes: SQLiteRows.list(row.text(offset + 5), separator: " "), consent: row.bool(offset + 6),
+            accessTokenLifetime: Int(row.int64(offset + 7)),
             refreshTokenLifetime: Int(row.int64(offset + 8)), createdAt: row.date(offset + 9), updatedAt: row.date(offset + 10),
-            allowedGroups: list(row.text(offset + 11), "\n"))
+            allowedGroups: SQLiteRows.list(row.text(offset + 11), separator: "\n"))
     }
 
     private static func grant(_ row: SQLiteStatement) -> OAuthGrantRecord {
         OAuthGrantRecord(
-            id: row.blob(0), clientID: row.text(1), userHandle: row.blob(2), scopes: list(row.text(3), " "), redirectURI: row.text(4),
-            nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7), methods: list(row.text(8), " "),
+            id: row.blob(0), clientID: row.text(1), userHandle: row.blob(2), scopes: SQLiteRows.list(row.text(3), separator: " "),
+            redirectURI: row.text(4), nonce: row.optionalText(5), codeChallenge: row.optionalText(6), authTime: row.date(7),
+            methods: SQLiteRows.list(row.text(8), separator: " "),
             codeHash: row.blob(9), codeExpiresAt: row.date(10), codeUsedAt: row.optionalDate(11), accessHash: row.optionalBlob(12),
             accessExpiresAt: row.optionalDate(13), refreshHash: row.optionalBlob(14), refreshExpiresAt: row.optionalDate(15),
             revokedAt: row.optionalDate(16), createdAt: row.date(17), expiresAt: row.date(18), revision: row.int64(19),
             spentRefreshHashes: OAuthGrantRecord.spentRefreshHashes(fromColumn: row.blob(20)))
-    }
-
-    private static func list(_ text: String, _ separator: Character) -> [String] {
-        SQLiteRows.list(text, separator: separator)
     }
 }

@@ -25,7 +25,7 @@ struct OpenIDProviderTests {
         }
 
         var provider: OpenIDProvider { harness.service.openID }
-        var credentials: OpenIDProvider.ClientCredentials { .init(clientID: client.client.clientID, secret: client.secret, basic: true) }
+        var credentials: OpenIDProvider.ClientCredentials { .init(clientID: client.client.clientID, secret: client.secret) }
 
         func parameters(_ extra: [String: String] = [:], verifier: String = Setup.verifier) -> AuthorizationParameters {
             var values = [

@@ -143,14 +143,14 @@ struct OpenIDController: Sendable {
     ) async throws -> Response {
         do {
             let form = try Self.form(request)
-            var credentials = OpenIDProvider.ClientCredentials(clientID: form["client_id"], secret: form["client_secret"], basic: false)
+            var credentials = OpenIDProvider.ClientCredentials(clientID: form["client_id"], secret: form["client_secret"])
             if let authorization = request.headers[.authorization], authorization.lowercased().hasPrefix("basic ") {
                 guard form["client_secret"] == nil else {
                     throw OAuthError(.invalidRequest, "authenticate the client one way: HTTP Basic or client_secret, not both")
                 }
                 let (id, secret) = try Self.basicCredentials(authorization)
                 if let formID = form["client_id"], formID != id { throw OAuthError(.invalidClient, "client_id is not the one HTTP Basic names") }
-                credentials = .init(clientID: id, secret: secret, basic: true)
+                credentials = .init(clientID: id, secret: secret)
             }
             return try await body(form, credentials)
         } catch let error as OAuthError {

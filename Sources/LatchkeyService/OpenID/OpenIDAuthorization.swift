@@ -96,37 +96,8 @@ extension OpenIDProvider {
                 clientName: client.name, scopes: request.scopes, loginHint: parameters["login_hint"], username: nil,
                 continueQuery: parameters.query(replacing: ["prompt": request.promptAfterSignIn, "max_age": nil]), declineQuery: nil))
         }
-        if !client.allowedGroups.isEmpty {
-            let groups = try await service.store.groups(ofUser: session.user.handle)
-            guard !Set(groups).isDisjoint(with: client.allowedGroups) else {
-                let event = try service.events.event(
-                    .oauthAccessDenied, origin, user: session.user,
-                    detail: "client \(client.clientID) (\(client.name)): not in \(client.allowedGroups.joined(separator: ", "))", at: now)
-                _ = try await service.store.recordEvent(event, whileItsUserExists: true)
-                return .denied("\(session.user.username) may not sign in to \(client.name): it admits members of \(client.allowedGroups.joined(separator: ", ")) only. Ask its administrator to add you to one of them.")
-            }
-        }
-        if client.consent || request.prompt.contains("consent") {
-            let answer = parameters[Self.consentParameter]
-            if answer == Self.declined { throw AuthorizationError("access_denied", "\(session.user.username) did not allow \(client.name)") }
-            let token = try consentToken(session.session, client: client, redirectURI: request.redirectURI)
-            let given = answer.map { constantTimeEquals(Array($0.utf8), Array(token.utf8)) } ?? false
-            // Asked once per client and set of scopes: what the person agreed to is remembered, unless prompt=consent.
-            let remembered = !request.prompt.contains("consent") && !given
-                ? try await service.store.oauthConsent(ofUser: session.user.handle, client: client.clientID) : nil
-            if given {
-                try await service.store.saveOAuthConsent(ofUser: session.user.handle, client: client.clientID, scopes: request.scopes, at: now)
-            }
-            guard given || remembered.map({ Set(request.scopes).isSubset(of: $0) }) == true else {
-                if request.prompt.contains("none") { throw AuthorizationError("consent_required", "\(client.name) asks for consent, and prompt=none") }
-                func query(_ consent: String) -> String {
-                    parameters.query(replacing: ["prompt": request.promptAfterSignIn, "max_age": nil, Self.consentParameter: consent])
-                }
-                return .consent(AuthorizationPrompt(
-                    clientName: client.name, scopes: request.scopes, loginHint: nil, username: session.user.username,
-                    continueQuery: query(token), declineQuery: query(Self.declined)))
-            }
-        }
+        if let refusal = try await refusal(of: session, by: client, origin: origin, now: now) { return refusal }
+        if let page = try await consentPage(request, parameters, client: client, session: session, now: now) { return page }
         let grantID = try SecureRandom.bytes(count: ProviderToken.grantIDLength)
         let code = try ProviderToken(grantID: grantID)
         let expires = now.addingTimeInterval(Self.codeLifetime)
@@ -138,6 +109,49 @@ extension OpenIDProvider {
                 createdAt: now, expiresAt: expires),
             recording: [])
         return .redirect(Self.redirect(to: request.redirectURI, [("code", code.text), ("state", request.state), ("iss", issuer)]))
+    }
+
+    /// The page a client that admits only some groups shows `session`'s user when they are in none, recorded.
+    private func refusal(of session: SessionWithUser, by client: OAuthClientRecord, origin: EventOrigin, now: Date) async throws
+        -> AuthorizationOutcome?
+    {
+        guard !client.allowedGroups.isEmpty else { return nil }
+        let groups = try await service.store.groups(ofUser: session.user.handle)
+        guard Set(groups).isDisjoint(with: client.allowedGroups) else { return nil }
+        let allowed = client.allowedGroups.joined(separator: ", ")
+        let event = try service.events.event(
+            .oauthAccessDenied, origin, user: session.user, detail: "client \(client.clientID) (\(client.name)): not in \(allowed)", at: now)
+        _ = try await service.store.recordEvent(event, whileItsUserExists: true)
+        return .denied(
+            "\(session.user.username) may not sign in to \(client.name): it admits members of \(allowed) only. Ask its administrator to add you to one of them.")
+    }
+
+    /// The consent page, when the client or `prompt=consent` asks for one and the person has not agreed to these scopes:
+    /// nil when they agreed now (remembered from here on) or before.
+    private func consentPage(
+        _ request: AuthorizationChecks, _ parameters: AuthorizationParameters, client: OAuthClientRecord, session: SessionWithUser, now: Date
+    ) async throws -> AuthorizationOutcome? {
+        guard client.consent || request.prompt.contains("consent") else { return nil }
+        let answer = parameters[Self.consentParameter]
+        if answer == Self.declined { throw AuthorizationError("access_denied", "\(session.user.username) did not allow \(client.name)") }
+        let token = try consentToken(session.session, client: client, redirectURI: request.redirectURI)
+        if let answer, constantTimeEquals(Array(answer.utf8), Array(token.utf8)) {
+            try await service.store.saveOAuthConsent(ofUser: session.user.handle, client: client.clientID, scopes: request.scopes, at: now)
+            return nil
+        }
+        // Asked once per client and set of scopes: what the person agreed to is remembered, unless prompt=consent.
+        if !request.prompt.contains("consent"),
+           let remembered = try await service.store.oauthConsent(ofUser: session.user.handle, client: client.clientID),
+           Set(request.scopes).isSubset(of: remembered) {
+            return nil
+        }
+        if request.prompt.contains("none") { throw AuthorizationError("consent_required", "\(client.name) asks for consent, and prompt=none") }
+        func query(_ consent: String) -> String {
+            parameters.query(replacing: ["prompt": request.promptAfterSignIn, "max_age": nil, Self.consentParameter: consent])
+        }
+        return .consent(AuthorizationPrompt(
+            clientName: client.name, scopes: request.scopes, loginHint: nil, username: session.user.username,
+            continueQuery: query(token), declineQuery: query(Self.declined)))
     }
 
     /// What the consent page sends back to say yes: bound to the session's secret hash, the client and its redirect

@@ -30,10 +30,9 @@ package struct OpenIDProvider: Sendable {
     package struct ClientCredentials: Sendable {
         package var clientID: String?
         package var secret: String?
-        package var basic: Bool
 
-        package init(clientID: String?, secret: String?, basic: Bool) {
-            (self.clientID, self.secret, self.basic) = (clientID, secret, basic)
+        package init(clientID: String?, secret: String?) {
+            (self.clientID, self.secret) = (clientID, secret)
         }
     }
 

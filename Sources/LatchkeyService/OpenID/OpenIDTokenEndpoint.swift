@@ -69,13 +69,7 @@ extension OpenIDProvider {
         guard !found.user.disabled else { throw OAuthError(.invalidGrant, "the account of this grant is disabled") }
         grant.codeUsedAt = now
         let tokens = try await issue(for: &grant, found, refreshing: false, now: now)
-        guard try await service.store.replaceOAuthGrant(
-            grant, recording: [try event(.oauthTokenIssued, user: found.user, client: client, origin: origin, now: now)])
-        else {
-            // Another exchange of the same code came first: this is the second use.
-            try await revokeReused(found.grant, found, origin: origin, what: "a code used twice at once", now: now)
-            throw OAuthError(.invalidGrant, "this code was used already; the tokens it gave are revoked")
-        }
+        try await save(grant, found, .oauthTokenIssued, origin: origin, raced: "a code used twice at once", now: now)
         return tokens
     }
 
@@ -107,13 +101,20 @@ extension OpenIDProvider {
             }
         }
         let tokens = try await issue(for: &grant, found, refreshing: true, now: now)
-        guard try await service.store.replaceOAuthGrant(
-            grant, recording: [try event(.oauthTokenRefreshed, user: found.user, client: client, origin: origin, now: now)])
-        else {
-            try await revokeReused(found.grant, found, origin: origin, what: "a refresh token used twice at once", now: now)
-            throw OAuthError(.invalidGrant, "this refresh token was used already; the grant is revoked")
-        }
+        try await save(grant, found, .oauthTokenRefreshed, origin: origin, raced: "a refresh token used twice at once", now: now)
         return tokens
+    }
+
+    /// Writes `grant`, with its `type` event, over the revision `found` read. When another use wrote first (the same code
+    /// or refresh token presented twice at once), this one is the second use: the grant is revoked, as for reuse.
+    private func save(
+        _ grant: OAuthGrantRecord, _ found: OAuthGrantLookup, _ type: SecurityEventType, origin: EventOrigin, raced: String, now: Date
+    ) async throws {
+        let written = try await service.store.replaceOAuthGrant(
+            grant, recording: [try event(type, user: found.user, client: found.client, origin: origin, now: now)])
+        guard !written else { return }
+        try await revokeReused(found.grant, found, origin: origin, what: raced, now: now)
+        throw OAuthError(.invalidGrant, "this \(type == .oauthTokenIssued ? "code" : "refresh token") was used already; the grant is revoked")
     }
 
     /// New tokens for `grant`, their hashes written into it: an access token, a refresh token when the grant has
