@@ -20,16 +20,14 @@ extension PostgresStore {
     }
 
     public func oauthClient(id: String) async throws -> OAuthClientRecord? {
-        try await firstRow("""
-            SELECT \(unescaped: Self.clientColumns) FROM oauth_clients WHERE client_id = \(id) AND tenant = \(tenant)
-            """) { try Self.client(&$0) }
+        try await rows(GrantStatements.Client(id: id, tenant: tenant)).first
     }
 
     public func oauthClients(limit: Int) async throws -> [OAuthClientRecord] {
         try await rows("""
             SELECT \(unescaped: Self.clientColumns) FROM oauth_clients WHERE tenant = \(tenant)
             ORDER BY created_at, client_id LIMIT \(Int64(limit))
-            """) { try Self.client(&$0) }
+            """) { try GrantRows.client(&$0) }
     }
 
     public func updateOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws -> Bool {
@@ -48,43 +46,40 @@ extension PostgresStore {
     }
 
     public func saveOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws {
-        _ = try await count("""
-            INSERT INTO oauth_grants (\(unescaped: Self.grantColumns), tenant)
-            VALUES (
-                \(grant.id.bytea), \(grant.clientID), \(grant.userHandle.bytea), \(grant.scopes), \(grant.redirectURI), \(grant.nonce),
-                \(grant.codeChallenge), \(grant.authTime), \(grant.methods), \(grant.codeHash.bytea), \(grant.codeExpiresAt),
-                \(grant.codeUsedAt), \(grant.accessHash?.bytea), \(grant.accessExpiresAt), \(grant.refreshHash?.bytea),
-                \(grant.refreshExpiresAt), \(grant.revokedAt), \(grant.createdAt), \(grant.expiresAt), \(grant.revision),
-                \(grant.spentRefreshColumn.bytea), \(tenant)
-            ) RETURNING 1
-            """, recording: events)
+        guard events.isEmpty else {
+            _ = try await count("""
+                INSERT INTO oauth_grants (\(unescaped: Self.grantColumns), tenant)
+                VALUES (
+                    \(grant.id.bytea), \(grant.clientID), \(grant.userHandle.bytea), \(grant.scopes), \(grant.redirectURI), \(grant.nonce),
+                    \(grant.codeChallenge), \(grant.authTime), \(grant.methods), \(grant.codeHash.bytea), \(grant.codeExpiresAt),
+                    \(grant.codeUsedAt), \(grant.accessHash?.bytea), \(grant.accessExpiresAt), \(grant.refreshHash?.bytea),
+                    \(grant.refreshExpiresAt), \(grant.revokedAt), \(grant.createdAt), \(grant.expiresAt), \(grant.revision),
+                    \(grant.spentRefreshColumn.bytea), \(tenant)
+                ) RETURNING 1
+                """, recording: events)
+            return
+        }
+        try await execute(GrantStatements.SaveGrant(grant: grant, tenant: tenant))
     }
 
     public func oauthGrant(id: [UInt8]) async throws -> OAuthGrantLookup? {
-        try await firstRow("""
-            SELECT \(unescaped: StoreColumns.oauthGrants("g.")), \(unescaped: PostgresRows.userColumns("u.")),
-                \(unescaped: StoreColumns.oauthClients("c.")), k.kind, k.value
-            FROM oauth_grants g
-            JOIN users u ON u.handle = g.user_handle AND u.tenant = g.tenant
-            JOIN oauth_clients c ON c.client_id = g.client_id AND c.tenant = g.tenant
-            LEFT JOIN user_contacts k ON k.tenant = g.tenant AND k.user_handle = g.user_handle
-            WHERE g.id = \(id.bytea) AND g.tenant = \(tenant)
-            """) { row in
-            let (grant, user, client) = (try Self.grant(&row), try PostgresRows.user(&row), try Self.client(&row))
-            let kind = try row.next(String?.self), value = try row.optionalUTF8()
-            let contact = kind.flatMap(UserContact.Kind.init(rawValue:)).flatMap { kind in value.map { UserContact(kind: kind, value: $0) } }
-            return OAuthGrantLookup(grant: grant, user: user, client: client, contact: contact)
-        }
+        try await rows(GrantStatements.Lookup(id: id, tenant: tenant)).first
     }
 
+    /// One prepared statement when the grant's event can be written in it (``EventInStatement/canWrite(_:)``, as every
+    /// event the provider records can); otherwise a transaction.
     public func replaceOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws -> Bool {
-        try await count("""
-            UPDATE oauth_grants SET code_used_at = \(grant.codeUsedAt), access_hash = \(grant.accessHash?.bytea),
-                access_expires_at = \(grant.accessExpiresAt), refresh_hash = \(grant.refreshHash?.bytea),
-                refresh_expires_at = \(grant.refreshExpiresAt), revoked_at = \(grant.revokedAt), expires_at = \(grant.expiresAt),
-                spent_refresh_hashes = \(grant.spentRefreshColumn.bytea), revision = revision + 1
-            WHERE id = \(grant.id.bytea) AND tenant = \(tenant) AND revision = \(grant.revision) RETURNING 1
-            """, recording: events) > 0
+        guard EventInStatement.canWrite(events) else {
+            return try await count("""
+                UPDATE oauth_grants SET code_used_at = \(grant.codeUsedAt), access_hash = \(grant.accessHash?.bytea),
+                    access_expires_at = \(grant.accessExpiresAt), refresh_hash = \(grant.refreshHash?.bytea),
+                    refresh_expires_at = \(grant.refreshExpiresAt), revoked_at = \(grant.revokedAt), expires_at = \(grant.expiresAt),
+                    spent_refresh_hashes = \(grant.spentRefreshColumn.bytea), revision = revision + 1
+                WHERE id = \(grant.id.bytea) AND tenant = \(tenant) AND revision = \(grant.revision) RETURNING 1
+                """, recording: events) > 0
+        }
+        let event = EventInStatement(events.first, outbox: webhooks, tenant: tenant)
+        return try await rows(GrantStatements.Replace(grant: grant, event: event)).first ?? false
     }
 
     public func revokeOAuthGrant(id: [UInt8], now: Date, recording events: [SecurityEvent]) async throws -> Bool {
@@ -115,24 +110,5 @@ extension PostgresStore {
             VALUES (\(tenant), \(handle.bytea), \(clientID), \(scopes), \(at))
             ON CONFLICT (tenant, user_handle, client_id) DO UPDATE SET scopes = EXCLUDED.scopes, granted_at = EXCLUDED.granted_at
             """)
-    }
-
-    // MARK: Rows
-
-    private static func client(_ row: inout ColumnReader) throws -> OAuthClientRecord {
-        OAuthClientRecord(
-            clientID: try row.next(), name: try row.utf8(), secretHash: try row.optionalBytes(), redirectURIs: try row.next(),
-            postLogoutRedirectURIs: try row.next(), scopes: try row.next(), consent: try row.next(),
-            accessTokenLifetime: Int(try row.next(Int64.self)), refreshTokenLifetime: Int(try row.next(Int64.self)),
-            createdAt: try row.next(), updatedAt: try row.next(), allowedGroups: try row.next())
-    }
-
-    private static func grant(_ row: inout ColumnReader) throws -> OAuthGrantRecord {
-        OAuthGrantRecord(
-            id: try row.bytes(), clientID: try row.next(), userHandle: try row.bytes(), scopes: try row.next(), redirectURI: try row.next(),
-            nonce: try row.next(), codeChallenge: try row.next(), authTime: try row.next(), methods: try row.next(), codeHash: try row.bytes(),
-            codeExpiresAt: try row.next(), codeUsedAt: try row.next(), accessHash: try row.optionalBytes(), accessExpiresAt: try row.next(),
-            refreshHash: try row.optionalBytes(), refreshExpiresAt: try row.next(), revokedAt: try row.next(), createdAt: try row.next(),
-            expiresAt: try row.next(), revision: try row.next(), spentRefreshHashes: OAuthGrantRecord.spentRefreshHashes(fromColumn: try row.bytes()))
     }
 }

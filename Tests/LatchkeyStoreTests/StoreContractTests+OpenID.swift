@@ -72,6 +72,34 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aGrantsEventItsCountAndItsDeliveriesAreWrittenOnlyWithIt(backend: StoreBackend) async throws {
+        let store = try await backend.makeWithOutbox(WebhookOutbox(receivers: Self.receivers))
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.saveOAuthClient(Self.oauthClient("app"), recording: [])
+        let grant = Self.grant(1, client: "app", of: alice)
+        try await store.saveOAuthGrant(grant, recording: [])
+        let before = try await store.webhookOutboxStatus().depth
+        func issued(_ tag: Int) -> SecurityEvent {
+            var event = Self.event(.oauthTokenIssued, tag, user: alice)
+            event.detail = "client app (Client app)"
+            return event
+        }
+
+        var exchanged = grant
+        exchanged.codeUsedAt = Fixtures.now
+        #expect(try await store.replaceOAuthGrant(exchanged, recording: [issued(1)]))
+        #expect(try await store.replaceOAuthGrant(exchanged, recording: [issued(2)]) == false, "the revision moved on")
+
+        #expect(try await store.securityEvent(id: issued(1).id)?.detail == "client app (Client app)")
+        #expect(try await store.securityEvent(id: issued(2).id) == nil, "no event for the write that lost")
+        #expect(try await store.webhookOutboxStatus().depth == before + Self.receivers.count, "one delivery per receiver, once")
+        let day = StatisticsDay(Fixtures.now)
+        let signIns = try await store.statistics(from: day, through: day).rows.filter { $0.metric == .openIDSignIns }
+        #expect(signIns.map(\.dimension) == ["app"] && signIns.map(\.count) == [1], "counted once, by client")
+    }
+
+    @Test(arguments: StoreBackend.all)
     func grantsGoWithTheirClientTheirUserAndTheirTenant(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1), bob = Fixtures.user("bob", handle: 2)
