@@ -1,6 +1,6 @@
 // The OpenID provider's sign-in page: a passkey sign-in through the relying party's own ceremony routes, then the
 // authorization request again (the server put it in `data-continue`), which now finds the session and sends the
-// browser back to the app with a code. Usernameless by default (the browser's account picker), a username when one
+// browser back to the app with a code (or the device page again, with its code). Usernameless by default (the browser's account picker), a username when one
 // is typed or the app sent `login_hint`, and passkey autofill where the browser has it. Loaded after webauthn-json.js.
 'use strict';
 
@@ -41,7 +41,7 @@
   /** Back to the authorization request: the session cookie the sign-in set lets it answer with a code. */
   function carryOn() {
     say('Signed in. Going back to the app…', 'ok');
-    location.replace(`authorize?${main.dataset.continue}`);
+    location.replace(main.dataset.continue);
   }
 
   async function signIn(event) {

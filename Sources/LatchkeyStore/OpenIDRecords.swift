@@ -24,12 +24,17 @@ public struct OAuthClientRecord: Sendable, Equatable {
     public var updatedAt: Date
     /// When not empty, only members of one of these groups may sign in to the client.
     public var allowedGroups: [String]
+    /// Whether the client may use the device authorization grant (RFC 8628): a CLI or a TV whose person approves on
+    /// another device. Off unless asked, as a device code can be phished.
+    public var deviceAuthorization: Bool
 
     public init(
         clientID: String, name: String, secretHash: [UInt8]?, redirectURIs: [String], postLogoutRedirectURIs: [String], scopes: [String],
-        consent: Bool, accessTokenLifetime: Int, refreshTokenLifetime: Int, createdAt: Date, updatedAt: Date, allowedGroups: [String] = []
+        consent: Bool, accessTokenLifetime: Int, refreshTokenLifetime: Int, createdAt: Date, updatedAt: Date, allowedGroups: [String] = [],
+        deviceAuthorization: Bool = false
     ) {
         self.allowedGroups = allowedGroups
+        self.deviceAuthorization = deviceAuthorization
         self.clientID = clientID
         self.name = name
         self.secretHash = secretHash
@@ -132,6 +137,50 @@ public struct OAuthGrantRecord: Sendable, Equatable {
     }
 }
 
+/// A device's request to sign in (RFC 8628): the device polls with its device code while a person, on a phone or
+/// computer, enters the user code, signs in with a passkey and approves or denies. Approved, it becomes a grant with
+/// the same ID whose code is the device code, exchanged once like an authorization's code. Only hashes of the two codes
+/// are kept.
+public struct OAuthDeviceAuthorizationRecord: Sendable, Equatable {
+    /// What the person decided.
+    public enum Decision: String, Sendable {
+        case approved, denied
+    }
+
+    /// The ID of the grant it becomes, the first part of the device code.
+    public var grantID: [UInt8]
+    public var deviceCodeHash: [UInt8]
+    /// The SHA-256 of the user code as the person types it, normalized (upper case, no separator).
+    public var userCodeHash: [UInt8]
+    public var clientID: String
+    public var scopes: [String]
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// Seconds the device waits between polls; raised each time it polls sooner (`slow_down`).
+    public var interval: Int
+    public var polledAt: Date?
+    public var decision: Decision?
+    /// Who decided.
+    public var userHandle: [UInt8]?
+
+    public init(
+        grantID: [UInt8], deviceCodeHash: [UInt8], userCodeHash: [UInt8], clientID: String, scopes: [String], createdAt: Date,
+        expiresAt: Date, interval: Int, polledAt: Date? = nil, decision: Decision? = nil, userHandle: [UInt8]? = nil
+    ) {
+        self.grantID = grantID
+        self.deviceCodeHash = deviceCodeHash
+        self.userCodeHash = userCodeHash
+        self.clientID = clientID
+        self.scopes = scopes
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.interval = interval
+        self.polledAt = polledAt
+        self.decision = decision
+        self.userHandle = userHandle
+    }
+}
+
 /// A grant with its user and client, read together: what every use of a token checks.
 public struct OAuthGrantLookup: Sendable, Equatable {
     public var grant: OAuthGrantRecord
@@ -179,4 +228,18 @@ public protocol OpenIDStore: Sendable {
     func oauthConsent(ofUser handle: [UInt8], client clientID: String) async throws -> [String]?
     /// Records that a user agreed to give a client `scopes`, replacing what they agreed to before.
     func saveOAuthConsent(ofUser handle: [UInt8], client clientID: String, scopes: [String], at: Date) async throws
+
+    /// Stores a new device authorization; ``StoreError/Code/nameTaken`` when its user code is in use in the tenant.
+    func saveOAuthDeviceAuthorization(_ authorization: OAuthDeviceAuthorizationRecord) async throws
+    /// The device authorization of this grant ID, if any (kept a day past its expiry, then purged).
+    func oauthDeviceAuthorization(grantID: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord?
+    /// The device authorization with this user code's hash, if any.
+    func oauthDeviceAuthorization(userCodeHash: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord?
+    /// Notes a poll of an undecided authorization at `at`, with the interval the next one waits.
+    func noteOAuthDevicePoll(grantID: [UInt8], at: Date, interval: Int) async throws
+    /// Records a person's decision on an undecided, unexpired device authorization and, approving, writes `grant` (its
+    /// grant) in the same transaction. False, writing nothing, when it was decided already, expired or is gone.
+    func decideOAuthDeviceAuthorization(
+        grantID: [UInt8], _ decision: OAuthDeviceAuthorizationRecord.Decision, by userHandle: [UInt8], grant: OAuthGrantRecord?, now: Date
+    ) async throws -> Bool
 }

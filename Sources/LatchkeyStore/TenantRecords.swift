@@ -54,7 +54,7 @@ extension TenantStore {
     /// The tables that hold a tenant's rows, children before the rows they name.
     public static var tenantTables: [String] {
         [
-            "oauth_grants", "oauth_consents", "oauth_clients", "user_contacts", "user_groups", "sessions", "enrollment_tickets", "device_keys", "credentials", "pending_ceremonies", "webhook_deliveries",
+            "oauth_grants", "oauth_consents", "oauth_device_authorizations", "oauth_clients", "user_contacts", "user_groups", "sessions", "enrollment_tickets", "device_keys", "credentials", "pending_ceremonies", "webhook_deliveries",
             "security_events", "users", "admin_keys", "signing_keys", "app_attest_keys", "secrets", "daily_statistics",
             "statistics_users",
         ]

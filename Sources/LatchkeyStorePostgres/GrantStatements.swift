@@ -162,7 +162,7 @@ enum GrantRows {
             clientID: try row.next(), name: try row.utf8(), secretHash: try row.optionalBytes(), redirectURIs: try row.next(),
             postLogoutRedirectURIs: try row.next(), scopes: try row.next(), consent: try row.next(),
             accessTokenLifetime: Int(try row.next(Int64.self)), refreshTokenLifetime: Int(try row.next(Int64.self)),
-            createdAt: try row.next(), updatedAt: try row.next(), allowedGroups: try row.next())
+            createdAt: try row.next(), updatedAt: try row.next(), allowedGroups: try row.next(), deviceAuthorization: try row.next())
     }
 
     static func grant(_ row: inout ColumnReader) throws -> OAuthGrantRecord {

@@ -471,6 +471,33 @@ enum PostgresSchema {
             )
             """,
         ],
+        // 0.11, the device authorization grant (RFC 8628): clients allowed it, and the devices' pending requests, each
+        // found by its grant ID (the device's polls) or its user code's hash (the person's page).
+        [
+            "ALTER TABLE oauth_clients ADD COLUMN device_authorization boolean NOT NULL DEFAULT false",
+            """
+            CREATE TABLE oauth_device_authorizations (
+                grant_id bytea NOT NULL,
+                tenant text NOT NULL,
+                device_code_hash bytea NOT NULL,
+                user_code_hash bytea NOT NULL,
+                client_id text NOT NULL,
+                scopes text[] NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                interval bigint NOT NULL,
+                polled_at timestamptz,
+                decision text,
+                user_handle bytea,
+                CONSTRAINT oauth_device_authorizations_pkey PRIMARY KEY (grant_id),
+                CONSTRAINT oauth_device_authorizations_user_code_key UNIQUE (tenant, user_code_hash),
+                CONSTRAINT oauth_device_authorizations_client_fkey FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients (tenant, client_id)
+                    ON DELETE CASCADE
+            )
+            """,
+            "CREATE INDEX oauth_device_authorizations_by_client ON oauth_device_authorizations (tenant, client_id)",
+            "CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations (expires_at)",
+        ],
     ]
 
     /// The table that records which migrations ran.

@@ -55,6 +55,8 @@ extension PostgresStore {
         "oauth_clients_pkey": StoreError(.nameTaken, "a client with this ID exists already"),
         "oauth_grants_user_fkey": StoreError(.userNotFound, "the user of this grant does not exist"),
         "oauth_grants_client_fkey": StoreError(.userNotFound, "the client of this grant does not exist"),
+        "oauth_device_authorizations_user_code_key": StoreError(.nameTaken, "this user code is in use"),
+        "oauth_device_authorizations_client_fkey": StoreError(.userNotFound, "the client of this device authorization does not exist"),
     ]
 
     private static func storeError(_ error: PSQLError, configuration: Configuration) -> StoreError {

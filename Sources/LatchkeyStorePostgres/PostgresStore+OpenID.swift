@@ -14,7 +14,8 @@ extension PostgresStore {
             VALUES (
                 \(client.clientID), \(client.name.utf8Bytea), \(client.secretHash?.bytea), \(client.redirectURIs),
                 \(client.postLogoutRedirectURIs), \(client.scopes), \(client.consent), \(Int64(client.accessTokenLifetime)),
-                \(Int64(client.refreshTokenLifetime)), \(client.createdAt), \(client.updatedAt), \(client.allowedGroups), \(tenant)
+                \(Int64(client.refreshTokenLifetime)), \(client.createdAt), \(client.updatedAt), \(client.allowedGroups),
+                \(client.deviceAuthorization), \(tenant)
             ) RETURNING 1
             """, recording: events)
     }
@@ -36,7 +37,7 @@ extension PostgresStore {
                 redirect_uris = \(client.redirectURIs), post_logout_redirect_uris = \(client.postLogoutRedirectURIs),
                 scopes = \(client.scopes), consent = \(client.consent), access_token_lifetime = \(Int64(client.accessTokenLifetime)),
                 refresh_token_lifetime = \(Int64(client.refreshTokenLifetime)), updated_at = \(client.updatedAt),
-                allowed_groups = \(client.allowedGroups)
+                allowed_groups = \(client.allowedGroups), device_authorization = \(client.deviceAuthorization)
             WHERE client_id = \(client.clientID) AND tenant = \(tenant) RETURNING 1
             """, recording: events) > 0
     }
@@ -110,5 +111,66 @@ extension PostgresStore {
             VALUES (\(tenant), \(handle.bytea), \(clientID), \(scopes), \(at))
             ON CONFLICT (tenant, user_handle, client_id) DO UPDATE SET scopes = EXCLUDED.scopes, granted_at = EXCLUDED.granted_at
             """)
+    }
+
+    // MARK: Device authorizations
+
+    private static let deviceColumns = StoreColumns.oauthDeviceAuthorizations()
+
+    public func saveOAuthDeviceAuthorization(_ authorization: OAuthDeviceAuthorizationRecord) async throws {
+        try await execute("""
+            INSERT INTO oauth_device_authorizations (\(unescaped: Self.deviceColumns), tenant)
+            VALUES (
+                \(authorization.grantID.bytea), \(authorization.deviceCodeHash.bytea), \(authorization.userCodeHash.bytea),
+                \(authorization.clientID), \(authorization.scopes), \(authorization.createdAt), \(authorization.expiresAt),
+                \(Int64(authorization.interval)), \(authorization.polledAt), \(authorization.decision?.rawValue),
+                \(authorization.userHandle?.bytea), \(tenant)
+            )
+            """)
+    }
+
+    public func oauthDeviceAuthorization(grantID: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord? {
+        try await firstRow("""
+            SELECT \(unescaped: Self.deviceColumns) FROM oauth_device_authorizations WHERE grant_id = \(grantID.bytea) AND tenant = \(tenant)
+            """) { try Self.deviceAuthorization(&$0) }
+    }
+
+    public func oauthDeviceAuthorization(userCodeHash: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord? {
+        try await firstRow("""
+            SELECT \(unescaped: Self.deviceColumns) FROM oauth_device_authorizations
+            WHERE user_code_hash = \(userCodeHash.bytea) AND tenant = \(tenant)
+            """) { try Self.deviceAuthorization(&$0) }
+    }
+
+    public func noteOAuthDevicePoll(grantID: [UInt8], at: Date, interval: Int) async throws {
+        try await execute("""
+            UPDATE oauth_device_authorizations SET polled_at = \(at), interval = \(Int64(interval))
+            WHERE grant_id = \(grantID.bytea) AND tenant = \(tenant) AND decision IS NULL
+            """)
+    }
+
+    public func decideOAuthDeviceAuthorization(
+        grantID: [UInt8], _ decision: OAuthDeviceAuthorizationRecord.Decision, by userHandle: [UInt8], grant: OAuthGrantRecord?, now: Date
+    ) async throws -> Bool {
+        let tenant = tenant
+        return try await transaction { connection in
+            let decided = try await Self.rows("""
+                UPDATE oauth_device_authorizations SET decision = \(decision.rawValue), user_handle = \(userHandle.bytea)
+                WHERE grant_id = \(grantID.bytea) AND tenant = \(tenant) AND decision IS NULL AND expires_at > \(now) RETURNING 1
+                """, on: connection) { _ in true }
+            guard !decided.isEmpty else { return false }
+            if let grant {
+                for try await _ in try await Self.send(GrantStatements.SaveGrant(grant: grant, tenant: tenant), on: connection) {}
+            }
+            return true
+        }
+    }
+
+    private static func deviceAuthorization(_ row: inout ColumnReader) throws -> OAuthDeviceAuthorizationRecord {
+        OAuthDeviceAuthorizationRecord(
+            grantID: try row.bytes(), deviceCodeHash: try row.bytes(), userCodeHash: try row.bytes(), clientID: try row.next(),
+            scopes: try row.next(), createdAt: try row.next(), expiresAt: try row.next(), interval: Int(try row.next(Int64.self)),
+            polledAt: try row.next(), decision: try row.next(String?.self).flatMap(OAuthDeviceAuthorizationRecord.Decision.init(rawValue:)),
+            userHandle: try row.optionalBytes())
     }
 }

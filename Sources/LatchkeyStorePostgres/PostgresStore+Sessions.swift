@@ -32,6 +32,8 @@ extension PostgresStore {
             ("enrollment_tickets", "hash", now.addingTimeInterval(-86_400)),
             // A grant's expiry is past every token's, and a day past its revocation.
             ("oauth_grants", "id", now),
+            // Kept a day past expiry, so that a late poll is told the device code expired.
+            ("oauth_device_authorizations", "grant_id", now.addingTimeInterval(-86_400)),
         ]
         try await policy.call(#function) {
             for (table, key, cutoff) in purges {

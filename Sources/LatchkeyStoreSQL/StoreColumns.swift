@@ -28,11 +28,11 @@ extension StoreColumns {
 }
 
 extension StoreColumns {
-    /// The twelve columns of `oauth_clients` (its tenant aside).
+    /// The thirteen columns of `oauth_clients` (its tenant aside).
     public static func oauthClients(_ prefix: String = "") -> String {
         [
             "client_id", "name", "secret_hash", "redirect_uris", "post_logout_redirect_uris", "scopes", "consent",
-            "access_token_lifetime", "refresh_token_lifetime", "created_at", "updated_at", "allowed_groups",
+            "access_token_lifetime", "refresh_token_lifetime", "created_at", "updated_at", "allowed_groups", "device_authorization",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 
@@ -42,6 +42,14 @@ extension StoreColumns {
             "id", "client_id", "user_handle", "scopes", "redirect_uri", "nonce", "code_challenge", "auth_time", "methods", "code_hash",
             "code_expires_at", "code_used_at", "access_hash", "access_expires_at", "refresh_hash", "refresh_expires_at", "revoked_at",
             "created_at", "expires_at", "revision", "spent_refresh_hashes",
+        ].map { prefix + $0 }.joined(separator: ", ")
+    }
+
+    /// The eleven columns of `oauth_device_authorizations` (its tenant aside).
+    public static func oauthDeviceAuthorizations(_ prefix: String = "") -> String {
+        [
+            "grant_id", "device_code_hash", "user_code_hash", "client_id", "scopes", "created_at", "expires_at", "interval", "polled_at",
+            "decision", "user_handle",
         ].map { prefix + $0 }.joined(separator: ", ")
     }
 }

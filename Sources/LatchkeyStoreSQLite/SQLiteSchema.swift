@@ -535,6 +535,29 @@ enum SQLiteSchema {
             FOREIGN KEY (user_handle, tenant) REFERENCES users(handle, tenant) ON DELETE CASCADE
         ) WITHOUT ROWID;
         """,
+        // 0.11, the device authorization grant (RFC 8628): clients allowed it, and the devices' pending requests, each
+        // found by its grant ID (the device's polls) or its user code's hash (the person's page).
+        """
+        ALTER TABLE oauth_clients ADD COLUMN device_authorization INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE oauth_device_authorizations (
+            grant_id BLOB NOT NULL PRIMARY KEY,
+            tenant TEXT NOT NULL,
+            device_code_hash BLOB NOT NULL,
+            user_code_hash BLOB NOT NULL,
+            client_id TEXT NOT NULL,
+            scopes TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            interval INTEGER NOT NULL,
+            polled_at REAL,
+            decision TEXT,
+            user_handle BLOB,
+            FOREIGN KEY (tenant, client_id) REFERENCES oauth_clients(tenant, client_id) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX oauth_device_authorizations_by_user_code ON oauth_device_authorizations(tenant, user_code_hash);
+        CREATE INDEX oauth_device_authorizations_by_client ON oauth_device_authorizations(tenant, client_id);
+        CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations(expires_at);
+        """,
     ]
 
     /// Applies every migration the database has not seen yet, each in its own transaction. The

@@ -7,12 +7,13 @@ import LatchkeyStoreSQL
 extension SQLiteStore {
     private static let clientColumns = StoreColumns.oauthClients()
     private static let grantColumns = StoreColumns.oauthGrants()
-    private static let insertClient = "INSERT INTO oauth_clients (\(clientColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
+    private static let insertClient = "INSERT INTO oauth_clients (\(clientColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())"
     private static let clientByID = "SELECT \(clientColumns) FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
     private static let allClients = "SELECT \(clientColumns) FROM oauth_clients WHERE tenant = current_tenant() ORDER BY created_at, client_id LIMIT ?"
     private static let updateClient = """
         UPDATE oauth_clients SET name = ?2, secret_hash = ?3, redirect_uris = ?4, post_logout_redirect_uris = ?5, scopes = ?6,
-            consent = ?7, access_token_lifetime = ?8, refresh_token_lifetime = ?9, updated_at = ?10, allowed_groups = ?11
+            consent = ?7, access_token_lifetime = ?8, refresh_token_lifetime = ?9, updated_at = ?10, allowed_groups = ?11,
+            device_authorization = ?12
         WHERE client_id = ?1 AND tenant = current_tenant()
         """
     private static let deleteClient = "DELETE FROM oauth_clients WHERE client_id = ? AND tenant = current_tenant()"
@@ -48,7 +49,23 @@ extension SQLiteStore {
         """
     private static let userOffset: Int32 = 21
     private static let clientOffset: Int32 = 27
-    private static let contactOffset: Int32 = 39
+    private static let contactOffset: Int32 = 40
+    private static let deviceColumns = StoreColumns.oauthDeviceAuthorizations()
+    private static let insertDevice = """
+        INSERT INTO oauth_device_authorizations (\(deviceColumns), tenant) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_tenant())
+        """
+    private static let deviceByGrant = "SELECT \(deviceColumns) FROM oauth_device_authorizations WHERE grant_id = ? AND tenant = current_tenant()"
+    private static let deviceByUserCode = """
+        SELECT \(deviceColumns) FROM oauth_device_authorizations WHERE user_code_hash = ? AND tenant = current_tenant()
+        """
+    private static let notePoll = """
+        UPDATE oauth_device_authorizations SET polled_at = ?2, interval = ?3
+        WHERE grant_id = ?1 AND tenant = current_tenant() AND decision IS NULL
+        """
+    private static let decide = """
+        UPDATE oauth_device_authorizations SET decision = ?2, user_handle = ?3
+        WHERE grant_id = ?1 AND tenant = current_tenant() AND decision IS NULL AND expires_at > ?4
+        """
 
     public func saveOAuthClient(_ client: OAuthClientRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
@@ -90,19 +107,23 @@ extension SQLiteStore {
 
     public func saveOAuthGrant(_ grant: OAuthGrantRecord, recording events: [SecurityEvent]) async throws {
         try await withTransaction { database in
-            try database.withStatement(Self.insertGrant) { statement in
-                try statement.bind(
-                    grant.id, grant.clientID, grant.userHandle, grant.scopes.joined(separator: " "), grant.redirectURI, grant.nonce,
-                    grant.codeChallenge, grant.authTime, grant.methods.joined(separator: " "), grant.codeHash, grant.codeExpiresAt,
-                    grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash, grant.refreshExpiresAt, grant.revokedAt,
-                    grant.createdAt, grant.expiresAt, grant.revision, grant.spentRefreshColumn)
-                do {
-                    try statement.step()
-                } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
-                    throw StoreError(.userNotFound, "the user or the client of this grant does not exist")
-                }
-            }
+            try Self.insert(grant, into: database)
             try insert(events, into: database)
+        }
+    }
+
+    private static func insert(_ grant: OAuthGrantRecord, into database: SQLiteConnection) throws {
+        try database.withStatement(insertGrant) { statement in
+            try statement.bind(
+                grant.id, grant.clientID, grant.userHandle, grant.scopes.joined(separator: " "), grant.redirectURI, grant.nonce,
+                grant.codeChallenge, grant.authTime, grant.methods.joined(separator: " "), grant.codeHash, grant.codeExpiresAt,
+                grant.codeUsedAt, grant.accessHash, grant.accessExpiresAt, grant.refreshHash, grant.refreshExpiresAt, grant.revokedAt,
+                grant.createdAt, grant.expiresAt, grant.revision, grant.spentRefreshColumn)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the user or the client of this grant does not exist")
+            }
         }
     }
 
@@ -145,7 +166,64 @@ extension SQLiteStore {
         _ = try await changing(Self.upsertConsent) { try $0.bind(handle, clientID, scopes.joined(separator: " "), at) }
     }
 
+    public func saveOAuthDeviceAuthorization(_ authorization: OAuthDeviceAuthorizationRecord) async throws {
+        _ = try await withStatement(Self.insertDevice) { statement in
+            try statement.bind(
+                authorization.grantID, authorization.deviceCodeHash, authorization.userCodeHash, authorization.clientID,
+                authorization.scopes.joined(separator: " "), authorization.createdAt, authorization.expiresAt, Int64(authorization.interval),
+                authorization.polledAt, authorization.decision?.rawValue, authorization.userHandle)
+            do {
+                try statement.step()
+            } catch let error as SQLiteConstraintError where error.code == SQLiteConstraintError.foreignKey {
+                throw StoreError(.userNotFound, "the client of this device authorization does not exist")
+            } catch is SQLiteConstraintError {
+                throw StoreError(.nameTaken, "this user code is in use")
+            }
+        }
+    }
+
+    public func oauthDeviceAuthorization(grantID: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord? {
+        try await withStatement(Self.deviceByGrant) { row in
+            try row.bind(grantID)
+            return try row.step() ? Self.deviceAuthorization(row) : nil
+        }
+    }
+
+    public func oauthDeviceAuthorization(userCodeHash: [UInt8]) async throws -> OAuthDeviceAuthorizationRecord? {
+        try await withStatement(Self.deviceByUserCode) { row in
+            try row.bind(userCodeHash)
+            return try row.step() ? Self.deviceAuthorization(row) : nil
+        }
+    }
+
+    public func noteOAuthDevicePoll(grantID: [UInt8], at: Date, interval: Int) async throws {
+        _ = try await changing(Self.notePoll) { try $0.bind(grantID, at, Int64(interval)) }
+    }
+
+    public func decideOAuthDeviceAuthorization(
+        grantID: [UInt8], _ decision: OAuthDeviceAuthorizationRecord.Decision, by userHandle: [UInt8], grant: OAuthGrantRecord?, now: Date
+    ) async throws -> Bool {
+        try await withTransaction { database in
+            let decided = try database.withStatement(Self.decide) { statement in
+                try statement.bind(grantID, decision.rawValue, userHandle, now)
+                try statement.step()
+                return database.changes
+            }
+            guard decided > 0 else { return false }
+            if let grant { try Self.insert(grant, into: database) }
+            return true
+        }
+    }
+
     // MARK: Rows
+
+    private static func deviceAuthorization(_ row: SQLiteStatement) -> OAuthDeviceAuthorizationRecord {
+        OAuthDeviceAuthorizationRecord(
+            grantID: row.blob(0), deviceCodeHash: row.blob(1), userCodeHash: row.blob(2), clientID: row.text(3),
+            scopes: SQLiteRows.list(row.text(4), separator: " "), createdAt: row.date(5), expiresAt: row.date(6),
+            interval: Int(row.int64(7)), polledAt: row.optionalDate(8),
+            decision: row.optionalText(9).flatMap(OAuthDeviceAuthorizationRecord.Decision.init(rawValue:)), userHandle: row.optionalBlob(10))
+    }
 
     private static func bindClient(_ client: OAuthClientRecord, to statement: SQLiteStatement, updating: Bool = false) throws {
         let redirects = client.redirectURIs.joined(separator: "\n"), logouts = client.postLogoutRedirectURIs.joined(separator: "\n")
@@ -153,11 +231,12 @@ extension SQLiteStore {
         if updating {
             try statement.bind(
                 client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
-                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.updatedAt, groups)
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.updatedAt, groups, client.deviceAuthorization)
         } else {
             try statement.bind(
                 client.clientID, client.name, client.secretHash, redirects, logouts, scopes, client.consent,
-                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.createdAt, client.updatedAt, groups)
+                Int64(client.accessTokenLifetime), Int64(client.refreshTokenLifetime), client.createdAt, client.updatedAt, groups,
+                client.deviceAuthorization)
         }
     }
 
@@ -169,7 +248,7 @@ extension SQLiteStore {
             scopes: SQLiteRows.list(row.text(offset + 5), separator: " "), consent: row.bool(offset + 6),
             accessTokenLifetime: Int(row.int64(offset + 7)),
             refreshTokenLifetime: Int(row.int64(offset + 8)), createdAt: row.date(offset + 9), updatedAt: row.date(offset + 10),
-            allowedGroups: SQLiteRows.list(row.text(offset + 11), separator: "\n"))
+            allowedGroups: SQLiteRows.list(row.text(offset + 11), separator: "\n"), deviceAuthorization: row.bool(offset + 12))
     }
 
     private static func grant(_ row: SQLiteStatement) -> OAuthGrantRecord {

@@ -22,6 +22,11 @@ extension SQLiteStore {
         "DELETE FROM enrollment_tickets WHERE rowid IN (SELECT rowid FROM enrollment_tickets WHERE expires_at <= ? - 86400 LIMIT ?)",
         // A grant's expiry is past every token's, and a day past its revocation.
         "DELETE FROM oauth_grants WHERE id IN (SELECT id FROM oauth_grants WHERE expires_at <= ? LIMIT ?)",
+        // Kept a day past expiry, so that a late poll is told the device code expired.
+        """
+        DELETE FROM oauth_device_authorizations
+        WHERE grant_id IN (SELECT grant_id FROM oauth_device_authorizations WHERE expires_at <= ? - 86400 LIMIT ?)
+        """,
     ]
 
     public func session(tokenHash: [UInt8], now: Date) async throws -> SessionWithUser? {

@@ -100,6 +100,52 @@ extension StoreContractTests {
     }
 
     @Test(arguments: StoreBackend.all)
+    func aDeviceAuthorizationIsDecidedOnceBeforeItExpiresWithItsGrant(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        try await store.saveOAuthClient(Self.oauthClient("tv"), recording: [])
+        func device(_ id: UInt8, userCode: UInt8) -> OAuthDeviceAuthorizationRecord {
+            OAuthDeviceAuthorizationRecord(
+                grantID: Fixtures.bytes(id, count: 16), deviceCodeHash: Fixtures.bytes(0xD0 &+ id), userCodeHash: Fixtures.bytes(userCode),
+                clientID: "tv", scopes: ["openid", "offline_access"], createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(600),
+                interval: 5)
+        }
+        let first = device(1, userCode: 0x51), second = device(2, userCode: 0x52)
+        try await store.saveOAuthDeviceAuthorization(first)
+        try await store.saveOAuthDeviceAuthorization(second)
+        await #expect(throws: StoreError.self, "a user code in use") { try await store.saveOAuthDeviceAuthorization(device(3, userCode: 0x51)) }
+        #expect(try await store.oauthDeviceAuthorization(grantID: first.grantID) == first)
+        #expect(try await store.oauthDeviceAuthorization(userCodeHash: Fixtures.bytes(0x52)) == second)
+        #expect(try await store.oauthDeviceAuthorization(userCodeHash: Fixtures.bytes(0x53)) == nil)
+
+        try await store.noteOAuthDevicePoll(grantID: first.grantID, at: Fixtures.now.addingTimeInterval(7), interval: 10)
+        var polled = first
+        (polled.polledAt, polled.interval) = (Fixtures.now.addingTimeInterval(7), 10)
+        #expect(try await store.oauthDeviceAuthorization(grantID: first.grantID) == polled)
+
+        var grant = Self.grant(1, client: "tv", of: alice)
+        grant.codeHash = first.deviceCodeHash
+        let later = Fixtures.now.addingTimeInterval(30)
+        #expect(try await store.decideOAuthDeviceAuthorization(grantID: first.grantID, .approved, by: alice.handle, grant: grant, now: later))
+        #expect(try await store.decideOAuthDeviceAuthorization(grantID: first.grantID, .denied, by: alice.handle, grant: nil, now: later) == false,
+                "decided once")
+        let decided = try #require(try await store.oauthDeviceAuthorization(grantID: first.grantID))
+        #expect(decided.decision == .approved && decided.userHandle == alice.handle)
+        #expect(try await store.oauthGrant(id: first.grantID)?.grant == grant, "the grant written with the approval")
+        // Past its expiry, nothing decides it, and nothing is written.
+        let expired = Fixtures.now.addingTimeInterval(600)
+        var other = Self.grant(2, client: "tv", of: alice)
+        other.codeHash = second.deviceCodeHash
+        #expect(try await store.decideOAuthDeviceAuthorization(grantID: second.grantID, .approved, by: alice.handle, grant: other, now: expired) == false)
+        #expect(try await store.oauthGrant(id: second.grantID) == nil)
+
+        // They go with their client.
+        #expect(try await store.deleteOAuthClient(id: "tv", recording: []))
+        #expect(try await store.oauthDeviceAuthorization(grantID: second.grantID) == nil)
+    }
+
+    @Test(arguments: StoreBackend.all)
     func grantsGoWithTheirClientTheirUserAndTheirTenant(backend: StoreBackend) async throws {
         let store = try await backend.make()
         let alice = Fixtures.user("alice", handle: 1), bob = Fixtures.user("bob", handle: 2)

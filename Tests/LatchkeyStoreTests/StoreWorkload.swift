@@ -72,6 +72,7 @@ final class StoreWorkload: Sendable {
             environment: "production", receipt: [1, 2, 3], createdAt: Fixtures.now))
         try await store.saveOAuthGrant(Self.grant(Self.bytes(index, tag: 7, count: 16), of: user), recording: [])
         try await store.saveOAuthConsent(ofUser: user.handle, client: Self.oauthClient.clientID, scopes: ["openid"], at: Fixtures.now)
+        try await store.saveOAuthDeviceAuthorization(Self.deviceAuthorization(Self.bytes(index, tag: 8, count: 16), userCode: Self.bytes(index, tag: 9, count: 32)))
         _ = try await store.setGroups(["group\(index % 7)"], ofUser: user.handle, recording: [])
     }
 
@@ -86,6 +87,12 @@ final class StoreWorkload: Sendable {
             id: id, clientID: oauthClient.clientID, userHandle: user.handle, scopes: ["openid"], redirectURI: "https://app.example/cb",
             nonce: "n", codeChallenge: nil, authTime: Fixtures.now, methods: ["hwk"], codeHash: Fixtures.bytes(0xC2),
             codeExpiresAt: Fixtures.now.addingTimeInterval(60), createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(60))
+    }
+
+    static func deviceAuthorization(_ id: [UInt8], userCode: [UInt8]) -> OAuthDeviceAuthorizationRecord {
+        OAuthDeviceAuthorizationRecord(
+            grantID: id, deviceCodeHash: Fixtures.bytes(0xC4), userCodeHash: userCode, clientID: oauthClient.clientID, scopes: ["openid"],
+            createdAt: Fixtures.now, expiresAt: Fixtures.now.addingTimeInterval(600), interval: 5)
     }
 
     /// Makes every call of the contract once or more, through a store that notes each call's name.
@@ -242,6 +249,14 @@ final class StoreWorkload: Sendable {
         _ = try await store.revokeOAuthGrants(ofUser: known.handle, now: now)
         try await store.saveOAuthConsent(ofUser: known.handle, client: client.clientID, scopes: ["openid", "profile"], at: now)
         _ = try await store.oauthConsent(ofUser: known.handle, client: client.clientID)
+        let device = Self.deviceAuthorization(Fixtures.bytes(0xC5, count: 16), userCode: Fixtures.bytes(0xC6, count: 32))
+        try await store.saveOAuthDeviceAuthorization(device)
+        _ = try await store.oauthDeviceAuthorization(grantID: device.grantID)
+        _ = try await store.oauthDeviceAuthorization(userCodeHash: device.userCodeHash)
+        try await store.noteOAuthDevicePoll(grantID: device.grantID, at: now, interval: 5)
+        var approved = Self.grant(device.grantID, of: known)
+        approved.codeHash = device.deviceCodeHash
+        _ = try await store.decideOAuthDeviceAuthorization(grantID: device.grantID, .approved, by: known.handle, grant: approved, now: now)
         _ = try await store.deleteOAuthClient(id: client.clientID, recording: [])
 
         // Limits shared across instances, where the backend shares them.

@@ -65,6 +65,7 @@ struct OAuthClientView: Encodable, Sendable {
     let refreshTokenLifetime: Int
     /// Empty: everyone may sign in to the client.
     let allowedGroups: [String]
+    let deviceAuthorization: Bool
     let createdAt: String
     let updatedAt: String
 
@@ -80,6 +81,7 @@ struct OAuthClientView: Encodable, Sendable {
         accessTokenLifetime = client.accessTokenLifetime
         refreshTokenLifetime = client.refreshTokenLifetime
         allowedGroups = client.allowedGroups
+        deviceAuthorization = client.deviceAuthorization
         createdAt = RFC3339.string(client.createdAt)
         updatedAt = RFC3339.string(client.updatedAt)
     }

@@ -22,16 +22,22 @@ struct OpenIDController: Sendable {
         browser.post("authorize", use: authorize)
         browser.get("logout", use: logout)
         browser.post("logout", use: logout)
+        browser.get("device", use: device)
+        browser.post("device", use: device)
         backChannel.post("token", use: token)
         backChannel.get("userinfo", use: userInfo)
         backChannel.post("userinfo", use: userInfo)
         backChannel.post("revoke", use: revoke)
         backChannel.post("introspect", use: introspect)
+        backChannel.post("device_authorization", use: deviceAuthorization)
     }
 
     /// The paths the cross-site guard lets through: clients post to them from their own origins (a form to the
     /// authorization endpoint, a page's token request), and none acts on a cookie alone.
-    static let crossSitePaths: Set<String> = ["/oidc/authorize", "/oidc/token", "/oidc/userinfo", "/oidc/revoke", "/oidc/introspect"]
+    /// The device page is not among them: only its own form posts to it.
+    static let crossSitePaths: Set<String> = [
+        "/oidc/authorize", "/oidc/token", "/oidc/userinfo", "/oidc/revoke", "/oidc/introspect", "/oidc/device_authorization",
+    ]
 
     @Sendable func discovery(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         var response = JSONResponse.make(provider.discoveryDocument)
@@ -93,7 +99,42 @@ struct OpenIDController: Sendable {
         return response
     }
 
+    /// The device page (RFC 8628's verification URI): the person's user code, a passkey sign-in, and their answer,
+    /// which only this page's own form posts (the cross-site guard keeps other sites' forms out, and the answer carries
+    /// a token bound to the session).
+    @Sendable func device(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let parameters: [String: String]
+        do {
+            parameters = Dictionary(try Self.parameters(of: request).all, uniquingKeysWith: { first, _ in first })
+        } catch {
+            return OpenIDPages.error("\(error)", rpName: routes.service.relyingParty.name, status: .badRequest)
+        }
+        var answer: (decision: String, token: String)?
+        if request.method == .POST, let decision = parameters["decision"] { answer = (decision, parameters["answer"] ?? "") }
+        let rpName = routes.service.relyingParty.name
+        switch try await provider.devicePage(
+            userCode: parameters["user_code"], answer: answer, session: context.identity, origin: context.eventOrigin(request))
+        {
+        case .enterCode(let problem):
+            return OpenIDPages.deviceCode(problem: problem, rpName: rpName)
+        case .signIn(let prompt):
+            return OpenIDPages.signIn(prompt, rpName: rpName)
+        case .confirm(let confirmation):
+            return OpenIDPages.deviceConfirmation(confirmation, rpName: rpName)
+        case .denied(let message):
+            return OpenIDPages.error(message, rpName: rpName, status: .forbidden)
+        case .decided(let approved, let clientName):
+            return OpenIDPages.deviceDecided(approved: approved, clientName: clientName, rpName: rpName)
+        }
+    }
+
     // MARK: Back channel
+
+    @Sendable func deviceAuthorization(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        try await answering(request) { form, credentials in
+            JSONResponse.make(DeviceAuthorizationReply(started: try await provider.startDeviceAuthorization(form, credentials: credentials)))
+        }
+    }
 
     @Sendable func token(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         try await answering(request) { form, credentials in

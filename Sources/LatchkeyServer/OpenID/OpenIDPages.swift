@@ -9,7 +9,7 @@ enum OpenIDPages {
     static func signIn(_ prompt: AuthorizationPrompt, rpName: String) -> Response {
         let hint = prompt.loginHint.map { " data-login-hint=\"\(escape($0))\"" } ?? ""
         return page(title: "Sign in to \(prompt.clientName)", rpName: rpName, main: """
-            <main id="oidc" data-step="sign-in" data-continue="\(escape(prompt.continueQuery))"\(hint)>
+            <main id="oidc" data-step="sign-in" data-continue="\(escape(prompt.endpoint + "?" + prompt.continueQuery))"\(hint)>
               <h1>Sign in to \(escape(prompt.clientName))</h1>
               <p>with your passkey for \(escape(rpName)).</p>
               <form id="oidc-sign-in">
@@ -35,6 +35,62 @@ enum OpenIDPages {
                 <a id="oidc-allow" class="button" href="authorize?\(escape(prompt.continueQuery))">Allow</a>
                 <a id="oidc-deny" class="button secondary" href="authorize?\(escape(prompt.declineQuery ?? ""))">Deny</a>
               </p>
+            </main>
+            """)
+    }
+
+    /// The device page's first step: the code the device shows.
+    static func deviceCode(problem: String?, rpName: String) -> Response {
+        let note = problem.map { "<p id=\"oidc-error\" class=\"note\" role=\"alert\">\(escape($0))</p>" } ?? ""
+        return page(title: "Connect a device", rpName: rpName, status: problem == nil ? .ok : .badRequest, main: """
+            <main id="oidc" data-step="device-code">
+              <h1>Connect a device</h1>
+              <p>Type the code your TV, console or command line shows, to sign it in to your \(escape(rpName)) account.</p>
+              \(note)
+              <form method="get" action="device">
+                <label for="oidc-user-code">Code</label>
+                <input id="oidc-user-code" name="user_code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false"
+                  inputmode="text" placeholder="BCDF-GHJK" required>
+                <button id="oidc-continue" type="submit">Continue</button>
+              </form>
+            </main>
+            """)
+    }
+
+    /// The device page's question, asked every time: a device code can be sent by someone else (RFC 8628 §5.4).
+    static func deviceConfirmation(_ confirmation: DeviceConfirmation, rpName: String) -> Response {
+        let scopes = confirmation.scopes.compactMap(describe).map { "<li>\(escape($0))</li>" }.joined()
+        let fields = """
+            <input type="hidden" name="user_code" value="\(escape(confirmation.userCode))">
+            <input type="hidden" name="answer" value="\(escape(confirmation.answerToken))">
+            """
+        return page(title: "Sign in \(confirmation.clientName) on your device?", rpName: rpName, main: """
+            <main id="oidc" data-step="device-confirm">
+              <h1>Sign in \(escape(confirmation.clientName)) on your device?</h1>
+              <p>You are signed in to \(escape(rpName)) as <strong>\(escape(confirmation.username))</strong>. A device showing
+                the code <strong id="oidc-user-code">\(escape(confirmation.userCode))</strong> asks to use your account through
+                \(escape(confirmation.clientName)), and to:</p>
+              <ul>\(scopes)</ul>
+              <p class="note">Go on only if you started this yourself, on a device in front of you. Someone who sent you this code
+                would get into your account.</p>
+              <form method="post" action="device" class="actions">
+                \(fields)
+                <button id="oidc-approve" type="submit" name="decision" value="approve">Sign in the device</button>
+                <button id="oidc-deny" class="secondary" type="submit" name="decision" value="deny">Deny</button>
+              </form>
+            </main>
+            """)
+    }
+
+    static func deviceDecided(approved: Bool, clientName: String, rpName: String) -> Response {
+        let heading = approved ? "Your device is signed in" : "The device was denied"
+        let text = approved
+            ? "\(clientName) on your device is signed in to your \(rpName) account. You can close this page."
+            : "\(clientName) on that device did not get into your account. You can close this page."
+        return page(title: heading, rpName: rpName, main: """
+            <main id="oidc" data-step="device-\(approved ? "approved" : "denied")">
+              <h1>\(escape(heading))</h1>
+              <p>\(escape(text))</p>
             </main>
             """)
     }

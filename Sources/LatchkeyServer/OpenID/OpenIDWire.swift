@@ -37,6 +37,26 @@ struct TokenReply: JSONTextEncodable {
     }
 }
 
+/// The device authorization endpoint's reply (RFC 8628 §3.2).
+struct DeviceAuthorizationReply: Encodable {
+    let started: DeviceAuthorizationStarted
+
+    enum CodingKeys: String, CodingKey {
+        case deviceCode = "device_code", userCode = "user_code", verificationURI = "verification_uri"
+        case verificationURIComplete = "verification_uri_complete", expiresIn = "expires_in", interval
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(started.deviceCode, forKey: .deviceCode)
+        try container.encode(started.userCode, forKey: .userCode)
+        try container.encode(started.verificationURI, forKey: .verificationURI)
+        try container.encode(started.verificationURIComplete, forKey: .verificationURIComplete)
+        try container.encode(started.expiresIn, forKey: .expiresIn)
+        try container.encode(started.interval, forKey: .interval)
+    }
+}
+
 /// Userinfo's reply (OpenID Connect Core §5.3.2), written by hand.
 struct UserInfoReply: JSONTextEncodable {
     let info: UserInfo

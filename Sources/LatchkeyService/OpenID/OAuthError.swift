@@ -10,6 +10,11 @@ package struct OAuthError: Error, Sendable, CustomStringConvertible {
         case invalidScope = "invalid_scope"
         case invalidToken = "invalid_token"
         case insufficientScope = "insufficient_scope"
+        // A device's polls (RFC 8628 §3.5).
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case accessDenied = "access_denied"
+        case expiredToken = "expired_token"
     }
 
     package let code: Code

@@ -52,6 +52,8 @@ package struct AuthorizationPrompt: Sendable {
     package let continueQuery: String
     /// The request with the person's no, on the consent page.
     package let declineQuery: String?
+    /// The endpoint the query goes back to, beside the page: `authorize`, or `device` for the device page's sign-in.
+    package var endpoint = "authorize"
 }
 
 extension OpenIDProvider {
@@ -112,7 +114,7 @@ extension OpenIDProvider {
     }
 
     /// The page a client that admits only some groups shows `session`'s user when they are in none, recorded.
-    private func refusal(of session: SessionWithUser, by client: OAuthClientRecord, origin: EventOrigin, now: Date) async throws
+    func refusal(of session: SessionWithUser, by client: OAuthClientRecord, origin: EventOrigin, now: Date) async throws
         -> AuthorizationOutcome?
     {
         guard !client.allowedGroups.isEmpty else { return nil }

@@ -13,12 +13,17 @@ package struct NewOAuthClient: Decodable, Sendable {
     package var refreshTokenLifetime: Int?
     /// When given (not empty), only members of one of these groups may sign in to the client.
     package var allowedGroups: [String]?
+    /// Whether the client may use the device authorization grant (RFC 8628); off unless asked. A client that uses only
+    /// it may have no redirect URIs.
+    package var deviceAuthorization: Bool?
 
     package init(
         name: String, redirectURIs: [String], public: Bool? = nil, postLogoutRedirectURIs: [String]? = nil, scopes: [String]? = nil,
-        consent: Bool? = nil, accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, allowedGroups: [String]? = nil
+        consent: Bool? = nil, accessTokenLifetime: Int? = nil, refreshTokenLifetime: Int? = nil, allowedGroups: [String]? = nil,
+        deviceAuthorization: Bool? = nil
     ) {
         self.allowedGroups = allowedGroups
+        self.deviceAuthorization = deviceAuthorization
         self.name = name
         self.redirectURIs = redirectURIs
         self.public = `public`
@@ -42,6 +47,7 @@ package struct OAuthClientChanges: Decodable, Sendable {
     package var refreshTokenLifetime: Int?
     /// `[]` admits everyone again.
     package var allowedGroups: [String]?
+    package var deviceAuthorization: Bool?
 }
 
 /// What the provider lets a client be: the rules every registration and change is checked against.

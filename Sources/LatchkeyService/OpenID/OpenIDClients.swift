@@ -20,7 +20,7 @@ package struct OpenIDClients: Sendable {
         let scopes = input.scopes ?? OAuthClientRules.defaultScopes
         let problems = [
             OAuthClientRules.nameProblem(input.name),
-            OAuthClientRules.redirectProblem(input.redirectURIs, member: "redirectURIs", required: true),
+            OAuthClientRules.redirectProblem(input.redirectURIs, member: "redirectURIs", required: input.deviceAuthorization != true),
             OAuthClientRules.redirectProblem(input.postLogoutRedirectURIs ?? [], member: "postLogoutRedirectURIs", required: false),
             OAuthClientRules.scopesProblem(scopes),
             OAuthClientRules.lifetimeProblem(input.accessTokenLifetime, member: "accessTokenLifetime", within: OAuthClientRules.accessTokenLifetimes),
@@ -34,7 +34,7 @@ package struct OpenIDClients: Sendable {
             redirectURIs: input.redirectURIs, postLogoutRedirectURIs: input.postLogoutRedirectURIs ?? [], scopes: scopes,
             consent: input.consent ?? false, accessTokenLifetime: input.accessTokenLifetime ?? OAuthClientRules.defaultAccessTokenLifetime,
             refreshTokenLifetime: input.refreshTokenLifetime ?? OAuthClientRules.defaultRefreshTokenLifetime, createdAt: now, updatedAt: now,
-            allowedGroups: Set(input.allowedGroups ?? []).sorted())
+            allowedGroups: Set(input.allowedGroups ?? []).sorted(), deviceAuthorization: input.deviceAuthorization ?? false)
         try await service.store.saveOAuthClient(client, recording: [try event(.oauthClientCreated, client, caller, now: now)])
         caller.logger.notice("OpenID client registered", metadata: ["client": "\(client.clientID)", "public": "\(client.isPublic)"])
         return IssuedOAuthClient(client: client, secret: secret)
@@ -53,7 +53,7 @@ package struct OpenIDClients: Sendable {
         var client = try await client(id: id)
         let problems = [
             changes.name.flatMap(OAuthClientRules.nameProblem),
-            changes.redirectURIs.flatMap { OAuthClientRules.redirectProblem($0, member: "redirectURIs", required: true) },
+            changes.redirectURIs.flatMap { OAuthClientRules.redirectProblem($0, member: "redirectURIs", required: false) },
             changes.postLogoutRedirectURIs.flatMap { OAuthClientRules.redirectProblem($0, member: "postLogoutRedirectURIs", required: false) },
             changes.scopes.flatMap(OAuthClientRules.scopesProblem),
             OAuthClientRules.lifetimeProblem(changes.accessTokenLifetime, member: "accessTokenLifetime", within: OAuthClientRules.accessTokenLifetimes),
@@ -69,6 +69,10 @@ package struct OpenIDClients: Sendable {
         if let seconds = changes.accessTokenLifetime { client.accessTokenLifetime = seconds }
         if let seconds = changes.refreshTokenLifetime { client.refreshTokenLifetime = seconds }
         if let groups = changes.allowedGroups { client.allowedGroups = Set(groups).sorted() }
+        if let device = changes.deviceAuthorization { client.deviceAuthorization = device }
+        guard !client.redirectURIs.isEmpty || client.deviceAuthorization else {
+            throw ServiceError.invalid("redirectURIs must list at least one URI, unless deviceAuthorization is true")
+        }
         client.updatedAt = now
         try await save(client, caller: caller, detail: "changed", now: now)
         return client

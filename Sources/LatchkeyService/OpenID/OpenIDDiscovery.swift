@@ -9,6 +9,9 @@ extension OpenIDProvider {
         case revocation = "/oidc/revoke"
         case introspection = "/oidc/introspect"
         case endSession = "/oidc/logout"
+        case deviceAuthorization = "/oidc/device_authorization"
+        /// The device page, where a person approves a device (RFC 8628's verification URI).
+        case device = "/oidc/device"
         case keySet = "/.well-known/jwks.json"
     }
 
@@ -26,10 +29,11 @@ extension OpenIDProvider {
             "revocation_endpoint": url(.revocation),
             "introspection_endpoint": url(.introspection),
             "end_session_endpoint": url(.endSession),
+            "device_authorization_endpoint": url(.deviceAuthorization),
             "jwks_uri": url(.keySet),
             "response_types_supported": strings(["code"]),
             "response_modes_supported": strings(["query"]),
-            "grant_types_supported": strings(["authorization_code", "refresh_token"]),
+            "grant_types_supported": strings(["authorization_code", "refresh_token", OpenIDProvider.deviceCodeGrantType]),
             "subject_types_supported": strings(["public"]),
             "id_token_signing_alg_values_supported": strings(["ES256"]),
             "scopes_supported": strings(OAuthClientRules.knownScopes.sorted()),

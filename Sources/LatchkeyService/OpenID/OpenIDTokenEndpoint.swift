@@ -13,17 +13,27 @@ package struct IssuedTokens: Sendable {
 }
 
 extension OpenIDProvider {
-    /// The token endpoint: a code exchanged (`authorization_code`) or a refresh token rotated (`refresh_token`), for the
-    /// client `credentials` prove.
+    /// The token endpoint: a code exchanged (`authorization_code`), a refresh token rotated (`refresh_token`) or a
+    /// device's poll (RFC 8628's `device_code`), for the client `credentials` prove.
     package func token(_ form: [String: String], credentials: ClientCredentials, origin: EventOrigin, now: Date = Date()) async throws
         -> IssuedTokens
     {
         guard let grantType = form["grant_type"] else { throw OAuthError(.invalidRequest, "grant_type is missing") }
-        guard grantType == "authorization_code" || grantType == "refresh_token" else {
-            throw OAuthError(.unsupportedGrantType, "grant_type is authorization_code or refresh_token, not \(grantType.prefix(60).debugDescription)")
-        }
-        if grantType == "authorization_code" {
+        switch grantType {
+        case "authorization_code":
             return try await exchange(form, client: try await authenticate(credentials), origin: origin, now: now)
+        case Self.deviceCodeGrantType:
+            let client = try await authenticate(credentials)
+            guard client.deviceAuthorization else {
+                throw OAuthError(.unauthorizedClient, "client \(client.clientID) may not use the device authorization grant")
+            }
+            return try await pollDevice(form, client: client, origin: origin, now: now)
+        case "refresh_token":
+            break
+        default:
+            throw OAuthError(
+                .unsupportedGrantType,
+                "grant_type is authorization_code, refresh_token or \(Self.deviceCodeGrantType), not \(grantType.prefix(60).debugDescription)")
         }
         // The refresh token's grant is read with its client, which then authenticates the caller without a second read.
         guard let text = form["refresh_token"] else {
@@ -46,30 +56,42 @@ extension OpenIDProvider {
         guard let code = ProviderToken(text), let found = try await lookup(code), found.client.clientID == client.clientID,
               code.matches(found.grant.codeHash)
         else { throw OAuthError(.invalidGrant, "this code is not one this issuer gave client \(client.clientID)") }
+        return try await redeem(found, now: now, origin: origin, what: "code") { grant in
+            guard form["redirect_uri"] == grant.redirectURI else {
+                throw OAuthError(.invalidGrant, "redirect_uri is not the one the code was sent to")
+            }
+            switch (grant.codeChallenge, form["code_verifier"]) {
+            case (let challenge?, let verifier?):
+                guard PKCE.verifies(verifier, challenge: challenge) else {
+                    throw OAuthError(.invalidGrant, "code_verifier does not match the code_challenge")
+                }
+            case (.some, nil):
+                throw OAuthError(.invalidGrant, "code_verifier is missing: the authorization request sent a code_challenge")
+            case (nil, .some):
+                throw OAuthError(.invalidGrant, "code_verifier was sent, but the authorization request sent no code_challenge")
+            case (nil, nil):
+                break
+            }
+        }
+    }
+
+    /// A grant's code (an authorization's, or an approved device's device code) for its first tokens, once: presented a
+    /// second time, it revokes what its first use issued. `check` is what the code's kind checks besides.
+    func redeem(
+        _ found: OAuthGrantLookup, now: Date, origin: EventOrigin, what: String, check: (OAuthGrantRecord) throws -> Void
+    ) async throws -> IssuedTokens {
         var grant = found.grant
-        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "this code's grant was revoked") }
+        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "this \(what)'s grant was revoked") }
         guard grant.codeUsedAt == nil else {
-            try await revokeReused(grant, found, origin: origin, what: "a code used a second time", now: now)
-            throw OAuthError(.invalidGrant, "this code was used already; the tokens it gave are revoked")
+            try await revokeReused(grant, found, origin: origin, what: "a \(what) used a second time", now: now)
+            throw OAuthError(.invalidGrant, "this \(what) was used already; the tokens it gave are revoked")
         }
-        guard grant.codeExpiresAt > now else { throw OAuthError(.invalidGrant, "this code expired") }
-        guard form["redirect_uri"] == grant.redirectURI else {
-            throw OAuthError(.invalidGrant, "redirect_uri is not the one the code was sent to")
-        }
-        switch (grant.codeChallenge, form["code_verifier"]) {
-        case (let challenge?, let verifier?):
-            guard PKCE.verifies(verifier, challenge: challenge) else { throw OAuthError(.invalidGrant, "code_verifier does not match the code_challenge") }
-        case (.some, nil):
-            throw OAuthError(.invalidGrant, "code_verifier is missing: the authorization request sent a code_challenge")
-        case (nil, .some):
-            throw OAuthError(.invalidGrant, "code_verifier was sent, but the authorization request sent no code_challenge")
-        case (nil, nil):
-            break
-        }
+        guard grant.codeExpiresAt > now else { throw OAuthError(.invalidGrant, "this \(what) expired") }
+        try check(grant)
         guard !found.user.disabled else { throw OAuthError(.invalidGrant, "the account of this grant is disabled") }
         grant.codeUsedAt = now
         let tokens = try await issue(for: &grant, found, refreshing: false, now: now)
-        try await save(grant, found, .oauthTokenIssued, origin: origin, raced: "a code used twice at once", now: now)
+        try await save(grant, found, .oauthTokenIssued, origin: origin, raced: "a \(what) used twice at once", now: now)
         return tokens
     }
 
