@@ -24,6 +24,28 @@ struct HTTPRouteTests {
         }
     }
 
+    /// A form on our own page posts with `Origin: null` (under `Referrer-Policy: no-referrer`): the browser's
+    /// `Sec-Fetch-Site` says it is ours. A null origin from anywhere else, or saying nothing more, is refused.
+    @Test func aNullOriginPassesOnlyWhenTheBrowserSaysTheFormIsOurs() async throws {
+        let harness = try RouteHarness()
+        let fetchSite = try #require(HTTPField.Name("Sec-Fetch-Site"))
+        try await harness.run { client in
+            let ours = try await client.send(.post, "/assertion/options", raw: "{}", headers: [.origin: "null", fetchSite: "same-origin"])
+            #expect(ours.isOK, "\(ours.text)")
+            for site in [nil, "cross-site", "same-site", "none"] {
+                var headers: HTTPFields = [.origin: "null"]
+                if let site { headers[fetchSite] = site }
+                let reply = try await client.send(.post, "/assertion/options", raw: "{}", headers: headers)
+                #expect(reply.status == .forbidden, "Sec-Fetch-Site \(site ?? "absent"): \(reply.text)")
+            }
+            let mixed = try await client.send(.post, "/assertion/options", raw: "{}", headers: HTTPFields([
+                HTTPField(name: .origin, value: "null"), HTTPField(name: fetchSite, value: "same-origin"),
+                HTTPField(name: fetchSite, value: "cross-site"),
+            ]))
+            #expect(mixed.status == .forbidden, "\(mixed.text)")
+        }
+    }
+
     @Test func theRelyingPartysOwnOriginPasses() async throws {
         let harness = try RouteHarness()
         try await harness.run { client in

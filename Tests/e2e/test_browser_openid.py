@@ -116,3 +116,53 @@ def test_the_page_says_why_a_sign_in_failed(driver, openid_server):  # noqa: F81
     WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_element(By.ID, "oidc-status").get_attribute("data-kind") == "error")
     assert not driver.current_url.startswith(app.redirect_uri)
     assert driver.find_element(By.ID, "oidc-sign-in-button").is_enabled()
+
+
+def test_a_person_approves_a_device_on_the_device_page(driver, openid_server):  # noqa: F811
+    """RFC 8628 in a browser: the person types the code a TV shows, signs in with their passkey on the way, and
+    approves; the TV's next poll gets tokens naming them."""
+    key = create_admin_key(openid_server, "browser-device-" + uuid.uuid4().hex[:6])
+    reply = requests.post(openid_server.url + "/admin/v1/oauth-clients", headers={"Authorization": f"Bearer {key}"}, timeout=15, json={
+        "name": "Living Room TV", "public": True, "redirectURIs": [], "deviceAuthorization": True})
+    assert reply.status_code == 201, reply.text
+    client_id = reply.json()["client"]["clientID"]
+    started = requests.post(openid_server.url + "/oidc/device_authorization", timeout=15,
+                            data={"client_id": client_id, "scope": "openid profile"}).json()
+
+    page = Page(driver, openid_server).open()
+    fresh_authenticator(driver)
+    username = "tv-" + uuid.uuid4().hex[:8]
+    page.fill("username", username)
+    page.fill("displayName", "TV Person")
+    page.click_ok("register")
+    page.sign_out()
+
+    driver.get(started["verification_uri"])
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-user-code"))
+    field = driver.find_element(By.ID, "oidc-user-code")
+    field.send_keys(started["user_code"].replace("-", "").lower())
+    field.submit()
+    # Not signed in: the passkey first, then back to the same code.
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-sign-in-button"))
+    driver.find_element(By.ID, "oidc-sign-in-button").click()
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-approve"))
+    assert driver.find_element(By.ID, "oidc-user-code").text == started["user_code"]
+    assert "Living Room TV" in driver.title
+    driver.find_element(By.ID, "oidc-approve").click()
+    WebDriverWait(driver, STEP_TIMEOUT).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, 'main[data-step="device-approved"]'))
+
+    token = requests.post(openid_server.url + "/oidc/token", timeout=15, data={
+        "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": started["device_code"], "client_id": client_id})
+    assert token.status_code == 200, token.text
+    keys = JsonWebKey.import_key_set(requests.get(openid_server.url + "/.well-known/jwks.json", timeout=15).json())
+    claims = JsonWebToken(["ES256"]).decode(token.json()["id_token"], key=keys)
+    claims.validate()
+    assert claims["preferred_username"] == username and claims["aud"] == client_id
+
+    # Signing out through the provider's own confirmation page (a form posted from the page, as browsers post it).
+    driver.get(openid_server.origin + "/oidc/logout")
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.ID, "oidc-sign-out"))
+    driver.find_element(By.ID, "oidc-sign-out").click()
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'main[data-step="signed-out"]'))
+    assert not any(cookie["name"] == "latchkey_session" for cookie in driver.get_cookies())

@@ -146,12 +146,13 @@ def test_discovery_names_every_endpoint_under_the_issuer(provider):
     metadata = provider.metadata
     assert metadata["issuer"] == provider.issuer
     for name in ("authorization_endpoint", "token_endpoint", "userinfo_endpoint", "revocation_endpoint", "introspection_endpoint",
-                 "end_session_endpoint", "jwks_uri"):
+                 "end_session_endpoint", "device_authorization_endpoint", "jwks_uri"):
         assert metadata[name].startswith(provider.issuer + "/"), name
     assert metadata["response_types_supported"] == ["code"]
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert metadata["authorization_response_iss_parameter_supported"] is True
     assert set(metadata["token_endpoint_auth_methods_supported"]) == {"client_secret_basic", "client_secret_post", "none"}
+    assert DEVICE_GRANT in metadata["grant_types_supported"]
     # RFC 8414's name for the same document.
     assert requests.get(provider.issuer + "/.well-known/oauth-authorization-server", timeout=15).json() == metadata
 
@@ -672,3 +673,108 @@ def test_groups_are_a_claim_and_a_client_may_admit_only_members(provider):
     for bad in (["a b"], ["x" * 65], ["é"], [""]):
         refused = provider.admin("PUT", f"/users/{username}/groups", {"groups": bad})
         assert refused.status_code == 400 and "group name" in refused.json()["errorMessage"], bad
+
+
+# ---- the device authorization grant (RFC 8628) ------------------------------------------------------
+
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
+
+def start_device(provider: Provider, client: dict, scope: str = "openid profile offline_access") -> requests.Response:
+    return requests.post(provider.endpoint("device_authorization_endpoint"), data={"client_id": client["clientID"], "scope": scope},
+                         timeout=15)
+
+
+def poll_device(provider: Provider, client: dict, device_code: str) -> requests.Response:
+    return requests.post(provider.endpoint("token_endpoint"), timeout=15, data={
+        "grant_type": DEVICE_GRANT, "device_code": device_code, "client_id": client["clientID"]})
+
+
+def hidden_field(html: str, name: str) -> str:
+    marker = f'name="{name}" value="'
+    start = html.index(marker) + len(marker)
+    return html[start:html.index('"', start)]
+
+
+def test_a_device_is_signed_in_by_a_person_who_approves_it_with_their_passkey(provider):
+    client = provider.client(name="Terminal", public=True, redirectURIs=[], deviceAuthorization=True,
+                             scopes=["openid", "profile", "offline_access"])
+    assert client["deviceAuthorization"] is True and client["redirectURIs"] == []
+    reply = start_device(provider, client)
+    assert reply.status_code == 200, reply.text
+    assert reply.headers["Cache-Control"] == "no-store"
+    started = reply.json()
+    assert started["verification_uri"] == provider.issuer + "/oidc/device"
+    assert started["verification_uri_complete"] == started["verification_uri"] + "?user_code=" + started["user_code"]
+    assert started["interval"] == 5 and started["expires_in"] == 600
+
+    # The person opens the page with the code, signed in with their passkey: the page asks, every time.
+    browser, username, _ = provider.person()
+    page = browser.open(started["verification_uri_complete"])
+    assert page.status_code == 200 and 'data-step="device-confirm"' in page.text and started["user_code"] in page.text
+    assert "Terminal" in page.text and username in page.text
+    approved = browser.http.post(provider.issuer + "/oidc/device", timeout=15, allow_redirects=False, data={
+        "user_code": started["user_code"], "answer": hidden_field(page.text, "answer"), "decision": "approve"})
+    assert approved.status_code == 200 and 'data-step="device-approved"' in approved.text
+
+    # The device's next poll gets the tokens, once.
+    tokens = poll_device(provider, client, started["device_code"])
+    assert tokens.status_code == 200, tokens.text
+    token = tokens.json()
+    claims = verified_id_token(provider, token, client["clientID"], None)
+    assert claims["preferred_username"] == username and "refresh_token" in token
+    info = requests.get(provider.endpoint("userinfo_endpoint"), headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=15)
+    assert info.status_code == 200 and info.json()["sub"] == claims["sub"]
+    replay = poll_device(provider, client, started["device_code"])
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    revoked = requests.get(provider.endpoint("userinfo_endpoint"), headers={"Authorization": f"Bearer {token['access_token']}"}, timeout=15)
+    assert revoked.status_code == 401, "a replayed device code revokes what it gave"
+
+
+def test_a_device_waits_until_the_person_answers_and_a_denial_is_final(provider):
+    client = provider.client(name="TV", public=True, redirectURIs=[], deviceAuthorization=True)
+    started = start_device(provider, client).json()
+    pending = poll_device(provider, client, started["device_code"])
+    assert pending.status_code == 400 and pending.json()["error"] == "authorization_pending"
+    assert pending.json()["status"] == "failed" and pending.json()["errorMessage"]
+    hasty = poll_device(provider, client, started["device_code"])
+    assert hasty.status_code == 400 and hasty.json()["error"] == "slow_down"
+
+    # Without a session the page signs the person in first, coming back to the same code.
+    anonymous = Browser(provider.issuer).open(started["verification_uri_complete"])
+    assert anonymous.status_code == 200 and 'data-step="sign-in"' in anonymous.text
+    assert f'data-continue="device?user_code={started["user_code"]}"' in anonymous.text
+
+    browser, _, _ = provider.person()
+    page = browser.open(started["verification_uri"] + "?user_code=" + started["user_code"].lower().replace("-", " "))
+    assert 'data-step="device-confirm"' in page.text
+    # Another site cannot post the answer: the cross-site guard, and the answer's token bound to the session.
+    forged = browser.http.post(provider.issuer + "/oidc/device", timeout=15, data={
+        "user_code": started["user_code"], "answer": "forged", "decision": "approve"})
+    assert forged.status_code == 400 and 'data-step="device-code"' in forged.text
+    denied = browser.http.post(provider.issuer + "/oidc/device", timeout=15, data={
+        "user_code": started["user_code"], "answer": hidden_field(page.text, "answer"), "decision": "deny"})
+    assert 'data-step="device-denied"' in denied.text
+    refused = poll_device(provider, client, started["device_code"])
+    assert refused.status_code == 400 and refused.json()["error"] == "access_denied"
+    again = browser.open(started["verification_uri_complete"])
+    assert again.status_code == 400 and "expired or was answered" in again.text
+
+
+def test_the_device_grant_is_only_for_clients_allowed_it(provider):
+    ordinary = provider.client(public=True)
+    refused = start_device(provider, ordinary)
+    assert refused.status_code == 400 and refused.json()["error"] == "unauthorized_client"
+    reply = provider.admin("POST", "/oauth-clients", {"name": "Nowhere", "redirectURIs": []})
+    assert reply.status_code == 400 and "redirectURIs" in reply.json()["errorMessage"]
+    # A device code is its client's: another client allowed the grant cannot redeem it.
+    owner = provider.client(name="Owner", public=True, redirectURIs=[], deviceAuthorization=True)
+    other = provider.client(name="Other", public=True, redirectURIs=[], deviceAuthorization=True)
+    started = start_device(provider, owner).json()
+    stolen = poll_device(provider, other, started["device_code"])
+    assert stolen.status_code == 400 and stolen.json()["error"] == "invalid_grant"
+    # Allowed later, through the admin API.
+    changed = provider.admin("PATCH", f"/oauth-clients/{ordinary['clientID']}", {"deviceAuthorization": True})
+    assert changed.status_code == 200 and changed.json()["client"]["deviceAuthorization"] is True
+    assert start_device(provider, ordinary).status_code == 200
+

@@ -13,7 +13,11 @@ struct CrossSiteRequestGuard: Sendable {
 
     func check(_ request: Request) throws(APIError) {
         guard request.changesState, !OpenIDController.crossSitePaths.contains(request.uri.path) else { return }
+        let fetchSites = request.headers[values: Self.fetchSite].map { $0.lowercased() }
         if let origin = request.headers[.origin] {
+            // A form of our own pages: under `Referrer-Policy: no-referrer` a browser sends `Origin: null`, and says
+            // where the request came from in `Sec-Fetch-Site`, which no page can set.
+            if origin == "null", !fetchSites.isEmpty, fetchSites.allSatisfy({ $0 == "same-origin" }) { return }
             guard origins.contains(origin) else {
                 throw APIError(.forbidden, "cross-site request refused: Origin \(origin.debugDescription) is not an origin of this relying party")
             }
@@ -21,7 +25,7 @@ struct CrossSiteRequestGuard: Sendable {
             return
         }
         // Any copy of the header, in any case: what browsers never send is no reason to let it through.
-        if request.headers[values: Self.fetchSite].contains(where: { $0.lowercased() == "cross-site" }) {
+        if fetchSites.contains("cross-site") {
             throw APIError(.forbidden, "cross-site request refused (Sec-Fetch-Site: cross-site)")
         }
     }

@@ -109,9 +109,14 @@ struct OpenIDController: Sendable {
         } catch {
             return OpenIDPages.error("\(error)", rpName: routes.service.relyingParty.name, status: .badRequest)
         }
-        var answer: (decision: String, token: String)?
-        if request.method == .POST, let decision = parameters["decision"] { answer = (decision, parameters["answer"] ?? "") }
         let rpName = routes.service.relyingParty.name
+        var answer: (decision: String, token: String)?
+        if request.method == .POST, let decision = parameters["decision"] {
+            guard decision == "approve" || decision == "deny" else {
+                return OpenIDPages.deviceCode(problem: "The answer is approve or deny.", rpName: rpName)
+            }
+            answer = (decision, parameters["answer"] ?? "")
+        }
         switch try await provider.devicePage(
             userCode: parameters["user_code"], answer: answer, session: context.identity, origin: context.eventOrigin(request))
         {
