@@ -731,8 +731,9 @@
             h('thead', {}, h('tr', {}, ['Name', 'Client ID', 'Kind', 'Redirect URIs', 'Scopes', 'Created', ''].map((title) => h('th', { scope: 'col', text: title })))),
             h('tbody', {}, clients.map((client) => h('tr', {},
               h('th', { scope: 'row', text: client.name }), h('td', {}, h('code', { text: client.clientID })),
-              h('td', {}, h('span', { class: 'tag', text: client.public ? 'public' : 'confidential' })),
-              h('td', { text: client.redirectURIs.join(' ') }), h('td', { text: client.scopes.join(' ') }),
+              h('td', {}, h('span', { class: 'tag', text: client.public ? 'public' : 'confidential' }),
+                client.deviceAuthorization ? h('span', { class: 'tag', text: 'devices' }) : null),
+              h('td', { text: client.redirectURIs.join(' ') || '(devices only)' }), h('td', { text: client.scopes.join(' ') }),
               h('td', { text: dateTime(client.createdAt) }),
               h('td', {}, h('button', {
                 type: 'button', class: 'danger', text: 'Remove',

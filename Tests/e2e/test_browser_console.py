@@ -277,6 +277,8 @@ def test_the_apps_view_lists_the_openid_clients_and_removes_one(driver, console)
     made = console.admin("POST", "/admin/v1/oauth-clients", json={"name": "Grafana <b>ops</b>", "redirectURIs": ["https://grafana.example/login/generic_oauth"]})
     assert made.status_code == 201, made.text
     client = made.json()["client"]
+    tv = console.admin("POST", "/admin/v1/oauth-clients", json={"name": "Lobby TV", "public": True, "redirectURIs": [], "deviceAuthorization": True})
+    assert tv.status_code == 201, tv.text
     fresh_authenticator(driver)
     driver.get(console.enrollment_link("apps"))
     visible(driver, "enroll")
@@ -289,6 +291,8 @@ def test_the_apps_view_lists_the_openid_clients_and_removes_one(driver, console)
     row = next(r for r in rows if client["clientID"] in r.text)
     assert "Grafana <b>ops</b>" in row.text and "confidential" in row.text and "https://grafana.example/login/generic_oauth" in row.text
     assert client["clientSecret"] not in driver.page_source
+    device_row = next(r for r in rows if tv.json()["client"]["clientID"] in r.text)
+    assert "public" in device_row.text and "devices" in device_row.text and "(devices only)" in device_row.text
     row.find_element(By.CSS_SELECTOR, "button.danger").click()
     WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.getElementById('confirm').open"))
     driver.find_element(By.ID, "confirm-ok").click()
