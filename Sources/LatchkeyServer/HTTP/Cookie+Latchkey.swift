@@ -18,13 +18,31 @@ extension Cookie {
 extension Request {
     /// The value of the first cookie named `name`: each `;`-separated part of each `Cookie` header, leading
     /// whitespace dropped, split at its first `=`. An empty value is `""`; callers treat it as no cookie.
+    /// Read as bytes: names compare byte for byte (as RFC 6265 has them), with no split or copy but the value's.
     func cookieValue(named name: String) -> String? {
-        for header in headers[values: .cookie] {
-            for part in header.split(separator: ";", omittingEmptySubsequences: false) {
-                let cookie = part.droppingLeadingOptionalWhitespace
-                guard let equals = cookie.firstIndex(of: "="), cookie[..<equals] == name else { continue }
-                return String(cookie[cookie.index(after: equals)...])
+        var name = name
+        return name.withUTF8 { name in
+            for header in headers[values: .cookie] {
+                var header = header
+                if let value = header.withUTF8({ Self.cookieValue(named: name, in: $0) }) { return value }
             }
+            return nil
+        }
+    }
+
+    private static func cookieValue(named name: UnsafeBufferPointer<UInt8>, in header: UnsafeBufferPointer<UInt8>) -> String? {
+        let semicolon = UInt8(ascii: ";"), equals = UInt8(ascii: "="), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t")
+        var start = 0
+        while start <= header.count {
+            var end = start
+            while end < header.count, header[end] != semicolon { end += 1 }
+            var first = start
+            while first < end, header[first] == space || header[first] == tab { first += 1 }
+            let equal = first + name.count
+            if equal < end, header[equal] == equals, header[first..<equal].elementsEqual(name) {
+                return String(decoding: UnsafeBufferPointer(rebasing: header[(equal + 1)..<end]), as: UTF8.self)
+            }
+            start = end + 1
         }
         return nil
     }
