@@ -103,6 +103,8 @@ extension LatchkeyConfiguration {
             "`aud` of the sign-in tokens: the services that accept them, comma-separated; one is written as a string, several as an array."),
         Key("tokenLifetime", \.tokenLifetime, check: within(30...86_400, "between 30 seconds and one day"),
             "Seconds a sign-in token is valid (`exp` − `iat`, 30 s to one day). A rotated-out signing key stays in `/.well-known/jwks.json` this long (plus a minute) after its successor begins signing."),
+        Key("signInTokens", \.signInTokens,
+            "Whether each registration and sign-in answers with a sign-in token (`idToken`). A deployment whose backend reads the session instead (`GET /session` with the `sessionToken`) can turn them off: replies then have no `idToken`, and a sign-in skips its signature (about a tenth of its cost). The OpenID provider signs its ID tokens either way."),
         Key("attestationPolicy", \.attestationPolicy,
             "`none` accepts every attestation and records whether its chain verified; `self-or-trusted` accepts self attestation and chains to a trust anchor; `trusted-only` accepts only chains to a trust anchor. The strict modes make `/attestation/options` ask for `direct` attestation, and need at least one trust anchor (shipped, configured or from metadata)."),
         .path("trustAnchors", \.trustAnchors, .folder, required: .unlessDefault,

@@ -55,6 +55,7 @@ public struct LatchkeyConfiguration: Sendable, Equatable {
     public var tokenIssuer = "http://localhost:8080"
     public var tokenAudience = ["localhost"]
     public var tokenLifetime = 300
+    public var signInTokens = true
     public var attestationPolicy = AttestationPolicy.Mode.none
     public var trustAnchors = "Config/trust-anchors"
     public var allowedAAGUIDs: [AAGUID] = []

@@ -177,7 +177,7 @@ extension LatchkeyConfiguration {
     public static let tenantPolicyKeys = [
         "appAttest", "appAttestEnvironment", "challengeTimeout", "sessionTimeout", "reauthenticateAfter", "rateLimit",
         "rateLimitBurst", "pendingChallengesPerClient", "pendingChallengesTotal", "registration", "tokenLifetime",
-        "attestationPolicy", "allowedAAGUIDs", "deniedAAGUIDs", "userVerification", "residentKey", "syncedPasskeys",
+        "signInTokens", "attestationPolicy", "allowedAAGUIDs", "deniedAAGUIDs", "userVerification", "residentKey", "syncedPasskeys",
         "backupEligibilityChanges", "hideUnknownUsers",
     ]
 }

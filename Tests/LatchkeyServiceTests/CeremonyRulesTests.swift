@@ -74,7 +74,7 @@ struct CeremonyRulesTests {
             $0.tokenAudience = ["api", "app"]
         }
         let registered = try await harness.register("fin")
-        let verified = try JSONWebToken.verify(registered.idToken, keys: try await harness.service.tokens.keySet().keys)
+        let verified = try JSONWebToken.verify(try #require(registered.idToken), keys: try await harness.service.tokens.keySet().keys)
         let claims = try #require(try JSONSerialization.jsonObject(with: Data(verified.claims)) as? [String: Any])
         #expect(claims["iss"] as? String == "https://login.example.com")
         #expect(claims["aud"] as? [String] == ["api", "app"])

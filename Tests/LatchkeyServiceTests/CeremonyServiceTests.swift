@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyTokens
 @testable import LatchkeyService
 import LatchkeyStore
 import Testing
@@ -16,7 +17,7 @@ struct CeremonyServiceTests {
         let found = try await harness.service.sessions.current(presented: [session.token])
         #expect(found?.user.username == "ana")
         // The token names the new user: its subject is their handle, its username the folded name.
-        let parts = registered.idToken.split(separator: ".").map(String.init)
+        let parts = try #require(registered.idToken).split(separator: ".").map(String.init)
         #expect(parts.count == 3)
         let payload = try #require(parts.count == 3 ? Base64URL.decode(parts[1]) : nil)
         let claims = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
@@ -34,6 +35,20 @@ struct CeremonyServiceTests {
         #expect(signedIn.user.username == "bea")
         #expect(signedIn.userVerified)
         #expect(try await harness.service.sessions.current(presented: [signedIn.session.token])?.user.handle == signedIn.user.handle)
+    }
+
+    @Test(arguments: [true, false])
+    func signInTokensAreSignedOnlyWhenTheDeploymentWantsThem(wanted: Bool) async throws {
+        let harness = try ServiceHarness { $0.signInTokens = wanted }
+        let registered = try await harness.register("cai")
+        let issued = try await harness.signInOptions()
+        let signedIn = try await harness.service.signIn.finish(try harness.answer(issued.options), caller: harness.caller(), presented: .none)
+        #expect((registered.idToken != nil) == wanted && (signedIn.idToken != nil) == wanted)
+        // Either way the session stands for the person.
+        #expect(try await harness.service.sessions.current(presented: [signedIn.session.token])?.user.username == "cai")
+        if let token = signedIn.idToken {
+            _ = try JSONWebToken.verify(token, keys: try await harness.service.tokens.keySet().keys)
+        }
     }
 
     @Test func aChallengeIsAnsweredOnce() async throws {

@@ -220,6 +220,22 @@ def test_a_nonce_sent_with_options_comes_back_in_the_token(tickets_server, backe
         assert refused.status_code == 400 and problem in refused.json()["errorMessage"], refused.text
 
 
+def test_without_sign_in_tokens_the_backend_reads_the_session(server_factory):
+    """`signInTokens: false`: registrations and sign-ins answer without an `idToken`, and the session token says who
+    signed in, through `GET /session`."""
+    server = server_factory("backend-no-tokens", {"LATCHKEY_SIGN_IN_TOKENS": "false"})
+    username = new_username()
+    authenticator = server.authenticator()
+    options = assert_ok(requests.post(server.url + "/attestation/options", json={"username": username, "displayName": "No Token"}, timeout=10))
+    registered = assert_ok(requests.post(server.url + "/attestation/result", json=authenticator.create(options), timeout=10))
+    assert "idToken" not in registered and registered["sessionToken"]
+    options = assert_ok(requests.post(server.url + "/assertion/options", json={}, timeout=10))
+    signed_in = assert_ok(requests.post(server.url + "/assertion/result", json=authenticator.get(options), timeout=10))
+    assert "idToken" not in signed_in
+    session = requests.get(server.url + "/session", headers={"Authorization": f"Bearer {signed_in['sessionToken']}"}, timeout=10)
+    assert session.status_code == 200 and session.json()["username"] == username.lower()
+
+
 def test_an_id_token_verifies_with_pyjwt_and_stops_verifying_after_exp(server_factory):
     server = server_factory("backend-short-tokens", {"LATCHKEY_TOKEN_LIFETIME": "30", "LATCHKEY_TOKEN_AUDIENCE": AUDIENCE})
     backend = backend_for(server, create_admin_key(server, "shop"))

@@ -21,7 +21,7 @@ extension SignInReply: JSONTextMembers {
         json.member("credentialId", base64URL: credentialId.bytes)
         json.member("userVerified", userVerified)
         json.member("sessionToken", sessionToken)
-        json.member("idToken", idToken)
+        if let idToken { json.member("idToken", idToken) }
     }
 }
 
@@ -81,7 +81,7 @@ extension RegistrationReply: JSONTextMembers {
         json.member("attestationTrusted", attestationTrusted)
         json.member("userVerified", userVerified)
         if let sessionToken { json.member("sessionToken", sessionToken) }
-        json.member("idToken", idToken)
+        if let idToken { json.member("idToken", idToken) }
     }
 }
 

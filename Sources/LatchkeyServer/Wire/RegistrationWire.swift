@@ -12,6 +12,6 @@ struct RegistrationReply: ReplyBody {
     var userVerified: Bool
     /// Set when the registration signed the user in: it created the user, or spent a ticket.
     var sessionToken: String?
-    /// The signed sign-in token (JWT) saying who registered this passkey.
-    var idToken: String
+    /// The signed sign-in token (JWT) saying who registered this passkey; absent when `signInTokens` is off.
+    var idToken: String?
 }

@@ -8,8 +8,9 @@ struct SignInReply: ReplyBody {
     var credentialId: Base64URLBytes
     var userVerified: Bool
     var sessionToken: String
-    /// The signed sign-in token (JWT) other services verify against `/.well-known/jwks.json`.
-    var idToken: String
+    /// The signed sign-in token (JWT) other services verify against `/.well-known/jwks.json`; absent when
+    /// `signInTokens` is off.
+    var idToken: String?
 }
 
 /// `GET /site` reply: the relying party a page stands for, and whether its caller is signed in.

@@ -186,7 +186,7 @@ package struct DeviceKeyService: Sendable {
             "user": .quoted(owner.username), "deviceKey": "\(RelyingPartyService.logID(key.id))",
         ])
         // The server saw possession of the key, not how the device guarded it.
-        let idToken = try await service.tokens.issue(for: owner, credentialID: key.id, userVerified: false, nonce: pending.nonce, now: now)
+        let idToken = try await service.signInToken(for: owner, credentialID: key.id, userVerified: false, nonce: pending.nonce, now: now)
         return SignedIn(user: owner, credentialID: key.id, userVerified: false, session: session, idToken: idToken)
     }
 

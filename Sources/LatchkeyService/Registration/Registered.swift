@@ -12,5 +12,6 @@ package struct Registered: Sendable {
     package let attestationTrusted: Bool
     package let userVerified: Bool
     package let session: Sessions.Started?
-    package let idToken: String
+    /// Nil when `signInTokens` is off.
+    package let idToken: String?
 }

@@ -90,7 +90,7 @@ package struct RegistrationService: Sendable {
             "trusted": "\(verified.attestationTrusted)", "newUser": "\(stored.createdUser)",
             "enrollmentTicket": "\(pending.enrollmentTicketHash != nil)", "conditional": "\(pending.conditional)",
         ])
-        let idToken = try await service.tokens.issue(
+        let idToken = try await service.signInToken(
             for: owner, credentialID: verified.credentialID, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
         return Registered(
             username: owner.username, credentialID: verified.credentialID, attestationFormat: stored.record.attestationFormat,

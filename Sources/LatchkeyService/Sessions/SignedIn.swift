@@ -11,7 +11,8 @@ package struct SignedIn: Sendable {
     package let credentialID: [UInt8]
     package let userVerified: Bool
     package let session: Sessions.Started
-    package let idToken: String
+    /// Nil when `signInTokens` is off.
+    package let idToken: String?
 }
 
 /// Options issued with their challenge, and the bindings the client's binding carrier is to hold from now on.

@@ -105,7 +105,7 @@ package struct SignInService: Sendable {
             "user": .quoted(owner.username), "credential": "\(RelyingPartyService.logID(record.id))",
             "usernameless": "\(pending.userHandle == nil)", "userVerified": "\(verified.userVerified)",
         ])
-        let idToken = try await service.tokens.issue(
+        let idToken = try await service.signInToken(
             for: owner, credentialID: record.id, userVerified: verified.userVerified, nonce: pending.nonce, now: now)
         return SignedIn(user: owner, credentialID: record.id, userVerified: verified.userVerified, session: session, idToken: idToken)
     }

@@ -166,3 +166,12 @@ package struct SigningKeyRing: Sendable {
         }.reversed()
     }
 }
+
+extension RelyingPartyService {
+    /// The sign-in token a ceremony answers with (``SignInTokens/issue(for:credentialID:userVerified:nonce:now:)``),
+    /// or nil when `signInTokens` is off: nothing is signed then.
+    func signInToken(for user: UserRecord, credentialID: [UInt8], userVerified: Bool, nonce: String?, now: Date) async throws -> String? {
+        guard configuration.signInTokens else { return nil }
+        return try await tokens.issue(for: user, credentialID: credentialID, userVerified: userVerified, nonce: nonce, now: now)
+    }
+}
