@@ -1,0 +1,126 @@
+"""Moving out (issue 56): `latchkey export` writes every account of a tenant with its passkeys as JSON Lines in the
+migration format (MIGRATING.md), each line valid against docs/migration-account.schema.json, with what a new server
+needs to keep the passkeys working (the user handle, each COSE public key and counter) and nothing secret. Checked
+against what the software authenticator holds, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+
+import cbor2
+import jsonschema
+import pytest
+import requests
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from backend import Backend, create_admin_key, latchkey_command
+from conftest import REPO
+from softauthn import b64url, b64url_decode
+from test_http_api import assert_ok
+from test_postgres import postgres_url  # noqa: F401  (the fixture)
+
+SCHEMA = json.loads((REPO / "docs" / "migration-account.schema.json").read_text())
+
+
+def register(server, username: str, authenticator, contact: str | None = None) -> dict:
+    options = assert_ok(requests.post(server.url + "/attestation/options", json={"username": username, "displayName": username.title()},
+                                      timeout=10))
+    answer = authenticator.create(options)
+    if contact:
+        answer["contactIdentifier"] = contact
+    return assert_ok(requests.post(server.url + "/attestation/result", json=answer, timeout=10))
+
+
+def sign_in(server, authenticator) -> dict:
+    options = assert_ok(requests.post(server.url + "/assertion/options", json={}, timeout=10))
+    return assert_ok(requests.post(server.url + "/assertion/result", json=authenticator.get(options), timeout=10))
+
+
+def exported(server, *arguments: str) -> list[dict]:
+    done = latchkey_command(server, "export", *arguments)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    for line in lines:
+        jsonschema.validate(line, SCHEMA, format_checker=jsonschema.FormatChecker())
+    assert f"exported {len(lines)} account" in done.stderr
+    return lines
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_an_export_holds_every_account_and_what_keeps_its_passkeys_working(server_factory, request, store):
+    env = {"LATCHKEY_DATABASE": request.getfixturevalue("postgres_url")} if store == "postgres" else {}
+    server = server_factory(f"export-{store}", env)
+    backend = Backend(server.url, create_admin_key(server, "mover"), server.url + "/.well-known/jwks.json", issuer=server.origin,
+                      audience="localhost")
+    names = sorted("move-" + uuid.uuid4().hex[:8] for _ in range(3))
+    counting = server.authenticator(counter_step=3)
+    register(server, names[0], counting)
+    sign_in(server, counting)
+    sign_in(server, counting)
+    plain = server.authenticator()
+    register(server, names[1], plain, contact="ana@example.com")
+    assert backend.admin("PUT", f"/users/{names[1]}/groups", {"groups": ["staff", "ops"]}).status_code == 200
+    assert backend.admin("PATCH", f"/users/{names[1]}", {"disabled": True, "externalId": "crm-41"}).status_code == 200
+    backend.create_user(names[2])  # an account with no passkey yet
+
+    accounts = {account["username"]: account for account in exported(server)}
+    assert set(names) <= set(accounts)
+    first, second, bare = (accounts[name] for name in names)
+
+    # What the authenticator holds: the user handle it will hand back, the public key and the counter.
+    held = next(iter(counting.credentials.values()))
+    assert b64url_decode(first["userHandle"]) == held.user_handle
+    [passkey] = first["passkeys"]
+    assert passkey["credentialId"] == held.id and passkey["algorithm"] == -7
+    assert passkey["signCount"] == held.sign_count == 6
+    key = cbor2.loads(b64url_decode(passkey["publicKey"]))
+    numbers = held.private_key.public_key().public_numbers()
+    assert (key[1], key[3], key[-1]) == (2, -7, 1)
+    assert (key[-2], key[-3]) == (numbers.x.to_bytes(32, "big"), numbers.y.to_bytes(32, "big"))
+    assert passkey["lastUsedAt"] >= passkey["createdAt"] and passkey["attestationFormat"] == "none"
+    assert first["disabled"] is False and "contact" not in first and first["groups"] == []
+
+    assert second["contact"] == {"kind": "email", "value": "ana@example.com"}
+    assert second["groups"] == ["ops", "staff"] and second["disabled"] is True and second["externalId"] == "crm-41"
+    assert "lastUsedAt" not in second["passkeys"][0]
+    assert bare["passkeys"] == []
+
+    # Nothing secret: no session token, ticket or key of the server's.
+    text = latchkey_command(server, "export").stdout
+    for secret in ("sessionToken", "lk_admin_", "privateKey", "ticket"):
+        assert secret not in text
+    # Two exports of the same store are the same bytes.
+    assert latchkey_command(server, "export").stdout == text
+
+
+def test_one_account_or_a_tenants_and_clear_refusals(server_factory):
+    server = server_factory("export-one")
+    name = "one-" + uuid.uuid4().hex[:8]
+    register(server, name, server.authenticator())
+    [only] = exported(server, "--user", name)
+    assert only["username"] == name and len(only["passkeys"]) == 1
+    missing = latchkey_command(server, "export", "--user", "nobody-" + uuid.uuid4().hex[:6], check=False)
+    assert missing.returncode == 65 and "no user" in missing.stderr and missing.stdout == ""
+    unknown = latchkey_command(server, "export", "--tenant", "nowhere", check=False)
+    assert unknown.returncode == 65 and "no tenant" in unknown.stderr
+    malformed = latchkey_command(server, "export", "--tenant", "Not A Tenant!", check=False)
+    assert malformed.returncode != 0 and "--tenant" in malformed.stderr
+
+
+def test_an_exported_key_verifies_what_the_authenticator_signs(server_factory):
+    """The exported COSE key is the key the passkey signs with: a signature the authenticator makes for a sign-in
+    verifies with the key read from the export alone."""
+    server = server_factory("export-verify")
+    authenticator = server.authenticator()
+    name = "verify-" + uuid.uuid4().hex[:8]
+    register(server, name, authenticator)
+    [account] = exported(server, "--user", name)
+    key = cbor2.loads(b64url_decode(account["passkeys"][0]["publicKey"]))
+    public = ec.EllipticCurvePublicNumbers(int.from_bytes(key[-2], "big"), int.from_bytes(key[-3], "big"), ec.SECP256R1()).public_key()
+    options = assert_ok(requests.post(server.url + "/assertion/options", json={}, timeout=10))
+    answer = authenticator.get(options)
+    signed = b64url_decode(answer["response"]["authenticatorData"]) + hashlib.sha256(b64url_decode(answer["response"]["clientDataJSON"])).digest()
+    public.verify(b64url_decode(answer["response"]["signature"]), signed, ec.ECDSA(hashes.SHA256()))
+    assert b64url(b64url_decode(account["userHandle"])) == answer["response"]["userHandle"]
