@@ -778,3 +778,51 @@ def test_the_device_grant_is_only_for_clients_allowed_it(provider):
     assert changed.status_code == 200 and changed.json()["client"]["deviceAuthorization"] is True
     assert start_device(provider, ordinary).status_code == 200
 
+
+
+# ---- single-page apps: CORS on the provider's public endpoints ----------------------------------------------------
+
+
+def test_a_page_on_another_origin_may_call_the_token_endpoint_without_credentials(provider):
+    """OAuth 2.0 for Browser-Based Apps: the token, userinfo, revocation endpoints, discovery and the key set answer
+    any origin's preflight and replies with `Access-Control-Allow-Origin: *`, never with credentials; the pages and
+    the admin API do not."""
+    spa = "https://spa.example"
+    token_endpoint = provider.endpoint("token_endpoint")
+    preflight = requests.options(token_endpoint, timeout=15, headers={
+        "Origin": spa, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+    assert preflight.status_code == 204, preflight.text
+    assert preflight.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in preflight.headers["Access-Control-Allow-Methods"]
+    assert "content-type" in preflight.headers["Access-Control-Allow-Headers"].lower()
+    assert "Access-Control-Allow-Credentials" not in preflight.headers
+
+    client = provider.client(public=True, redirectURIs=[spa + "/callback"], scopes=["openid", "profile"])
+    browser, username, _ = provider.person()
+    oauth = session_for(provider, client)
+    location, verifier, nonce, _ = authorize(provider, browser, oauth)
+    code = query(location)["code"]
+    exchanged = requests.post(token_endpoint, headers={"Origin": spa}, timeout=15, data={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": spa + "/callback", "client_id": client["clientID"],
+        "code_verifier": verifier})
+    assert exchanged.status_code == 200, exchanged.text
+    assert exchanged.headers["Access-Control-Allow-Origin"] == "*" and "Access-Control-Allow-Credentials" not in exchanged.headers
+    token = exchanged.json()
+    refused = requests.post(token_endpoint, headers={"Origin": spa}, timeout=15, data={"grant_type": "authorization_code", "code": code,
+                                                                                       "client_id": client["clientID"]})
+    assert refused.status_code == 400 and refused.headers["Access-Control-Allow-Origin"] == "*", "a page reads the refusal too"
+    assert "WWW-Authenticate" in refused.headers.get("Access-Control-Expose-Headers", "")
+    info = requests.get(provider.endpoint("userinfo_endpoint"), timeout=15,
+                        headers={"Origin": spa, "Authorization": f"Bearer {token['access_token']}"})
+    assert info.status_code == 401 and info.headers["Access-Control-Allow-Origin"] == "*", "the replayed code revoked the token"
+    for url in (provider.issuer + "/.well-known/openid-configuration", provider.endpoint("jwks_uri")):
+        public = requests.get(url, headers={"Origin": spa}, timeout=15)
+        assert public.status_code == 200 and public.headers["Access-Control-Allow-Origin"] == "*"
+
+    # The browser's own pages and the admin API stay closed to other origins.
+    page = requests.options(provider.endpoint("authorization_endpoint"), timeout=15,
+                            headers={"Origin": spa, "Access-Control-Request-Method": "POST"})
+    assert page.status_code == 403 and "Access-Control-Allow-Origin" not in page.headers
+    admin = requests.options(provider.server.url + "/admin/v1/oauth-clients", timeout=15,
+                             headers={"Origin": spa, "Access-Control-Request-Method": "GET"})
+    assert admin.status_code == 403 and "Access-Control-Allow-Origin" not in admin.headers

@@ -14,7 +14,7 @@ enum ResponseOutcome {
 /// Answers one listener's requests: the steps every request takes around its route, in this order.
 /// 1. Its ID, whom it counts against, and (with metrics on) the gauge of requests in progress.
 /// 2. The route its path matches (its template names it in logs and metrics).
-/// 3. A CORS preflight from an allowed origin is answered here.
+/// 3. A CORS preflight from an allowed origin, or to the OpenID provider's public endpoints, is answered here.
 /// 4. The guards: cross-site requests, the rate limit, paths no file could have.
 /// 5. The route: one that cannot suspend runs here on the event loop, one that may in one task (the only
 ///    hop of the request). A wrong method on a known path is a 405 with `Allow`, OPTIONS a 204 with it, HEAD
@@ -56,7 +56,7 @@ struct Responder: Sendable {
 
         let work: RouteWork
         do {
-            if let preflight = cors?.preflight(request) {
+            if let preflight = ProviderCORS.preflight(request) ?? cors?.preflight(request) {
                 return .ready(finish(.success(preflight), request, context, start, active))
             }
             try crossSiteGuard?.check(request)
@@ -178,7 +178,11 @@ struct Responder: Sendable {
             ])
             response = refusal.response
         }
-        cors?.decorate(&response, for: request)
+        if ProviderCORS.covers(request) {
+            ProviderCORS.decorate(&response, for: request)
+        } else {
+            cors?.decorate(&response, for: request)
+        }
         securityHeaders.apply(to: &response.headers)
         if let id = context.requestID { response.headers[RequestIDs.header] = id }
         requestMetrics?.record(route: context.endpointPath, method: request.method, status: response.status, since: start)
