@@ -5,7 +5,13 @@ app (authlib) exchanges for tokens naming that person. A browser already signed 
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import http.server
+import json
 import secrets
+import threading
 import urllib.parse
 import uuid
 
@@ -166,3 +172,79 @@ def test_a_person_approves_a_device_on_the_device_page(driver, openid_server):  
     driver.find_element(By.ID, "oidc-sign-out").click()
     WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_elements(By.CSS_SELECTOR, 'main[data-step="signed-out"]'))
     assert not any(cookie["name"] == "latchkey_session" for cookie in driver.get_cookies())
+
+
+SPA_CALLBACK = """<!doctype html>
+<html><head><meta charset="utf-8"><title>SPA</title></head><body><pre id="result">working</pre>
+<script>
+// A single-page app's callback on its own origin: it redeems the code from the page, with its PKCE verifier (which a
+// real app keeps in sessionStorage; this test page carries it in `state`).
+(async () => {
+  const query = new URLSearchParams(location.search);
+  const settings = JSON.parse(atob(query.get('state')));
+  const reply = await fetch(settings.token, {
+    method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: query.get('code'), redirect_uri: settings.redirect,
+                                client_id: settings.client, code_verifier: settings.verifier }),
+  });
+  const tokens = await reply.json();
+  const info = await fetch(settings.userinfo, { headers: { Authorization: 'Bearer ' + tokens.access_token } });
+  document.getElementById('result').textContent = JSON.stringify({ status: reply.status, tokens, userinfo: await info.json() });
+})().catch((error) => { document.getElementById('result').textContent = 'failed: ' + error; });
+</script></body></html>
+"""
+
+
+@pytest.fixture
+def spa_origin():
+    """A single-page app's origin: another port on this machine, serving its callback page."""
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (the standard library's name)
+            body = SPA_CALLBACK.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Page))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_a_single_page_app_on_another_origin_redeems_its_code_from_the_page(driver, openid_server, spa_origin):  # noqa: F811
+    """Chromium runs the app's own JavaScript on its own origin: after the passkey sign-in it lands there and redeems
+    the code at the token endpoint and reads userinfo with fetch, which CORS lets it read."""
+    key = create_admin_key(openid_server, "browser-spa-" + uuid.uuid4().hex[:6])
+    redirect = spa_origin + "/callback"
+    made = requests.post(openid_server.url + "/admin/v1/oauth-clients", headers={"Authorization": f"Bearer {key}"}, timeout=15, json={
+        "name": "Notes SPA", "public": True, "redirectURIs": [redirect]})
+    assert made.status_code == 201, made.text
+    client_id = made.json()["client"]["clientID"]
+    page = Page(driver, openid_server).open()
+    fresh_authenticator(driver)
+    username = "spa-" + uuid.uuid4().hex[:8]
+    page.fill("username", username)
+    page.fill("displayName", "SPA Person")
+    page.click_ok("register")
+
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    state = base64.b64encode(json.dumps({
+        "token": openid_server.origin + "/oidc/token", "userinfo": openid_server.origin + "/oidc/userinfo", "redirect": redirect,
+        "client": client_id, "verifier": verifier}).encode()).decode()
+    driver.get(openid_server.origin + "/oidc/authorize?" + urllib.parse.urlencode({
+        "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "scope": "openid profile", "state": state,
+        "code_challenge": challenge, "code_challenge_method": "S256"}))
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.current_url.startswith(redirect))
+    WebDriverWait(driver, STEP_TIMEOUT).until(lambda d: d.find_element(By.ID, "result").text != "working")
+    result = driver.find_element(By.ID, "result").text
+    assert not result.startswith("failed"), result
+    reply = json.loads(result)
+    assert reply["status"] == 200 and reply["tokens"]["id_token"]
+    assert reply["userinfo"]["preferred_username"] == username
