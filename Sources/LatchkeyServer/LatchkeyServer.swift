@@ -85,6 +85,7 @@ public enum LatchkeyServer {
         AdminController(routes: routes).addRoutes(to: admin)
         EventsController(routes: routes).addAdminRoutes(to: admin)
         OAuthClientsController(routes: routes).addRoutes(to: admin)
+        MigrationController(routes: routes).addRoutes(to: admin)
         StatisticsController(routes: routes).addAdminRoutes(to: admin)
         if let tenants {
             TenantsController(routes: routes, refresh: { try? await tenants.refresh(logger: logger) })

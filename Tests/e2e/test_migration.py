@@ -124,3 +124,32 @@ def test_an_exported_key_verifies_what_the_authenticator_signs(server_factory):
     signed = b64url_decode(answer["response"]["authenticatorData"]) + hashlib.sha256(b64url_decode(answer["response"]["clientDataJSON"])).digest()
     public.verify(b64url_decode(answer["response"]["signature"]), signed, ec.ECDSA(hashes.SHA256()))
     assert b64url(b64url_decode(account["userHandle"])) == answer["response"]["userHandle"]
+
+
+def test_the_admin_api_streams_the_same_export(server_factory):
+    """`GET /admin/v1/export`: the same lines as `latchkey export`, sent chunked as they are read (more than one page
+    of accounts here), `?user=` for one; an admin key only."""
+    server = server_factory("export-http")
+    backend = Backend(server.url, create_admin_key(server, "mover"), server.url + "/.well-known/jwks.json", issuer=server.origin,
+                      audience="localhost")
+    for index in range(620):
+        backend.create_user(f"bulk-{index:04d}")
+    name = "keyed-" + uuid.uuid4().hex[:6]
+    register(server, name, server.authenticator())
+
+    reply = requests.get(server.url + "/admin/v1/export", headers=backend.headers, timeout=60, stream=True)
+    assert reply.status_code == 200 and reply.headers["Content-Type"] == "application/jsonl"
+    assert reply.headers.get("Transfer-Encoding") == "chunked" and "Content-Length" not in reply.headers
+    body = reply.content.decode()
+    assert body == latchkey_command(server, "export").stdout
+    lines = [json.loads(line) for line in body.splitlines()]
+    assert len(lines) == 621 and [line["username"] for line in lines] == sorted(line["username"] for line in lines)
+
+    one = requests.get(server.url + "/admin/v1/export", params={"user": name}, headers=backend.headers, timeout=15)
+    assert one.status_code == 200 and json.loads(one.text)["username"] == name and len(one.text.splitlines()) == 1
+    missing = requests.get(server.url + "/admin/v1/export", params={"user": "nobody"}, headers=backend.headers, timeout=15)
+    assert missing.status_code == 404 and missing.json()["status"] == "failed"
+    assert requests.get(server.url + "/admin/v1/export", timeout=15).status_code == 401
+    # HEAD: the head alone.
+    head = requests.head(server.url + "/admin/v1/export", headers=backend.headers, timeout=15)
+    assert head.status_code == 200 and head.text == ""

@@ -133,7 +133,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ response: Response, to request: Request, closes requested: Bool, context: ChannelHandlerContext) {
         var headers = response.headers
         let closes = requested || headers[.connection].map({ Substring($0).equalsIgnoringASCIICase("close") }) == true
-        if response.status != .noContent && response.status != .notModified {
+        let stream = request.method == .HEAD ? nil : response.bodyStream
+        if stream != nil {
+            headers.remove(name: "Content-Length")
+            headers[.transferEncoding] = "chunked"
+        } else if response.status != .noContent && response.status != .notModified {
             headers[.contentLength] = String(response.body.readableBytes)
         }
         if closes {
@@ -143,12 +147,40 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if case .discarding = state {} else { state = .idle }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: response.status, headers: headers))), promise: nil)
+        if let stream {
+            send(stream, closes: closes, context: context)
+            return
+        }
         if request.method != .HEAD, response.body.readableBytes > 0 {
             context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil)
         }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if closes {
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        }
+    }
+
+    /// Sends a streamed body after its head, in a task of its own: each piece written and flushed on the event loop,
+    /// the producer waiting for it; then the end, or, when the producer fails, a close without it.
+    private func send(_ stream: Response.BodyStream, closes: Bool, context: ChannelHandlerContext) {
+        context.flush()
+        let eventLoop = context.eventLoop
+        let bound = NIOLoopBound(context, eventLoop: eventLoop)
+        Task {
+            do {
+                try await stream.produce { piece in
+                    try await eventLoop.flatSubmit {
+                        bound.value.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(piece))))
+                    }.get()
+                }
+                try await eventLoop.flatSubmit {
+                    let ended = bound.value.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+                    if closes { ended.assumeIsolated().whenComplete { _ in bound.value.close(promise: nil) } }
+                    return ended
+                }.get()
+            } catch {
+                eventLoop.execute { bound.value.close(promise: nil) }
+            }
         }
     }
 
