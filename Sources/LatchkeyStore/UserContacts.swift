@@ -22,4 +22,6 @@ public struct UserContact: Sendable, Equatable {
 public protocol UserContactStore: Sendable {
     /// The contact of the user with this handle, if they have one.
     func contact(ofUser handle: [UInt8]) async throws -> UserContact?
+    /// Replaces the user's contact (nil removes it), with `events`; false, changing nothing, when there is no such user.
+    func setContact(_ contact: UserContact?, ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Bool
 }

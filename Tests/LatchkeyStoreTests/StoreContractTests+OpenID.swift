@@ -213,6 +213,25 @@ extension StoreContractTests {
         _ = try await store.deleteUser(handle: alice.handle)
         #expect(try await store.groups(ofUser: alice.handle).isEmpty)
     }
+
+    @Test(arguments: StoreBackend.all)
+    func aContactIsReplacedOrRemovedWithItsEventOnlyForAUserThatExists(backend: StoreBackend) async throws {
+        let store = try await backend.make()
+        let alice = Fixtures.user("alice", handle: 1)
+        try await store.registerNew(alice, with: Fixtures.credential(7, of: alice), session: Fixtures.session(1, of: alice))
+        let email = UserContact(kind: .email, value: "älice@example.com"), phone = UserContact(kind: .phone, value: "+4915112345678")
+        #expect(try await store.setContact(email, ofUser: alice.handle, recording: [Self.event(.userUpdated, 1, user: alice)]))
+        #expect(try await store.contact(ofUser: alice.handle) == email)
+        #expect(try await store.setContact(phone, ofUser: alice.handle, recording: []))
+        #expect(try await store.contact(ofUser: alice.handle) == phone)
+        #expect(try await store.setContact(nil, ofUser: alice.handle, recording: []))
+        #expect(try await store.contact(ofUser: alice.handle) == nil)
+        let nobody = Fixtures.user("nobody", handle: 9)
+        #expect(try await store.setContact(email, ofUser: nobody.handle, recording: [Self.event(.userUpdated, 2, user: nobody)]) == false)
+        #expect(try await store.contact(ofUser: nobody.handle) == nil)
+        #expect(try await store.securityEvent(id: Self.event(.userUpdated, 1, user: alice).id) != nil)
+        #expect(try await store.securityEvent(id: Self.event(.userUpdated, 2, user: nobody).id) == nil, "no event for nothing changed")
+    }
 }
 
 private extension LatchkeyStore {

@@ -115,6 +115,7 @@ final class StoreWorkload: Sendable {
         _ = try await store.contact(ofUser: known.handle)
         _ = try await store.groups(ofUser: known.handle)
         _ = try await store.setGroups(["staff", "team:ops"], ofUser: known.handle, recording: [Self.event(.userUpdated, 9_009, user: known)])
+        _ = try await store.setContact(UserContact(kind: .phone, value: "+4915112345678"), ofUser: known.handle, recording: [])
         _ = try await store.passkeyShapes()
 
         // A registration: its ceremony, the lookup, the write.

@@ -826,3 +826,33 @@ def test_a_page_on_another_origin_may_call_the_token_endpoint_without_credential
     admin = requests.options(provider.server.url + "/admin/v1/oauth-clients", timeout=15,
                              headers={"Origin": spa, "Access-Control-Request-Method": "GET"})
     assert admin.status_code == 403 and "Access-Control-Allow-Origin" not in admin.headers
+
+
+def test_an_administrator_sets_changes_and_removes_a_contact(provider):
+    """`PUT /admin/v1/users/{username}/contact`: a backend gives an account a contact (form-checked, unverified), changes
+    or removes it; the provider releases what is there at the next token, and an event records each change."""
+    client = provider.client(public=True)
+    browser, username, _ = provider.person()
+    assert provider.admin("GET", f"/users/{username}").json()["user"].get("contact") is None
+    changed = provider.admin("PUT", f"/users/{username}/contact", {"contact": "+44 20 7946 0958"})
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["user"]["contact"] == {"kind": "phone", "value": "+442079460958"}
+    assert provider.admin("PUT", f"/users/{username}/contact", {"contact": "ana@example.com"}).json()["user"]["contact"]["kind"] == "email"
+
+    oauth = session_for(provider, client, scope="openid email")
+    location, verifier, nonce, _ = authorize(provider, browser, oauth)
+    token = oauth.fetch_token(provider.endpoint("token_endpoint"), authorization_response=location, code_verifier=verifier)
+    claims = verified_id_token(provider, token, client["clientID"], nonce)
+    assert claims["email"] == "ana@example.com" and claims["email_verified"] is False
+
+    for bad in ["nobody", "+12", "a @b.example"]:
+        refused = provider.admin("PUT", f"/users/{username}/contact", {"contact": bad})
+        assert refused.status_code == 400 and "contact" in refused.json()["errorMessage"]
+    assert provider.admin("GET", f"/users/{username}").json()["user"]["contact"]["value"] == "ana@example.com", "a refusal changes nothing"
+    empty = provider.admin("PUT", f"/users/{username}/contact", {})
+    assert empty.status_code == 400 and "contact" in empty.json()["errorMessage"], "an empty body removes nothing"
+    removed = provider.admin("PUT", f"/users/{username}/contact", {"contact": None})
+    assert removed.status_code == 200 and removed.json()["user"].get("contact") is None
+    assert provider.admin("PUT", "/users/nobody-" + uuid.uuid4().hex[:6] + "/contact", {"contact": "x@y.example"}).status_code == 404
+    events = provider.admin("GET", f"/events?user={username}&type=user.updated").json()["events"]
+    assert [event["detail"] for event in events] == ["contact removed", "contact: email", "contact: phone"]

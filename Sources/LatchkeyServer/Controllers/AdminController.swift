@@ -25,6 +25,7 @@ struct AdminController: Sendable {
         group.post("users/{username}/enrollment-tickets", use: issueTicket)
         group.delete("users/{username}/enrollment-tickets", use: revokeTickets)
         group.put("users/{username}/groups", use: setGroups)
+        group.put("users/{username}/contact", use: setContact)
     }
 
     @Sendable func createUser(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
@@ -75,6 +76,13 @@ struct AdminController: Sendable {
     @Sendable func setGroups(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
         let user = try await namedUser(context)
         _ = try await users.setGroups(try request.decode(as: UserGroupsRequest.self).groups, of: user, caller: routes.caller(request, context))
+        return try await userReply(user)
+    }
+
+    /// `PUT /admin/v1/users/{username}/contact` with `{"contact": "..." | null}`: the user's contact, replaced or removed.
+    @Sendable func setContact(_ request: Request, context: LatchkeyRequestContext) async throws -> Response {
+        let user = try await namedUser(context)
+        _ = try await users.setContact(try request.decode(as: UserContactRequest.self).contact, of: user, caller: routes.caller(request, context))
         return try await userReply(user)
     }
 

@@ -38,3 +38,20 @@ package struct UpdateUserRequest: Decodable, Sendable {
 package struct UserGroupsRequest: Decodable, Sendable {
     package var groups: [String]
 }
+
+/// `PUT /admin/v1/users/{username}/contact` body: an email address or an E.164 phone number, or null to remove it. The
+/// member is required, so an empty body removes nothing.
+package struct UserContactRequest: Decodable, Sendable {
+    package var contact: String?
+
+    enum CodingKeys: String, CodingKey { case contact }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.contact) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.contact, .init(codingPath: [], debugDescription: "contact is missing: send a contact, or null to remove it"))
+        }
+        contact = try container.decodeNil(forKey: .contact) ? nil : container.decode(String.self, forKey: .contact)
+    }
+}

@@ -62,6 +62,16 @@ package struct UserAdministration: Sendable {
         return sorted
     }
 
+    /// Makes `text` (an email address or an E.164 number, form-checked; nil removes it) `user`'s contact, unverified,
+    /// recorded as `user.updated`.
+    package func setContact(_ text: String?, of user: UserRecord, caller: Caller) async throws -> UserContact? {
+        let contact = try text.map { text throws(ServiceError) in try ContactIdentifier.parse(text, member: "contact") }
+        let event = try service.events.event(
+            .userUpdated, caller.origin, user: user, detail: contact.map { "contact: \($0.kind.rawValue)" } ?? "contact removed")
+        guard try await service.store.setContact(contact, ofUser: user.handle, recording: [event]) else { throw Self.noUser(user.username) }
+        return contact
+    }
+
     /// The contact `user`'s account was created with, if any.
     package func contact(of user: UserRecord) async throws -> UserContact? {
         try await service.store.contact(ofUser: user.handle)

@@ -68,7 +68,7 @@ package struct RegistrationService: Sendable {
     /// the registration. A failed answer costs a third, which spends its challenge.
     package func finish(_ credential: RegistrationCredential, caller: Caller, presented binding: CeremonyBinding) async throws -> Registered {
         let answer = try RegistrationAnswer(credential)
-        let contact = try credential.contactIdentifier.map(ContactIdentifier.parse)
+        let contact = try credential.contactIdentifier.map { text throws(ServiceError) in try ContactIdentifier.parse(text) }
         // §7.1 step 8: the ceremony is found by the challenge the client data carries; it is read here and
         // consumed with the registration's record, or, when the answer fails, consumed all the same below: a
         // challenge is answered once.
