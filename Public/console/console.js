@@ -748,6 +748,36 @@
               })))))))));
   }
 
+  /** The New app form: registers an OpenID client (POST /oauth-clients) and shows its secret, once. */
+  async function createApp(form) {
+    const redirectURIs = form.elements.redirectURIs.value.split('\n').map((line) => line.trim()).filter((line) => line);
+    const scopes = ['openid', 'profile', 'email', 'phone', 'groups'].concat(form.elements.offline.checked ? ['offline_access'] : []);
+    const body = {
+      name: form.elements.name.value.trim(), redirectURIs, public: form.elements.public.checked, consent: form.elements.consent.checked,
+      deviceAuthorization: form.elements.device.checked, scopes,
+    };
+    const submit = form.querySelector('button[type="submit"]');
+    submit.disabled = true;
+    try {
+      const { client } = await v1('POST', '/oauth-clients', body);
+      form.reset();
+      $('new-app-panel').open = false;
+      replace($('app-secret'), h('section', { class: 'panel', 'aria-label': 'New app' },
+        h('h2', { text: `${client.name} is registered` }),
+        h('p', { text: 'Its client ID, for the app\'s OpenID Connect settings:' }), h('div', { class: 'link-box' }, h('code', { text: client.clientID })),
+        client.clientSecret ? [
+          h('p', { text: 'Its secret, shown only now: copy it into the app.' }),
+          h('div', { class: 'link-box' }, h('code', { id: 'app-client-secret', text: client.clientSecret })),
+        ] : null));
+      toast(`App ${client.name} registered.`);
+      await renderApps();
+    } catch (error) {
+      failed(error);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
   // ---- keys -------------------------------------------------------------------------------
 
   async function renderKeys() {
@@ -822,6 +852,7 @@
       go(location.hash.replace(/^#/, '').split('/')[0] || 'overview');
     });
     $('new-user').addEventListener('submit', (event) => { event.preventDefault(); createUser(event.target); });
+    $('new-app').addEventListener('submit', (event) => { event.preventDefault(); createApp(event.target); });
     $('event-filter').addEventListener('submit', (event) => { event.preventDefault(); renderEvents(false).catch(failed); });
     $('delivery-filter').addEventListener('submit', (event) => { event.preventDefault(); renderDeliveries(false).catch(failed); });
     window.addEventListener('hashchange', route);

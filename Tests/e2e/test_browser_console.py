@@ -299,6 +299,21 @@ def test_the_apps_view_lists_the_openid_clients_and_removes_one(driver, console)
     assert "removed" in toast(driver)
     assert console.admin("GET", f"/admin/v1/oauth-clients/{client['clientID']}").status_code == 404
 
+    # A new app registered from the view: its secret shown once, then listed without it.
+    driver.find_element(By.CSS_SELECTOR, "#new-app-panel summary").click()
+    driver.find_element(By.ID, "new-app-name").send_keys("Wiki")
+    driver.find_element(By.ID, "new-app-redirects").send_keys("https://wiki.example/callback\nhttps://wiki.example/other")
+    driver.find_element(By.CSS_SELECTOR, "#new-app input[name=offline]").click()
+    driver.find_element(By.CSS_SELECTOR, "#new-app button[type=submit]").click()
+    assert "registered" in toast(driver)
+    secret = driver.find_element(By.ID, "app-client-secret").text
+    assert secret.startswith("lk_secret_")
+    listed = console.admin("GET", "/admin/v1/oauth-clients").json()["clients"]
+    wiki = next(c for c in listed if c["name"] == "Wiki")
+    assert wiki["redirectURIs"] == ["https://wiki.example/callback", "https://wiki.example/other"] and "offline_access" in wiki["scopes"]
+    assert wiki["public"] is False and "clientSecret" not in wiki
+    WebDriverWait(driver, WAIT).until(lambda d: any(wiki["clientID"] in r.text for r in d.find_elements(By.CSS_SELECTOR, "#app-list tbody tr")))
+
 
 def test_an_operator_picks_a_tenant_and_manages_its_users(driver, console):  # noqa: F811
     """The tenant picker: a tenant's users, made and listed through the console, are that tenant's only."""
