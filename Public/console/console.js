@@ -559,6 +559,27 @@
       },
     });
     const linkBox = h('div', { id: 'enrollment-link' });
+    // Groups (comma-separated) and the contact (empty removes it), saved together through the admin API.
+    const profile = h('form', { id: 'user-profile', class: 'toolbar', 'aria-label': `Groups and contact of ${name}` },
+      h('label', { for: 'user-groups', text: 'Groups' }),
+      h('input', { id: 'user-groups', name: 'groups', value: (user.groups || []).join(', '), autocomplete: 'off', spellcheck: 'false' }),
+      h('label', { for: 'user-contact', text: 'Contact' }),
+      h('input', {
+        id: 'user-contact', name: 'contact', value: user.contact ? user.contact.value : '', autocomplete: 'off', spellcheck: 'false',
+        placeholder: 'an email address or +number',
+      }),
+      h('button', { type: 'submit', text: 'Save groups and contact' }));
+    profile.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const groups = profile.elements.groups.value.split(',').map((group) => group.trim()).filter((group) => group);
+      const contact = profile.elements.contact.value.trim() || null;
+      try {
+        await v1('PUT', `/users/${segment(name)}/groups`, { groups });
+        await v1('PUT', `/users/${segment(name)}/contact`, { contact });
+        toast(`${name}'s groups and contact are saved.`);
+        await renderUser(name);
+      } catch (error) { failed(error); }
+    });
     replace($('user-detail'), h('section', { class: 'panel', 'aria-label': `User ${name}` },
       h('h2', { text: name }),
       h('dl', { class: 'profile' },
@@ -584,6 +605,7 @@
           },
         })),
       linkBox,
+      profile,
       h('h2', { text: 'Passkeys' }),
       passkeys.length === 0 ? h('p', { class: 'empty', text: 'No passkey. Issue an enrollment link so they can make one.' })
         : h('div', { class: 'table-wrap' }, h('table', {},

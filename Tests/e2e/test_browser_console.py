@@ -253,6 +253,20 @@ def test_an_operator_creates_a_user_with_a_link_and_sees_where_events_came_from(
                                       json={"enrollmentTicket": link.split("#ticket=", 1)[1]}, timeout=10))
     assert options["user"]["name"] == "newcomer", options
 
+    # Groups and a contact, set on the user's page: a contact of neither form is refused, and the toast says why.
+    driver.find_element(By.ID, "user-groups").send_keys("staff, team:ops")
+    driver.find_element(By.ID, "user-contact").send_keys("not a contact")
+    driver.find_element(By.CSS_SELECTOR, "#user-profile button[type=submit]").click()
+    assert "contact" in toast(driver)
+    contact = driver.find_element(By.ID, "user-contact")
+    contact.clear()
+    contact.send_keys("nia@example.com")
+    driver.find_element(By.CSS_SELECTOR, "#user-profile button[type=submit]").click()
+    assert "saved" in toast(driver)
+    user = assert_ok(console.admin("GET", "/admin/v1/users/newcomer"))["user"]
+    assert user["groups"] == ["staff", "team:ops"] and user["contact"] == {"kind": "email", "value": "nia@example.com"}, user
+    WebDriverWait(driver, WAIT).until(lambda d: "nia@example.com (email, not verified)" in d.find_element(By.ID, "user-detail").text)
+
     # A username that is taken: the form says so and keeps what was typed.
     driver.find_element(By.CSS_SELECTOR, "#new-user-panel summary").click()
     driver.find_element(By.ID, "new-username").send_keys("newcomer")
