@@ -9,6 +9,8 @@ public enum UserStatisticsChange: Sendable, Equatable {
     case passkeyRemoved
     /// The account is gone, with its passkeys.
     case deleted
+    /// The account moved in with this many passkeys.
+    case imported(passkeys: Int64)
 
     /// The count this change derives from what the user's row says after it (what a store's SQL `RETURNING`s): for a
     /// sign-in, anything when the row changed (the first that day); for a passkey added or removed, the passkeys held
@@ -20,6 +22,7 @@ public enum UserStatisticsChange: Sendable, Equatable {
         case (.passkeyAdded, 1): StatisticsCount(.usersWithPasskey)
         case (.passkeyRemoved, 0): StatisticsCount(.usersWithPasskey, amount: -1)
         case (.deleted, .some(let passkeys)) where passkeys > 0: StatisticsCount(.usersWithPasskey, amount: -1)
+        case (.imported(let passkeys), .some(let held)) where passkeys > 0 && held == passkeys: StatisticsCount(.usersWithPasskey)
         default: nil
         }
     }
@@ -68,6 +71,9 @@ public struct EventStatistics: Sendable {
         case .accountDeleted:
             counts.append(StatisticsCount(.users, amount: -1))
             if let handle { userChange = (handle, .deleted) }
+        case .accountImported:
+            counts.append(StatisticsCount(.users))
+            if let handle { userChange = (handle, .imported(passkeys: Self.importedPasskeys(in: event.detail))) }
         case .enrollmentTicketIssued:
             counts.append(StatisticsCount(.ticketsIssued))
         case .enrollmentTicketUsed:
@@ -79,6 +85,15 @@ public struct EventStatistics: Sendable {
              .oauthClientDeleted, .oauthTokenRefreshed, .oauthTokenRevoked, .oauthTokenReused, .oauthAccessDenied:
             break
         }
+    }
+
+    /// The detail of an imported account's event: `imported with N passkeys`.
+    public static func importedDetail(passkeys: Int) -> String { "imported with \(passkeys) passkey\(passkeys == 1 ? "" : "s")" }
+
+    /// How many passkeys ``importedDetail(passkeys:)`` says; 0 for any other text.
+    private static func importedPasskeys(in detail: String?) -> Int64 {
+        guard let detail, detail.hasPrefix("imported with ") else { return 0 }
+        return Int64(detail.dropFirst("imported with ".count).prefix { $0.isASCII && $0.isNumber }) ?? 0
     }
 
     /// The client an OpenID event's detail names: `client ID (name)…`.
@@ -125,6 +140,9 @@ public struct UserStatisticsState: Sendable, Equatable {
             return (next, change.derivedCount(returned: next.passkeys))
         case .deleted:
             return (nil, change.derivedCount(returned: state?.passkeys))
+        case .imported(let passkeys):
+            next.passkeys += passkeys
+            return (next, change.derivedCount(returned: next.passkeys))
         }
     }
 }

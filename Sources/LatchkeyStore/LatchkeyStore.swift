@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// A backend applies its ``StoreCallPolicy`` where every call enters the database, once per call
 /// (the operation timed is the method's name): a new method is written here and in each backend.
 public protocol LatchkeyStore: Service, BackendStore, DeviceKeyStore, AppAttestStore, SecurityEventStore, TenantStore,
-    StatisticsStore, OpenIDStore, UserContactStore, UserGroupStore
+    StatisticsStore, OpenIDStore, UserContactStore, UserGroupStore, AccountImportStore
 {
     // MARK: Users and credentials
 

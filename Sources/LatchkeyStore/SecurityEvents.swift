@@ -19,6 +19,8 @@ public enum SecurityEventType: String, Sendable, CaseIterable, Codable {
     /// Sign-out, or every session ended by an admin.
     case sessionEnded = "session.ended"
     case accountDeleted = "account.deleted"
+    /// An account moved in from another server with its passkeys (`latchkey import`); the detail says how many.
+    case accountImported = "account.imported"
     case adminKeyCreated = "admin_key.created"
     case adminKeyRevoked = "admin_key.revoked"
     case enrollmentTicketIssued = "enrollment_ticket.issued"

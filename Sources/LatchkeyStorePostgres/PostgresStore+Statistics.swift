@@ -53,6 +53,13 @@ extension PostgresStore {
         case .deleted:
             ("DELETE FROM statistics_users USING locked WHERE tenant = $1 AND user_handle = $7 RETURNING passkeys AS value",
              .usersWithPasskey, -1, "WHERE value > 0")
+        case .imported(let passkeys):
+            // The count is the store's own number, never input text.
+            ("""
+             INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) SELECT $1, $7, \(passkeys), NULL FROM locked
+             ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = statistics_users.passkeys + EXCLUDED.passkeys
+             RETURNING passkeys AS value
+             """, .usersWithPasskey, 1, passkeys > 0 ? "WHERE value = \(passkeys)" : "WHERE false")
         }
     }
 

@@ -218,7 +218,7 @@ extension SQLiteStore {
         }
     }
 
-    private static func insert(_ credential: CredentialRecord, into database: SQLiteConnection) throws {
+    static func insert(_ credential: CredentialRecord, into database: SQLiteConnection) throws {
         try database.withStatement(insertCredential) { statement in
             try statement.bind(
                 credential.id, credential.userHandle, credential.publicKey, credential.algorithm.rawValue,

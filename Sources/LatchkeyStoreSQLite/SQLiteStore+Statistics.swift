@@ -26,6 +26,11 @@ extension SQLiteStore {
         RETURNING passkeys
         """
     private static let deleteUser = "DELETE FROM statistics_users WHERE tenant = current_tenant() AND user_handle = ?1 RETURNING passkeys"
+    private static let addImported = """
+        INSERT INTO statistics_users (tenant, user_handle, passkeys, last_active_day) VALUES (current_tenant(), ?1, ?2, NULL)
+        ON CONFLICT (tenant, user_handle) DO UPDATE SET passkeys = passkeys + excluded.passkeys
+        RETURNING passkeys
+        """
 
     /// Adds what `event` counts to its day's rows, in the event's transaction.
     static func countStatistics(of event: SecurityEvent, in database: SQLiteConnection) throws {
@@ -37,9 +42,14 @@ extension SQLiteStore {
         case .passkeyAdded: addPasskey
         case .passkeyRemoved: removePasskey
         case .deleted: deleteUser
+        case .imported: addImported
         }
         let returned = try database.withStatement(sql) { statement -> Int64? in
-            if change == .signedIn { try statement.bind(handle, statistics.day.description) } else { try statement.bind(handle) }
+            switch change {
+            case .signedIn: try statement.bind(handle, statistics.day.description)
+            case .imported(let passkeys): try statement.bind(handle, passkeys)
+            default: try statement.bind(handle)
+            }
             let value = try statement.step() ? statement.int64(0) : nil
             try statement.finish()
             return value

@@ -116,6 +116,18 @@ final class StoreWorkload: Sendable {
         _ = try await store.groups(ofUser: known.handle)
         _ = try await store.setGroups(["staff", "team:ops"], ofUser: known.handle, recording: [Self.event(.userUpdated, 9_009, user: known)])
         _ = try await store.setContact(UserContact(kind: .phone, value: "+4915112345678"), ofUser: known.handle, recording: [])
+        // An account moved in, then the same again (unchanged), then one that clashes with it.
+        let movedIn = UserRecord(handle: Fixtures.bytes(0xE1, count: 64), username: "moved-in", displayName: "Moved In", createdAt: now)
+        let imported = ImportedAccount(
+            user: movedIn, credentials: [Fixtures.credential(Fixtures.bytes(0xE2, count: 16), of: movedIn)],
+            contact: UserContact(kind: .email, value: "moved@example.com"), groups: ["staff"])
+        var importEvent = Self.event(.accountImported, 9_010, user: movedIn)
+        importEvent.detail = EventStatistics.importedDetail(passkeys: 1)
+        _ = try await store.importAccount(imported, recording: [importEvent])
+        _ = try await store.importAccount(imported, recording: [])
+        var clash = imported
+        clash.user.handle = Fixtures.bytes(0xE3, count: 64)
+        _ = try await store.importAccount(clash, recording: [])
         _ = try await store.passkeyShapes()
 
         // A registration: its ceremony, the lookup, the write.
