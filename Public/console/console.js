@@ -11,7 +11,7 @@
   const EVENT_TYPES = [
     'user.created', 'user.updated', 'passkey.registered', 'passkey.renamed', 'passkey.removed', 'passkey.counter_regressed',
     'device_key.enrolled', 'device_key.renamed', 'device_key.removed', 'sign_in.succeeded', 'sign_in.refused',
-    'session.ended', 'account.deleted', 'admin_key.created', 'admin_key.revoked', 'enrollment_ticket.issued',
+    'session.ended', 'account.deleted', 'account.imported', 'admin_key.created', 'admin_key.revoked', 'enrollment_ticket.issued',
     'enrollment_ticket.used', 'enrollment_ticket.revoked', 'signing_key.rotated', 'tenant.created', 'tenant.updated',
     'tenant.deleted', 'oauth_client.created', 'oauth_client.updated', 'oauth_client.deleted', 'oauth_token.issued',
     'oauth_token.refreshed', 'oauth_token.revoked', 'oauth_token.reused', 'oauth_access.denied',

@@ -43,7 +43,7 @@ struct Latchkey: AsyncParsableCommand {
         version: LatchkeyServer.version,
         subcommands: [
             Serve.self, CheckConfig.self, AdminKeysCommand.self, SigningKeysCommand.self, UsersCommand.self, MDSCommand.self, BackupCommand.self,
-            AuthenticatorCommand.self, StatsCommand.self, OperatorsCommand.self, ExportCommand.self,
+            AuthenticatorCommand.self, StatsCommand.self, OperatorsCommand.self, ExportCommand.self, ImportCommand.self,
         ])
 }
 

@@ -153,3 +153,111 @@ def test_the_admin_api_streams_the_same_export(server_factory):
     # HEAD: the head alone.
     head = requests.head(server.url + "/admin/v1/export", headers=backend.headers, timeout=15)
     assert head.status_code == 200 and head.text == ""
+
+
+# ---- moving in: `latchkey import` ---------------------------------------------------------------------------------
+
+
+def imported(server, path, *arguments: str, check: bool = True):
+    done = latchkey_command(server, "import", str(path), *arguments, check=False)
+    if check:
+        assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_passkeys_exported_from_one_server_sign_in_on_another(server_factory, postgres_url, tmp_path):  # noqa: F811
+    """The round trip: accounts registered on one Latchkey (SQLite), exported, imported into a fresh one
+    (PostgreSQL); every passkey signs in there, with and without a username, its counter going on from where it was,
+    and a counter that goes backwards after the move is refused as before. A second import writes nothing."""
+    old = server_factory("move-from")
+    counting = old.authenticator(counter_step=3)
+    plain = old.authenticator()
+    first, second = "mover-" + uuid.uuid4().hex[:6], "mover-" + uuid.uuid4().hex[:6]
+    register(old, first, counting)
+    sign_in(old, counting)
+    register(old, second, plain, contact="+15550107788")
+    path = tmp_path / "accounts.jsonl"
+    path.write_text(latchkey_command(old, "export").stdout)
+
+    new = server_factory("move-to", {"LATCHKEY_DATABASE": postgres_url})
+    done = imported(new, path)
+    assert f"imported {first} (1 passkey)" in done.stdout and f"imported {second} (1 passkey)" in done.stdout
+    assert "imported 2, skipped 0 (here already), refused 0" in done.stderr
+    again = imported(new, path)
+    assert "imported 0, skipped 2 (here already), refused 0" in again.stderr, again.stderr
+    assert latchkey_command(new, "export").stdout == path.read_text(), "the new server holds the same accounts, to the byte"
+
+    # The same authenticators, at the new server's origin (the RP ID is the same).
+    for authenticator in (counting, plain):
+        authenticator.origin = new.origin
+    usernameless = sign_in(new, counting)
+    assert usernameless["username"] == first
+    held = next(iter(counting.credentials.values()))
+    assert held.sign_count == 6, "the counter went on from the old server's"
+    options = assert_ok(requests.post(new.url + "/assertion/options", json={"username": second}, timeout=10))
+    assert assert_ok(requests.post(new.url + "/assertion/result", json=plain.get(options), timeout=10))["username"] == second
+
+    # A clone: the counter behind the imported one is refused.
+    held.sign_count = 1
+    options = assert_ok(requests.post(new.url + "/assertion/options", json={}, timeout=10))
+    refused = requests.post(new.url + "/assertion/result", json=counting.get(options), timeout=10)
+    assert refused.status_code in (400, 401, 403) and refused.json()["status"] == "failed"
+    events = requests.get(new.url + "/admin/v1/events", params={"type": "account.imported"}, timeout=10,
+                          headers={"Authorization": f"Bearer {create_admin_key(new, 'reader')}"}).json()["events"]
+    assert sorted(event["user"]["username"] for event in events) == sorted([first, second])
+    assert all(event["detail"] == "imported with 1 passkey" and event["actor"]["type"] == "system" for event in events)
+
+
+def test_each_bad_line_is_refused_clearly_and_nothing_of_it_is_written(server_factory, tmp_path):
+    server = server_factory("import-refusals")
+    source = server_factory("import-source")
+    name = "source-" + uuid.uuid4().hex[:6]
+    register(source, name, source.authenticator())
+    [good] = exported(source, "--user", name)
+
+    def variant(**changes) -> dict:
+        line = json.loads(json.dumps(good))
+        for key, value in changes.items():
+            line[key] = value
+        return line
+
+    key = cbor2.loads(b64url_decode(good["passkeys"][0]["publicKey"]))
+    off_curve = dict(key)
+    off_curve[-3] = bytes(32)
+    unknown_algorithm = dict(key)
+    unknown_algorithm[3] = -65535
+    lines = [
+        ("{not json", "not valid JSON"),
+        (json.dumps(variant(format="other-v9")), "format"),
+        (json.dumps(variant(username="two words\u0007")), "username"),
+        (json.dumps(variant(userHandle="")), "userHandle"),
+        (json.dumps(variant(passkeys=[{**good["passkeys"][0], "publicKey": b64url(cbor2.dumps(off_curve))}])), "passkey 1: publicKey"),
+        (json.dumps(variant(passkeys=[{**good["passkeys"][0], "publicKey": b64url(cbor2.dumps(unknown_algorithm)), "algorithm": -65535}])),
+         "passkey 1: publicKey"),
+        (json.dumps(variant(passkeys=[{**good["passkeys"][0], "algorithm": -257}])), "algorithm"),
+        (json.dumps(variant(contact={"kind": "email", "value": "nobody"})), "contact"),
+        (json.dumps(good), None),
+        # The same passkey claimed by another account: never bound to a second one.
+        (json.dumps(variant(username="thief-" + name, userHandle=b64url(b"another handle"))), "another account's passkey"),
+        ("x" * (AccountImportLimit + 10), "longer than"),
+    ]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(text for text, _ in lines) + "\n")
+    done = imported(server, path, check=False)
+    assert done.returncode == 65, done.stderr
+    report = done.stdout.splitlines()
+    assert len(report) == len(lines)
+    for number, ((_, expected), line) in enumerate(zip(lines, report), start=1):
+        assert line.startswith(f"line {number}: "), line
+        if expected is None:
+            assert f"imported {name}" in line, line
+        else:
+            assert "refused" in line and expected in line, (expected, line)
+    assert "imported 1, skipped 0 (here already), refused 10" in done.stderr
+    assert [account["username"] for account in exported(server)] == [name], "nothing of a refused line was written"
+
+    dry = imported(server, path, "--dry-run", check=False)
+    assert "nothing written" in dry.stderr and f"valid: {name}" in dry.stdout
+
+
+AccountImportLimit = 1 << 20

@@ -54,11 +54,22 @@ package struct MigratedPasskey: Codable, Sendable, Equatable {
 }
 
 extension MigratedAccount {
+    /// A time in the format: RFC 3339 in UTC with milliseconds, rounded to the nearest. (A store that keeps
+    /// microseconds, or a binary fraction, gives back a hair under what it was given, and a formatter that truncates
+    /// would lose a millisecond at each move; rounded, an export of an import is the same bytes.)
+    static func time(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        if fraction < 0 { (seconds, fraction) = (seconds - 1, fraction + 1000) }  // before 1970
+        let whole = Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(Date.ISO8601FormatStyle())
+        return whole.dropLast() + "." + String(fraction + 1000).dropFirst() + "Z"
+    }
+
     /// `user`'s account as the format has it.
     package init(_ user: UserRecord, passkeys: [CredentialRecord], contact: UserContact?, groups: [String]) {
         self.init(
             format: Self.formatName, username: user.username, displayName: user.displayName, userHandle: Base64URL.encode(user.handle),
-            externalId: user.externalId, createdAt: RFC3339.string(user.createdAt), disabled: user.disabled,
+            externalId: user.externalId, createdAt: MigratedAccount.time(user.createdAt), disabled: user.disabled,
             contact: contact.map { MigratedContact(kind: $0.kind.rawValue, value: $0.value) }, groups: groups,
             passkeys: passkeys.map(MigratedPasskey.init))
     }
@@ -71,6 +82,6 @@ extension MigratedPasskey {
             algorithm: Int(credential.algorithm.rawValue), signCount: credential.signCount, transports: credential.transports.map(\.rawValue),
             aaguid: AAGUID.string(credential.aaguid), backupEligible: credential.backupEligible, backedUp: credential.backedUp,
             userVerified: credential.userVerified, attestationFormat: credential.attestationFormat.rawValue,
-            createdAt: RFC3339.string(credential.createdAt), lastUsedAt: credential.lastUsedAt.map(RFC3339.string), name: credential.name)
+            createdAt: MigratedAccount.time(credential.createdAt), lastUsedAt: credential.lastUsedAt.map(MigratedAccount.time), name: credential.name)
     }
 }
