@@ -261,3 +261,34 @@ def test_each_bad_line_is_refused_clearly_and_nothing_of_it_is_written(server_fa
 
 
 AccountImportLimit = 1 << 20
+
+
+def test_an_account_another_relying_party_library_registered_imports_and_signs_in(server_factory, tmp_path):
+    """A team moving from a server built on py_webauthn: its verified registration, written as an import line the
+    way such a team would, imports, and the passkey signs in on Latchkey."""
+    from webauthn import generate_registration_options, options_to_json, verify_registration_response
+
+    server = server_factory("import-pywebauthn")
+    authenticator = server.authenticator(counter_step=1)
+    user_id = uuid.uuid4().bytes + uuid.uuid4().bytes
+    options = generate_registration_options(rp_id="localhost", rp_name="The old site", user_id=user_id, user_name="from-pywebauthn")
+    answer = authenticator.create(json.loads(options_to_json(options)), sign_count=7)
+    verified = verify_registration_response(credential=answer, expected_challenge=options.challenge, expected_rp_id="localhost",
+                                            expected_origin=server.origin)
+    line = {
+        "format": "latchkey-account-v1", "username": "from-pywebauthn", "displayName": "From py_webauthn", "userHandle": b64url(user_id),
+        "createdAt": "2025-03-01T12:00:00Z", "disabled": False, "groups": [],
+        "passkeys": [{
+            "credentialId": b64url(verified.credential_id), "publicKey": b64url(verified.credential_public_key), "algorithm": -7,
+            "signCount": verified.sign_count, "transports": answer["response"]["transports"], "aaguid": verified.aaguid,
+            "backupEligible": str(getattr(verified.credential_device_type, "value", verified.credential_device_type)) == "multi_device", "backedUp": verified.credential_backed_up,
+            "userVerified": verified.user_verified, "attestationFormat": str(getattr(verified.fmt, "value", verified.fmt)), "createdAt": "2025-03-01T12:00:00Z",
+        }],
+    }
+    path = tmp_path / "from-pywebauthn.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    assert "imported from-pywebauthn (1 passkey)" in imported(server, path).stdout
+    signed_in = sign_in(server, authenticator)
+    assert signed_in["username"] == "from-pywebauthn"
+    [account] = exported(server, "--user", "from-pywebauthn")
+    assert account["passkeys"][0]["signCount"] == 8 and account["createdAt"] == "2025-03-01T12:00:00.000Z"
