@@ -373,9 +373,10 @@ def test_prompt_login_and_max_age_ask_for_a_new_sign_in(provider):
         assert page.status_code == 200 and 'data-step="sign-in"' in page.text
         # The page signs in again and repeats the request without what asked for it: a code comes back.
         continued = page.text.split('data-continue="')[1].split('"')[0].replace("&amp;", "&")
-        assert "prompt=login" not in continued and "max_age" not in continued
+        assert continued.startswith("authorize?") and "prompt=login" not in continued and "max_age" not in continued
         provider.sign_in_again(browser, auth)
-        again = browser.open(provider.endpoint("authorization_endpoint") + "?" + continued)
+        # Relative to the page, as the page's script follows it.
+        again = browser.open(urllib.parse.urljoin(provider.endpoint("authorization_endpoint"), continued))
         assert again.status_code == 302 and "code" in query(again.headers["Location"])
 
 
