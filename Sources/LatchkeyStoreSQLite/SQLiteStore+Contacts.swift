@@ -5,7 +5,6 @@ import LatchkeyStore
 extension SQLiteStore {
     private static let insertContact = "INSERT INTO user_contacts (tenant, user_handle, kind, value) VALUES (current_tenant(), ?, ?, ?)"
     private static let contactOfUser = "SELECT kind, value FROM user_contacts WHERE tenant = current_tenant() AND user_handle = ?"
-    private static let userExists = "SELECT 1 FROM users WHERE handle = ? AND tenant = current_tenant()"
     private static let removeContact = "DELETE FROM user_contacts WHERE tenant = current_tenant() AND user_handle = ?"
 
     public func contact(ofUser handle: [UInt8]) async throws -> UserContact? {
@@ -17,11 +16,7 @@ extension SQLiteStore {
 
     public func setContact(_ contact: UserContact?, ofUser handle: [UInt8], recording events: [SecurityEvent]) async throws -> Bool {
         try await withTransaction { database in
-            let exists = try database.withStatement(Self.userExists) { row in
-                try row.bind(handle)
-                return try row.step()
-            }
-            guard exists else { return false }
+            guard try Self.userExists(handle, in: database) else { return false }
             try database.withStatement(Self.removeContact) { statement in
                 try statement.bind(handle)
                 try statement.step()

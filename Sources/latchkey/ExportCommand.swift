@@ -33,18 +33,7 @@ struct ExportCommand: AsyncParsableCommand {
                 output.write(try AccountExport.line(account))
                 return 1
             }
-            var count = 0
-            var buffer = Data()
-            try await export.forEach { account in
-                buffer.append(try AccountExport.line(account))
-                count += 1
-                if buffer.count >= 1 << 16 {
-                    output.write(buffer)
-                    buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            output.write(buffer)
-            return count
+            return try await export.forEachPiece { output.write($0) }
         }
         FileHandle.standardError.write(Data("latchkey: exported \(count) account\(count == 1 ? "" : "s")\n".utf8))
     }

@@ -7,9 +7,6 @@ import NIOCore
 struct MigrationController: Sendable {
     let routes: ServiceRoutes
 
-    /// Pieces of the reply are sent once they hold this many bytes.
-    static let pieceSize = 64 * 1024
-
     func addRoutes(to group: RouteGroup) {
         group.get("export", use: export)
     }
@@ -26,15 +23,7 @@ struct MigrationController: Sendable {
         }
         routes.caller(request, context).logger.notice("every account exported through the admin API")
         response.bodyStream = Response.BodyStream { write in
-            var piece = Data()
-            try await export.forEach { account in
-                piece.append(try AccountExport.line(account))
-                if piece.count >= Self.pieceSize {
-                    try await write(ByteBuffer(bytes: piece))
-                    piece.removeAll(keepingCapacity: true)
-                }
-            }
-            if !piece.isEmpty { try await write(ByteBuffer(bytes: piece)) }
+            try await export.forEachPiece { try await write(ByteBuffer(bytes: $0)) }
         }
         return response
     }

@@ -24,6 +24,23 @@ package struct AccountExport: Sendable {
         }
     }
 
+    /// Every account as JSON Lines, handed to `write` in pieces of at least `pieceSize` bytes (the last may be
+    /// smaller): what a file or a streamed reply writes. Returns how many accounts there were.
+    @discardableResult
+    package func forEachPiece(of pieceSize: Int = 64 * 1024, _ write: (Data) async throws -> Void) async throws -> Int {
+        var piece = Data(), count = 0
+        try await forEach { account in
+            piece.append(try Self.line(account))
+            count += 1
+            if piece.count >= pieceSize {
+                try await write(piece)
+                piece.removeAll(keepingCapacity: true)
+            }
+        }
+        if !piece.isEmpty { try await write(piece) }
+        return count
+    }
+
     /// The account named `username`, if there is one.
     package func account(named username: String) async throws -> MigratedAccount? {
         guard let user = try await store.user(named: username) else { return nil }
